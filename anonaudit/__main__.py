@@ -1,0 +1,7 @@
+"""``python -m anonaudit``."""
+
+import sys
+
+from anonaudit.cli import main
+
+sys.exit(main())

@@ -1,0 +1,156 @@
+"""Attribute-disclosure measures related to l-diversity and t-closeness.
+
+For a class E with SA distribution ``p_E`` and the table's distribution ``p``:
+
+* (alpha,k)-anonymity (Wong, Li, Fu, Wang 2006, "(alpha, k)-anonymity: an enhanced
+  k-anonymity model for privacy preserving data publishing", KDD): the relative
+  frequency of every SA value in every class is at most alpha. We report
+  ``alpha = max_E max_s p_E(s)``.
+* basic beta-likeness (Cao & Karras 2012, "Publishing Microdata with a Robust Privacy
+  Guarantee", PVLDB 5(11), Definition 2): for every value more frequent in the class
+  than in the table, ``(p_E(s) - p(s)) / p(s) <= beta``. We report the largest such
+  relative gain (0 when no value gains).
+* delta-disclosure privacy (Brickell & Shmatikov 2008, "The cost of privacy:
+  destruction of data-mining utility in anonymized data publishing", KDD,
+  Definition 6): ``|ln(p_E(s) / p(s))| < delta`` for every class and every value of
+  the table. We report ``max |ln(p_E(s)/p(s))|``, infinite when a class lacks a value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from anonaudit.checks._classes import TOLERANCE, offending_classes
+from anonaudit.classtable import ClassTable
+from anonaudit.errors import ParameterError
+
+__all__ = ["DisclosureResult", "attribute_disclosure"]
+
+
+@dataclass(frozen=True)
+class DisclosureResult:
+    """Result of :func:`attribute_disclosure` for one sensitive attribute.
+
+    Attributes
+    ----------
+    sensitive : str
+        The SA.
+    alpha : float
+        Largest share of one SA value within a class.
+    beta : float
+        Largest relative gain ``(p_E(s) - p(s)) / p(s)`` of a value in a class.
+    delta : float
+        Largest ``|ln(p_E(s) / p(s))|``; ``inf`` when some class lacks a value.
+    max_alpha, max_beta, max_delta : float or None
+        The thresholds asked for.
+    violating : pandas.DataFrame
+        Classes that fail a given threshold, with ``alpha``, ``beta``, ``delta``;
+        largest alpha first.
+    violating_records : int
+        Records in those classes.
+    """
+
+    sensitive: str
+    alpha: float
+    beta: float
+    delta: float
+    max_alpha: float | None
+    max_beta: float | None
+    max_delta: float | None
+    violating: pd.DataFrame
+    violating_records: int
+
+    @property
+    def passed(self) -> bool | None:
+        """Whether every given threshold is met; ``None`` without thresholds."""
+        verdicts = []
+        if self.max_alpha is not None:
+            verdicts.append(self.alpha <= self.max_alpha + TOLERANCE)
+        if self.max_beta is not None:
+            verdicts.append(self.beta <= self.max_beta + TOLERANCE)
+        if self.max_delta is not None:
+            verdicts.append(self.delta < self.max_delta)
+        return None if not verdicts else all(verdicts)
+
+
+def attribute_disclosure(
+    table: ClassTable,
+    sensitive: str,
+    *,
+    alpha: float | None = None,
+    beta: float | None = None,
+    delta: float | None = None,
+) -> DisclosureResult:
+    """Measure (alpha,k)-anonymity's alpha, basic beta-likeness and delta-disclosure.
+
+    Parameters
+    ----------
+    table : ClassTable
+        The class table.
+    sensitive : str
+        The SA.
+    alpha : float, optional
+        Largest within-class share allowed, in (0, 1].
+    beta : float, optional
+        Largest relative gain allowed (> 0).
+    delta : float, optional
+        Bound on ``|ln(p_E(s)/p(s))|`` (> 0; strict, as in Brickell & Shmatikov).
+
+    Returns
+    -------
+    DisclosureResult
+
+    Examples
+    --------
+    Table share of "x" is 1/2; a class that is all "x" has alpha 1, beta
+    (1 - 1/2)/(1/2) = 1, and lacks "y", so delta is infinite.
+
+    >>> import pandas as pd
+    >>> from anonaudit.classtable import ClassTable
+    >>> t = ClassTable.from_frame(pd.DataFrame(
+    ...     {"q": ["a", "b", "b"], "s": ["x", "x", "y"], "count": [2, 0, 2]}),
+    ...     quasi_identifiers=["q"], sensitive=["s"])
+    >>> r = attribute_disclosure(t, "s")
+    >>> r.alpha, r.beta, r.delta
+    (1.0, 1.0, inf)
+    """
+    if alpha is not None and not 0 < alpha <= 1:
+        raise ParameterError(f"alpha must lie in (0, 1] (got {alpha!r})")
+    for name, value in (("beta", beta), ("delta", delta)):
+        if value is not None and not value > 0:
+            raise ParameterError(f"{name} must be a number > 0 (got {value!r})")
+    counts = table.sensitive_counts(sensitive)
+    share = counts.counts / counts.class_sizes[counts.class_ids]
+    prior = (counts.totals / counts.totals.sum())[counts.codes]
+    per_alpha = np.maximum.reduceat(share, counts.starts)
+    gain = np.maximum((share - prior) / prior, 0.0)
+    per_beta = np.maximum.reduceat(gain, counts.starts)
+    per_delta = np.maximum.reduceat(np.abs(np.log(share / prior)), counts.starts)
+    per_delta = np.where(counts.distinct_per_class() < len(counts.values), np.inf, per_delta)
+    mask = np.zeros(len(per_alpha), dtype=bool)
+    if alpha is not None:
+        mask |= per_alpha > alpha + TOLERANCE
+    if beta is not None:
+        mask |= per_beta > beta + TOLERANCE
+    if delta is not None:
+        mask |= ~(per_delta < delta)
+    return DisclosureResult(
+        sensitive=sensitive,
+        alpha=float(per_alpha.max()),
+        beta=float(per_beta.max()),
+        delta=float(per_delta.max()),
+        max_alpha=alpha,
+        max_beta=beta,
+        max_delta=delta,
+        violating=offending_classes(
+            table.classes,
+            mask,
+            {"alpha": per_alpha, "beta": per_beta, "delta": per_delta},
+            worst_first="alpha",
+            descending=True,
+        ),
+        violating_records=int(table.classes.sizes[mask].sum()),
+    )

@@ -1,0 +1,98 @@
+"""k-anonymity.
+
+Sweeney, L. (2002). "k-anonymity: a model for protecting privacy". International
+Journal of Uncertainty, Fuzziness and Knowledge-Based Systems 10(5), 557-570.
+A table is k-anonymous when every record is indistinguishable from at least k-1 others
+on the quasi-identifiers, i.e. every equivalence class has at least k records; the
+table's k is its smallest class size.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from anonaudit.checks._classes import offending_classes
+from anonaudit.classtable import ClassTable
+from anonaudit.errors import ParameterError
+
+__all__ = ["KAnonymityResult", "k_anonymity"]
+
+
+@dataclass(frozen=True)
+class KAnonymityResult:
+    """Result of :func:`k_anonymity`.
+
+    Attributes
+    ----------
+    k : int
+        Size of the smallest equivalence class.
+    classes : int
+        Number of equivalence classes.
+    rows : int
+        Number of records.
+    histogram : dict of int to int
+        Class size -> number of classes of that size, ascending by size.
+    threshold : int or None
+        The ``k`` the policy asks for.
+    violating : pandas.DataFrame
+        Classes smaller than the threshold (QI values and ``size``), smallest first.
+    violating_records : int
+        Records in those classes.
+    """
+
+    k: int
+    classes: int
+    rows: int
+    histogram: dict[int, int]
+    threshold: int | None
+    violating: pd.DataFrame
+    violating_records: int
+
+    @property
+    def passed(self) -> bool | None:
+        """Whether the threshold is met; ``None`` without a threshold."""
+        return None if self.threshold is None else self.k >= self.threshold
+
+
+def k_anonymity(table: ClassTable, *, k: int | None = None) -> KAnonymityResult:
+    """Measure k-anonymity (Sweeney 2002) and list the classes smaller than ``k``.
+
+    Parameters
+    ----------
+    table : ClassTable
+        The class table of the audited data.
+    k : int, optional
+        Required smallest class size (>= 1).
+
+    Returns
+    -------
+    KAnonymityResult
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from anonaudit.classtable import ClassTable
+    >>> t = ClassTable.from_frame(pd.DataFrame({"zip": ["a", "b"], "count": [3, 1]}),
+    ...                           quasi_identifiers=["zip"])
+    >>> r = k_anonymity(t, k=2)
+    >>> r.k, r.passed, r.violating_records
+    (1, False, 1)
+    """
+    if k is not None and (isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1):
+        raise ParameterError(f"k must be a whole number >= 1 (got {k!r})")
+    classes = table.classes
+    sizes = classes.sizes
+    values, counts = np.unique(sizes, return_counts=True)
+    mask = sizes < k if k is not None else np.zeros(len(sizes), dtype=bool)
+    return KAnonymityResult(
+        k=int(sizes.min()),
+        classes=len(sizes),
+        rows=table.rows,
+        histogram={int(v): int(c) for v, c in zip(values, counts, strict=True)},
+        threshold=None if k is None else int(k),
+        violating=offending_classes(classes, mask, {}, worst_first="size", descending=False),
+        violating_records=int(sizes[mask].sum()),
+    )

@@ -1,0 +1,76 @@
+"""Exceptions and warnings raised by anonaudit.
+
+Every error a user can cause derives from :class:`AnonauditError` and also from the
+builtin exception it means, so ``except ValueError`` keeps working::
+
+    AnonauditError
+     ├── InputError (ValueError)          bad data or a bad file
+     │    ├── SourceNotFoundError (FileNotFoundError)
+     │    ├── ColumnError (KeyError)      unknown, duplicate or all-null column
+     │    ├── MalformedFileError          empty, header only, ragged rows, bad bytes
+     │    └── HierarchyError              a hierarchy or ground-distance file that does not fit
+     ├── ParameterError (ValueError)      a threshold or option out of range
+     └── PolicyViolation                 raised on request by ``AuditReport.raise_for_violations``
+
+    PrivacyWarning (UserWarning)          a result that is weaker than it looks
+
+The command line prints ``str(error)`` as one line and exits with status 2 for every
+error except :class:`PolicyViolation` (status 1).
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "AnonauditError",
+    "ColumnError",
+    "HierarchyError",
+    "InputError",
+    "MalformedFileError",
+    "ParameterError",
+    "PolicyViolation",
+    "PrivacyWarning",
+    "SourceNotFoundError",
+]
+
+
+class AnonauditError(Exception):
+    """Base class of every error anonaudit raises on purpose."""
+
+    def __str__(self) -> str:
+        # KeyError quotes its message; we want the plain sentence everywhere.
+        return str(self.args[0]) if self.args else self.__class__.__name__
+
+
+class InputError(AnonauditError, ValueError):
+    """The input data, or a file describing it, cannot be audited as given."""
+
+
+class SourceNotFoundError(InputError, FileNotFoundError):
+    """An input path does not exist."""
+
+
+class ColumnError(InputError, KeyError):
+    """A named column is missing, duplicated, or holds nothing but nulls."""
+
+
+class MalformedFileError(InputError):
+    """A file is empty, has no data rows, has ragged rows or undecodable bytes."""
+
+
+class HierarchyError(InputError):
+    """A generalization hierarchy or ground-distance matrix does not fit the data."""
+
+
+class ParameterError(AnonauditError, ValueError):
+    """A threshold or option is out of its range or unknown."""
+
+
+class PolicyViolation(AnonauditError):
+    """The audited data violates at least one threshold of the policy.
+
+    Raised only on request, by :meth:`anonaudit.AuditReport.raise_for_violations`.
+    """
+
+
+class PrivacyWarning(UserWarning):
+    """A computed result protects less than its value suggests."""

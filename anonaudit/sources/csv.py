@@ -1,0 +1,203 @@
+"""CSV files, streamed with pyarrow's incremental reader.
+
+Every column is read as text so codes such as ZIP ``02134`` keep their leading zero; only
+the markers in ``na_values`` (by default the empty field) become nulls. The reader runs
+single-threaded because only then does pyarrow know the line of a malformed row, and it
+measured as fast as the threaded reader once DuckDB aggregates the batches
+(see ``benchmarks/bench_audit.py``).
+"""
+
+from __future__ import annotations
+
+import csv as _csv
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.csv as pacsv
+
+from anonaudit.errors import ColumnError, MalformedFileError, ParameterError
+from anonaudit.sources.base import SourceInfo
+
+__all__ = ["CsvOptions", "CsvSource"]
+
+_SNIFF_BYTES = 64 * 1024
+_BLOCK_BYTES = 16 * 1024 * 1024
+_CANDIDATE_SEPARATORS = ",;\t|"
+_ROW_ERROR = re.compile(r"Row #(\d+): Expected (\d+) columns, got (\d+)")
+
+
+@dataclass(frozen=True)
+class CsvOptions:
+    """How to read CSV files.
+
+    Attributes
+    ----------
+    sep : str or None
+        Field separator; ``None`` sniffs it from the first 64 KiB among ``, ; TAB |``.
+    encoding : str
+        Text encoding of the file, e.g. ``"utf-8"`` or ``"latin-1"``.
+    na_values : tuple of str
+        Cell texts read as null. Only the empty field by default: ``"NA"`` stays a value.
+    """
+
+    sep: str | None = None
+    encoding: str = "utf-8"
+    na_values: tuple[str, ...] = ("",)
+
+    def __post_init__(self) -> None:
+        if self.sep is not None and len(self.sep) != 1:
+            raise ParameterError(f"--sep must be one character (got {self.sep!r})")
+
+
+class CsvSource:
+    """A delimited text file with a header row.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The file; compressed files (``.gz``, ``.bz2``, ``.zst``) are decompressed on the fly.
+    options : CsvOptions
+        Separator, encoding, null markers.
+    """
+
+    def __init__(self, path: Path, options: CsvOptions) -> None:
+        self.path = path
+        self.options = options
+        sample = self._read_sample()
+        self.sep = options.sep or _sniff_separator(sample)
+        self._columns = self._parse_header(sample)
+        self._info = SourceInfo(name=str(path), format="csv", size_bytes=path.stat().st_size)
+
+    @property
+    def info(self) -> SourceInfo:
+        """Provenance of this file."""
+        return self._info
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        """Header names in file order."""
+        return self._columns
+
+    def _read_sample(self) -> str:
+        with pa.input_stream(str(self.path), compression="detect") as stream:
+            raw = stream.read(_SNIFF_BYTES)
+        if not raw.strip():
+            raise MalformedFileError(f"{self.path}: the file is empty; expected a header row")
+        # The sample may end inside a multi-byte character: decode up to the last newline.
+        cut = raw.rfind(b"\n")
+        head = raw if cut < 0 or len(raw) < _SNIFF_BYTES else raw[: cut + 1]
+        try:
+            return head.decode(self.options.encoding)
+        except UnicodeDecodeError as exc:
+            raise _decode_error(self.path, self.options.encoding, head, exc) from None
+        except LookupError:
+            raise ParameterError(
+                f"unknown encoding {self.options.encoding!r}; use a Python codec name such as latin-1"
+            ) from None
+
+    def _parse_header(self, sample: str) -> tuple[str, ...]:
+        first = next(_csv.reader(sample.splitlines()[:1], delimiter=self.sep), [])
+        names = tuple(name.strip() for name in first)
+        seen: set[str] = set()
+        for name in names:
+            if name in seen:
+                raise ColumnError(
+                    f"{self.path}: the header names column {name!r} twice; rename one of them"
+                )
+            seen.add(name)
+        return names
+
+    def batches(self, columns: Sequence[str]) -> Iterator[pa.RecordBatch]:
+        """Stream ``columns`` as string record batches.
+
+        Raises
+        ------
+        MalformedFileError
+            A row with the wrong number of fields (with its line), bytes that do not
+            decode, or a header with no data rows.
+        """
+        reader = pacsv.open_csv(
+            str(self.path),
+            read_options=pacsv.ReadOptions(
+                use_threads=False,
+                block_size=_BLOCK_BYTES,
+                encoding=self.options.encoding,
+                column_names=list(self._columns),
+                skip_rows=1,
+            ),
+            parse_options=pacsv.ParseOptions(delimiter=self.sep, newlines_in_values=True),
+            convert_options=pacsv.ConvertOptions(
+                include_columns=list(columns),
+                column_types={name: pa.string() for name in columns},
+                null_values=list(self.options.na_values),
+                strings_can_be_null=True,
+                quoted_strings_can_be_null=False,
+            ),
+        )
+        rows = 0
+        while True:
+            try:
+                batch = reader.read_next_batch()
+            except StopIteration:
+                break
+            except (pa.ArrowInvalid, UnicodeDecodeError) as exc:
+                raise self._explain(exc) from None
+            rows += batch.num_rows
+            yield batch
+        if rows == 0:
+            raise MalformedFileError(f"{self.path}: the file has a header but no data rows")
+
+    def _explain(self, exc: Exception) -> MalformedFileError:
+        message = str(exc)
+        ragged = _ROW_ERROR.search(message)
+        if ragged:
+            line, expected, got = ragged.groups()
+            return MalformedFileError(
+                f"{self.path}, line {int(line) + 1}: expected {expected} fields, found {got}; "
+                f"fix that row or pass the right --sep (read with {self.sep!r})"
+            )
+        if "UTF8" in message or isinstance(exc, UnicodeDecodeError):
+            return _locate_decode_error(self.path, self.options.encoding)
+        return MalformedFileError(f"{self.path}: cannot parse as CSV: {message.splitlines()[0]}")
+
+
+def _sniff_separator(sample: str) -> str:
+    lines = sample.splitlines()[:50]
+    try:
+        return _csv.Sniffer().sniff("\n".join(lines), delimiters=_CANDIDATE_SEPARATORS).delimiter
+    except _csv.Error:
+        header = lines[0] if lines else ""
+        counts = {sep: header.count(sep) for sep in _CANDIDATE_SEPARATORS}
+        best = max(counts, key=lambda sep: counts[sep])
+        return best if counts[best] else ","
+
+
+def _decode_error(
+    path: Path, encoding: str, data: bytes, exc: UnicodeDecodeError, lines_before: int = 0
+) -> MalformedFileError:
+    line = lines_before + data.count(b"\n", 0, exc.start) + 1
+    byte = data[exc.start : exc.start + 1].hex()
+    hint = "latin-1" if encoding.lower().replace("_", "-") in ("utf-8", "utf8") else "utf-8"
+    return MalformedFileError(
+        f"{path}, line {line}: byte 0x{byte} is not valid {encoding}; "
+        f"pass the file's encoding, e.g. --encoding {hint}"
+    )
+
+
+def _locate_decode_error(path: Path, encoding: str) -> MalformedFileError:
+    """Find the first undecodable byte of ``path`` (only on the error path)."""
+    import codecs
+
+    decoder = codecs.getincrementaldecoder(encoding)()
+    lines = 0
+    with pa.input_stream(str(path), compression="detect") as stream:
+        while chunk := stream.read(_BLOCK_BYTES):
+            try:
+                decoder.decode(chunk)
+            except UnicodeDecodeError as exc:
+                return _decode_error(path, encoding, chunk, exc, lines_before=lines)
+            lines += chunk.count(b"\n")
+    return MalformedFileError(f"{path}: bytes that are not valid {encoding}; pass --encoding")
