@@ -33,7 +33,7 @@ from anonaudit.errors import (
     InputError,
     MalformedFileError,
     ParameterError,
-    PolicyViolation,
+    PolicyViolationError,
     PrivacyWarning,
     SourceNotFoundError,
 )
@@ -55,7 +55,7 @@ __all__ = [
     "MalformedFileError",
     "ParameterError",
     "Policy",
-    "PolicyViolation",
+    "PolicyViolationError",
     "PrivacyWarning",
     "RiskResult",
     "SourceNotFoundError",

@@ -6,8 +6,7 @@ import datetime as _dt
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-
-from typing import Any, Literal
+from typing import Any, Literal, TypeAlias
 
 import pandas as pd
 import pyarrow as pa
@@ -26,7 +25,7 @@ from anonaudit.checks import (
 )
 from anonaudit.classtable import ClassTable, SourceStats
 from anonaudit.engines.local import Progress, build_class_table
-from anonaudit.errors import ColumnError, ParameterError, PolicyViolation
+from anonaudit.errors import ColumnError, ParameterError, PolicyViolationError
 from anonaudit.hierarchy import GroundDistance, Hierarchy
 from anonaudit.policy import Policy
 from anonaudit.sources.base import open_source
@@ -35,7 +34,9 @@ from anonaudit.sources.csv import CsvOptions
 __all__ = ["AuditReport", "Source", "audit", "audit_table", "load"]
 
 #: What :func:`audit` and :func:`load` accept as input.
-Source = str | os.PathLike[str] | pd.DataFrame | pa.Table | Sequence[str | os.PathLike[str]]
+Source: TypeAlias = (
+    str | os.PathLike[str] | pd.DataFrame | pa.Table | Sequence[str | os.PathLike[str]]
+)
 NullPolicy = Literal["value", "drop"]
 
 
@@ -71,7 +72,7 @@ def load(
     """
     quasi_identifiers, sensitive = _roles(quasi_identifiers, sensitive)
     csv = CsvOptions(sep=sep, encoding=encoding, na_values=tuple(na_values))
-    items = list(source) if isinstance(source, (list, tuple)) else [source]
+    items: list[Any] = list(source) if isinstance(source, (list, tuple)) else [source]
     sources = [open_source(item, csv=csv) for item in items]
     return build_class_table(
         sources, quasi_identifiers=quasi_identifiers, sensitive=sensitive, progress=progress
@@ -158,10 +159,10 @@ class AuditReport:
         return None if not verdicts else all(ok for _, ok in verdicts)
 
     def raise_for_violations(self) -> None:
-        """Raise :class:`PolicyViolation` listing the failed measures, if any."""
+        """Raise :class:`PolicyViolationError` listing the failed measures, if any."""
         failed = [name for name, ok in self.verdicts() if not ok]
         if failed:
-            raise PolicyViolation("the data violates the policy: " + "; ".join(failed))
+            raise PolicyViolationError("the data violates the policy: " + "; ".join(failed))
 
     def to_dict(self, *, max_classes: int | None = 100) -> dict[str, Any]:
         """The JSON report as a dict (see :mod:`anonaudit.report.json`)."""
@@ -356,5 +357,3 @@ def _per_sa(
                 f"a sensitive column ({', '.join(sensitive) or 'none given'})"
             )
     return {sa: given.get(sa, defaults.get(sa, "equal")) for sa in sensitive}
-
-

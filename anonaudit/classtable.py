@@ -246,7 +246,7 @@ class ClassTable:
 
     def __len__(self) -> int:
         """Number of distinct (QI, SA) combinations."""
-        return self.keys.num_rows
+        return int(self.keys.num_rows)
 
     @cached_property
     def classes(self) -> Classes:

@@ -58,10 +58,20 @@ def _parser() -> argparse.ArgumentParser:
         "them against thresholds. Exit 0: all met; 1: a threshold violated; 2: error.",
     )
     a.add_argument("inputs", nargs="*", metavar="INPUT", help="CSV or Parquet files")
-    a.add_argument("--qi", action="append", default=[], metavar="COLS",
-                   help="quasi-identifier columns, comma-separated (repeatable)")
-    a.add_argument("--sensitive", action="append", default=[], metavar="COLS",
-                   help="sensitive columns, comma-separated (repeatable)")
+    a.add_argument(
+        "--qi",
+        action="append",
+        default=[],
+        metavar="COLS",
+        help="quasi-identifier columns, comma-separated (repeatable)",
+    )
+    a.add_argument(
+        "--sensitive",
+        action="append",
+        default=[],
+        metavar="COLS",
+        help="sensitive columns, comma-separated (repeatable)",
+    )
     g = a.add_argument_group("thresholds")
     g.add_argument("-k", type=int, help="smallest class size (k-anonymity)")
     g.add_argument("-l", type=int, help="distinct sensitive values per class (l-diversity)")
@@ -73,22 +83,47 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--delta", type=float, help="delta-disclosure privacy")
     g.add_argument("--max-risk", type=float, help="largest prosecutor risk of a record")
     m = a.add_argument_group("measures")
-    m.add_argument("--t-distance", metavar="DIST|COL=DIST,...",
-                   help=f"EMD ground distance: {', '.join(DISTANCES)} (default equal)")
-    m.add_argument("--hierarchy", action="append", default=[], metavar="COL=FILE",
-                   help="ARX hierarchy file for an SA (implies hierarchical distance)")
-    m.add_argument("--order", action="append", default=[], metavar="COL=V1,V2,...|COL=@FILE",
-                   help="order of an SA's values for the ordered distance")
-    m.add_argument("--ground-distance", action="append", default=[], metavar="COL=FILE",
-                   help="ground-distance matrix CSV for an SA (implies matrix distance)")
+    m.add_argument(
+        "--t-distance",
+        metavar="DIST|COL=DIST,...",
+        help=f"EMD ground distance: {', '.join(DISTANCES)} (default equal)",
+    )
+    m.add_argument(
+        "--hierarchy",
+        action="append",
+        default=[],
+        metavar="COL=FILE",
+        help="ARX hierarchy file for an SA (implies hierarchical distance)",
+    )
+    m.add_argument(
+        "--order",
+        action="append",
+        default=[],
+        metavar="COL=V1,V2,...|COL=@FILE",
+        help="order of an SA's values for the ordered distance",
+    )
+    m.add_argument(
+        "--ground-distance",
+        action="append",
+        default=[],
+        metavar="COL=FILE",
+        help="ground-distance matrix CSV for an SA (implies matrix distance)",
+    )
     m.add_argument("--risk-threshold", type=float, help="risk above which a record is at risk")
-    m.add_argument("--nulls", choices=("value", "drop"),
-                   help="null QI values: a value of their own (default) or drop the records")
+    m.add_argument(
+        "--nulls",
+        choices=("value", "drop"),
+        help="null QI values: a value of their own (default) or drop the records",
+    )
     r = a.add_argument_group("input and output")
     r.add_argument("--sep", help="CSV separator (sniffed when omitted)")
     r.add_argument("--encoding", help="CSV encoding (default utf-8)")
-    r.add_argument("--na", action="append", metavar="TEXT",
-                   help="cell text read as null (repeatable; default: only the empty cell)")
+    r.add_argument(
+        "--na",
+        action="append",
+        metavar="TEXT",
+        help="cell text read as null (repeatable; default: only the empty cell)",
+    )
     r.add_argument("--json", metavar="PATH|-", help="write the JSON report; - for stdout")
     r.add_argument("--max-classes", type=int, help="violating classes listed per measure")
     r.add_argument("--config", metavar="FILE", help="TOML policy file; options override it")
@@ -114,7 +149,9 @@ def _config(args: argparse.Namespace) -> AuditConfig:
         try:
             config.thresholds["recursive"] = (float(c), int(l))
         except ValueError:
-            raise ParameterError(f"--recursive takes C,L such as 3,2 (got {args.recursive!r})") from None
+            raise ParameterError(
+                f"--recursive takes C,L such as 3,2 (got {args.recursive!r})"
+            ) from None
     if args.t_distance:
         if "=" in args.t_distance:
             config.t_distance = _assignments(args.t_distance.split(","), "--t-distance")
@@ -143,7 +180,9 @@ def _validate(config: AuditConfig) -> None:
     if not config.quasi_identifiers:
         raise ParameterError("name the quasi-identifiers with --qi COL1,COL2,...")
     distances = (
-        [config.t_distance] if isinstance(config.t_distance, str) else list((config.t_distance or {}).values())
+        [config.t_distance]
+        if isinstance(config.t_distance, str)
+        else list((config.t_distance or {}).values())
     )
     for distance in distances:
         if distance not in DISTANCES:

@@ -35,7 +35,7 @@ from anonaudit.policy import Policy
 __all__ = ["AuditConfig", "read_config"]
 
 _THRESHOLDS = ("k", "l", "entropy_l", "recursive", "t", "alpha", "beta", "delta", "max_risk")
-_TOP = {
+_TOP: dict[str, type | tuple[type, ...]] = {
     "inputs": list,
     "quasi_identifiers": list,
     "sensitive": list,

@@ -10,12 +10,12 @@ builtin exception it means, so ``except ValueError`` keeps working::
      │    ├── MalformedFileError          empty, header only, ragged rows, bad bytes
      │    └── HierarchyError              a hierarchy or ground-distance file that does not fit
      ├── ParameterError (ValueError)      a threshold or option out of range
-     └── PolicyViolation                 raised on request by ``AuditReport.raise_for_violations``
+     └── PolicyViolationError             raised by ``AuditReport.raise_for_violations``
 
     PrivacyWarning (UserWarning)          a result that is weaker than it looks
 
 The command line prints ``str(error)`` as one line and exits with status 2 for every
-error except :class:`PolicyViolation` (status 1).
+error except :class:`PolicyViolationError` (status 1).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ __all__ = [
     "InputError",
     "MalformedFileError",
     "ParameterError",
-    "PolicyViolation",
+    "PolicyViolationError",
     "PrivacyWarning",
     "SourceNotFoundError",
 ]
@@ -65,7 +65,7 @@ class ParameterError(AnonauditError, ValueError):
     """A threshold or option is out of its range or unknown."""
 
 
-class PolicyViolation(AnonauditError):
+class PolicyViolationError(AnonauditError):
     """The audited data violates at least one threshold of the policy.
 
     Raised only on request, by :meth:`anonaudit.AuditReport.raise_for_violations`.

@@ -9,6 +9,7 @@ and first column name the SA values.
 from __future__ import annotations
 
 import csv
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -74,7 +75,7 @@ class Hierarchy:
         return cls(tuple(levels), name)
 
     @classmethod
-    def from_csv(cls, path: str | Path, *, sep: str | None = None) -> Hierarchy:
+    def from_csv(cls, path: str | os.PathLike[str], *, sep: str | None = None) -> Hierarchy:
         """Read an ARX-format hierarchy file (separator sniffed among ``; , TAB |``)."""
         path = Path(path)
         return cls.from_rows(_read_rows(path, sep), name=str(path))
@@ -142,7 +143,7 @@ class GroundDistance:
             raise HierarchyError(f"{self.name}: distances must lie in [0, 1] (Li et al. 2007)")
 
     @classmethod
-    def from_csv(cls, path: str | Path, *, sep: str | None = None) -> GroundDistance:
+    def from_csv(cls, path: str | os.PathLike[str], *, sep: str | None = None) -> GroundDistance:
         """Read a matrix file: header ``;v1;v2;...``, then rows ``vi;d(i,1);d(i,2);...``."""
         path = Path(path)
         rows = _read_rows(path, sep)

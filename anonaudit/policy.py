@@ -61,4 +61,6 @@ class Policy:
 
     def active(self) -> dict[str, Any]:
         """The thresholds that are set, by name."""
-        return {f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) is not None}
+        return {
+            f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) is not None
+        }

@@ -83,11 +83,11 @@ class Distributions:
     def q(self) -> np.ndarray:
         """The whole table's distribution over the ``m`` values."""
         totals = np.bincount(self.codes, weights=self.counts, minlength=self.m)
-        return totals / totals.sum()
+        return np.asarray(totals / totals.sum())
 
     def p(self) -> np.ndarray:
         """Each entry's share of its class."""
-        return self.counts / self.sizes[self.class_ids]
+        return np.asarray(self.counts / self.sizes[self.class_ids])
 
     def per_class_sum(self, weights: np.ndarray) -> np.ndarray:
         """Sum ``weights`` (one per entry) within each class."""

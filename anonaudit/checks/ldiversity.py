@@ -30,7 +30,7 @@ from anonaudit.checks._classes import TOLERANCE, offending_classes
 from anonaudit.classtable import ClassTable, SensitiveCounts
 from anonaudit.errors import ParameterError
 
-__all__ = ["LDiversityResult", "l_diversity", "recursive_c", "class_entropy"]
+__all__ = ["LDiversityResult", "class_entropy", "l_diversity", "recursive_c"]
 
 
 @dataclass(frozen=True)
@@ -89,7 +89,7 @@ def class_entropy(counts: SensitiveCounts) -> np.ndarray:
     """Shannon entropy (natural log) of each class's SA distribution."""
     sizes = counts.class_sizes[counts.class_ids]
     terms = counts.counts * np.log(counts.counts / sizes)
-    return -np.add.reduceat(terms, counts.starts) / counts.class_sizes
+    return np.asarray(-np.add.reduceat(terms, counts.starts) / counts.class_sizes)
 
 
 def recursive_c(counts: SensitiveCounts, l: int) -> np.ndarray:

@@ -108,7 +108,9 @@ def prosecutor_risk(
     at_risk = int(sizes[risk > threshold + TOLERANCE].sum())
     uniques = int(sizes[sizes == 1].sum())
     edges = np.array((0.0, *RISK_BANDS))
-    band = np.clip(np.searchsorted(edges, risk - TOLERANCE, side="left") - 1, 0, len(RISK_BANDS) - 1)
+    band = np.clip(
+        np.searchsorted(edges, risk - TOLERANCE, side="left") - 1, 0, len(RISK_BANDS) - 1
+    )
     per_band = np.bincount(band, weights=sizes, minlength=len(RISK_BANDS)).astype(np.int64)
     return RiskResult(
         highest=float(risk.max()),

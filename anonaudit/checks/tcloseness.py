@@ -169,7 +169,9 @@ def _distances(
     values = [v for v in counts.values if v is not None]
     excluded = counts.nulls
     if distance in ("ordered", "numeric"):
-        ranked, coordinates = _order_values(counts.name, values, order, numeric=distance == "numeric")
+        ranked, coordinates = _order_values(
+            counts.name, values, order, numeric=distance == "numeric"
+        )
         position = _positions(counts.values, ranked)
         d = Distributions.from_sensitive(counts, position)
         axis = np.arange(len(ranked), dtype=float) if distance == "ordered" else coordinates
@@ -231,4 +233,3 @@ def _order_values(
             f"{name!r} writes one number in two ways (e.g. '1' and '1.0'); normalize the column"
         )
     return ranked, coordinates
-

@@ -92,7 +92,9 @@ def build_class_table(
     columns = list(quasi_identifiers) + list(sensitive)
     for source in sources:
         require_columns(source, columns)
-    partials = [_aggregate(source, columns, quasi_identifiers, sensitive, progress) for source in sources]
+    partials = [
+        _aggregate(source, columns, quasi_identifiers, sensitive, progress) for source in sources
+    ]
     return partials[0] if len(partials) == 1 else partials[0].merge(*partials[1:])
 
 
@@ -147,5 +149,3 @@ def _unwrap(exc: BaseException) -> BaseException:
 
 def _quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
-
-

@@ -40,7 +40,7 @@ def _classes(frame: pd.DataFrame, qi: tuple[str, ...], limit: int | None) -> dic
     rows = []
     for record in shown.to_dict(orient="records"):
         entry: dict[str, Any] = {"quasi_identifiers": {name: record.pop(name) for name in qi}}
-        entry.update({key: _number(value) for key, value in record.items()})
+        entry.update({str(key): _number(value) for key, value in record.items()})
         rows.append(entry)
     return {"count": len(frame), "truncated": len(shown) < len(frame), "classes": rows}
 
@@ -69,10 +69,14 @@ def report_to_dict(report: AuditReport, *, max_classes: int | None = 100) -> dic
         ],
         "quasi_identifiers": list(qi),
         "sensitive": list(report.sensitive),
-        "nulls": {"policy": report.null_policy, "dropped_records": report.dropped_records,
-                  "per_column": report.nulls},
-        "policy": {key: list(v) if isinstance(v, tuple) else v
-                   for key, v in report.policy.active().items()},
+        "nulls": {
+            "policy": report.null_policy,
+            "dropped_records": report.dropped_records,
+            "per_column": report.nulls,
+        },
+        "policy": {
+            key: list(v) if isinstance(v, tuple) else v for key, v in report.policy.active().items()
+        },
         "passed": report.passed,
         "verdicts": [{"measure": name, "passed": ok} for name, ok in report.verdicts()],
         "k_anonymity": {

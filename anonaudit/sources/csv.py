@@ -90,12 +90,12 @@ class CsvSource:
         cut = raw.rfind(b"\n")
         head = raw if cut < 0 or len(raw) < _SNIFF_BYTES else raw[: cut + 1]
         try:
-            return head.decode(self.options.encoding)
+            return str(head.decode(self.options.encoding))
         except UnicodeDecodeError as exc:
             raise _decode_error(self.path, self.options.encoding, head, exc) from None
         except LookupError:
             raise ParameterError(
-                f"unknown encoding {self.options.encoding!r}; use a Python codec name such as latin-1"
+                f"unknown encoding {self.options.encoding!r}; use a codec name such as latin-1"
             ) from None
 
     def _parse_header(self, sample: str) -> tuple[str, ...]:
