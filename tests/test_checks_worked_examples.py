@@ -149,7 +149,9 @@ def test_recursive_c_l_diversity_counts_3_2_1():
     table = make_table([("a", "x", 3), ("a", "y", 2), ("a", "z", 1)], ["q"], ["s"])
     result = l_diversity(table, "s", recursive_l=2)
     assert result.distinct == 3
-    assert result.entropy == pytest.approx(math.exp(1.0114042647073518))
+    entropy = 0.5 * math.log(2) + math.log(3) / 3 + math.log(6) / 6
+    assert result.entropy == pytest.approx(math.exp(entropy))
+    assert result.entropy == pytest.approx(2.74946, abs=1e-5)
     assert result.recursive_c == pytest.approx(1.0)
     # c = 1: 3 < 1 * 3 is false, so the class fails (the inequality is strict).
     at_one = l_diversity(table, "s", recursive_l=2, c=1)
@@ -279,7 +281,7 @@ def test_paper_table_4_ordered_salary_distances():
     # m = 9 salaries 3..11, Q uniform (1/9 each). Ordered EMD = sum_i |cumP - cumQ| / (m-1).
     # {3,4,5}: cum diffs 2/9,4/9,6/9,5/9,4/9,3/9,2/9,1/9 -> 27/9 = 3; 3/8 = 0.375.
     # {6,8,11}: |diffs| 1/9,2/9,3/9,1/9,2/9,0,1/9,2/9 -> 12/9; (4/3)/8 = 1/6 = 0.167.
-    # {7,9,10}: |diffs| 1,2,3,4,3,2,2,0 /9 -> 17/9; (17/9)/8 = 17/72 = 0.236.
+    # {7,9,10}: |diffs| 1,2,3,4,2,3,1,1 /9 -> 17/9; (17/9)/8 = 17/72 = 0.236.
     table = paper_table(TABLE_4)
     result = t_closeness(table, "salary", distance="ordered")
     got = per_key(table, result.per_class)
@@ -401,9 +403,7 @@ def test_equal_distance_by_hand():
     # A: 1/2 (|1 - 1/2| + 1/6 + 2/6) = 1/2.
     # B: P = (1/4, 1/4, 1/2): 1/2 (|1/4-1/2| + |1/4-1/6| + |1/2-1/3|)
     #    = 1/2 (3/12 + 1/12 + 2/12) = 1/4.
-    table = make_table(
-        [("A", "x", 2), ("B", "x", 1), ("B", "y", 1), ("B", "z", 2)], ["q"], ["s"]
-    )
+    table = make_table([("A", "x", 2), ("B", "x", 1), ("B", "y", 1), ("B", "z", 2)], ["q"], ["s"])
     result = t_closeness(table, "s", distance="equal", t=0.3)
     assert per_key(table, result.per_class) == {
         ("A",): pytest.approx(0.5),
@@ -461,7 +461,11 @@ def test_ordered_distance_with_an_explicit_order_of_text():
     # cumQ from the top: 10 -> 3/6, 1 -> 5/6. A: cumP 0, 1/2 -> 1/2 + 1/3 = 5/6 -> 5/12.
     # C: cumP 1, 1 -> 1/2 + 1/6 = 2/3 -> 1/3; B: cumP 1/2, 1 -> 0 + 1/6 -> 1/12. Same.
     mirrored = t_closeness(table, "grade", distance="ordered", order=["high", "mid", "low"])
-    assert per_key(table, mirrored.per_class) == per_key(table, result.per_class)
+    assert per_key(table, mirrored.per_class) == {
+        ("A",): pytest.approx(5 / 12),
+        ("B",): pytest.approx(1 / 12),
+        ("C",): pytest.approx(1 / 3),
+    }
 
 
 def test_ordered_distance_of_text_needs_an_order():
@@ -587,14 +591,19 @@ def test_delta_threshold_is_strict():
 
 
 def test_delta_is_infinite_when_a_class_lacks_a_value():
-    # Class C = {x, x} lacks y: p_C(y) = 0, |ln 0| = inf. Its alpha is 1 and its beta
-    # (1 - 5/8)/(5/8) = 3/5, with the table x = 5/8 once C is added.
+    # Add class C = {x, x}, which lacks y. Table: x 6/8 = 3/4, y 2/8 = 1/4.
+    # delta: A = {x:3/4, y:1/4} equals the table -> 0; B: |ln(2/3)|, |ln 2| -> ln 2;
+    #   C: p_C(y) = 0, |ln 0| = inf. Table delta = inf; against delta = 10 only C fails.
+    # alpha: C is all x -> 1. beta: B's y (1/2 - 1/4)/(1/4) = 1; C's x 1/3; A 0 -> 1.
     table = make_table([*DISCLOSURE, ("C", "x", 2)], ["q"], ["s"])
     result = attribute_disclosure(table, "s", delta=10)
     assert result.delta == math.inf
     assert result.alpha == 1.0
-    assert result.beta == pytest.approx(3 / 5)
-    assert frame_rows(result.violating, ["q", "size"]) == [("C", 2)]
+    assert result.beta == pytest.approx(1.0)
+    assert frame_rows(result.violating, ["q", "size", "delta"]) == [("C", 2, math.inf)]
+    assert result.violating_records == 2
+    # Without C every class holds both values and delta is finite (ln 3/2, see above).
+    assert math.isfinite(attribute_disclosure(make_table(DISCLOSURE, ["q"], ["s"]), "s").delta)
 
 
 # -- prosecutor risk --------------------------------------------------------------------
