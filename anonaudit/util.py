@@ -13,9 +13,10 @@ def atomic_write_text(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file and a rename.
 
     A reader never sees a half-written file, and an existing file is replaced only once
-    the new content is complete.
+    the new content is complete. Missing parent folders are created.
     """
     path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or ".")
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as stream:

@@ -39,9 +39,14 @@ def summary(report: AuditReport) -> str:
     for sa in report.sensitive:
         ld, tc, dc = report.l_diversity[sa], report.t_closeness[sa], report.disclosure[sa]
         lines.append(f"{sa}:")
+        recursive = (
+            f"recursive (c,{ld.recursive_l}) for c > {_fmt(ld.recursive_c)}"
+            if not math.isinf(ld.recursive_c)
+            else f"recursive (c,{ld.recursive_l}) for no c (a class has < {ld.recursive_l} values)"
+        )
         lines.append(
             f"  l-diversity: distinct {ld.distinct}, entropy {_fmt(ld.entropy)}, "
-            f"recursive (c,{ld.recursive_l}) for c > {_fmt(ld.recursive_c)}{_mark(ld.passed)}"
+            f"{recursive}{_mark(ld.passed)}"
         )
         lines.append(f"  t-closeness ({tc.distance}): t = {_fmt(tc.t)}{_mark(tc.passed)}")
         lines.append(
@@ -49,7 +54,7 @@ def summary(report: AuditReport) -> str:
             f"delta {_fmt(dc.delta)}{_mark(dc.passed)}"
         )
         if ld.nulls:
-            lines.append(f"  {ld.nulls:,} records have a null {sa}")
+            lines.append(f"  records with a null {sa}: {ld.nulls:,}")
     lines.append(
         f"risk (prosecutor): highest {_fmt(risk.highest)}, average {_fmt(risk.average)}, "
         f"{risk.sample_uniques:,} sample uniques ({risk.sample_uniques_fraction:.2%}), "
