@@ -23,7 +23,17 @@ def atomic_write_text(path: Path, text: str) -> None:
             stream.write(text)
             if not text.endswith("\n"):
                 stream.write("\n")
+        os.chmod(temporary, _mode_for(path))
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def _mode_for(path: Path) -> int:
+    """The mode a new file would get (``mkstemp`` makes 0600): keep an existing file's."""
+    if path.exists():
+        return path.stat().st_mode & 0o777
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask

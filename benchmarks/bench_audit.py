@@ -423,7 +423,7 @@ def run_pycanon(path: Path, repeat: int) -> None:
     """Part 3: pycanon against anonaudit on the same in-memory DataFrame."""
     print(f"\n== pycanon comparison on {_rel(path)} ==")
     try:
-        from pycanon import anonymity
+        from pycanon import anonymity  # type: ignore[import-untyped]
     except ImportError:
         print("pycanon is not importable; `pip install pycanon` to run this comparison. Skipped.")
         return
@@ -437,14 +437,15 @@ def run_pycanon(path: Path, repeat: int) -> None:
 
     def pycanon_all() -> dict[str, float]:
         values: dict[str, float] = {}
-        for name, call in (
+        calls: list[tuple[str, Callable[[], Any]]] = [
             ("k", lambda: anonymity.k_anonymity(frame, qi)),
             ("l", lambda: anonymity.l_diversity(frame, qi, sa)),
             ("entropy_l", lambda: anonymity.entropy_l_diversity(frame, qi, sa)),
             ("t", lambda: anonymity.t_closeness(frame, qi, sa)),
-        ):
+        ]
+        for name, call in calls:
             start = time.perf_counter()
-            values[name] = call()
+            values[name] = float(call())
             values[name + "_s"] = time.perf_counter() - start
             print(f"  pycanon {name}: {values[name + '_s']:.2f} s", flush=True)
         return values
