@@ -66,13 +66,15 @@ class Classes:
         For each row of the class table, the id (0..C-1) of its class.
     sizes : numpy.ndarray
         Records per class, ``int64``, length C.
-    keys : pandas.DataFrame
-        The QI values of each class (C rows, object columns, nulls as ``None``).
+    keys : pyarrow.Table
+        The QI values of each class (C rows, string columns). Kept in Arrow: turning
+        millions of keys into Python strings would cost more than the audit; checks
+        convert only the classes they list.
     """
 
     index: np.ndarray
     sizes: np.ndarray
-    keys: pd.DataFrame
+    keys: pa.Table
 
     def __len__(self) -> int:
         return len(self.sizes)
@@ -258,8 +260,7 @@ class ClassTable:
             codes = [_encode(self.keys.column(name))[1] for name in self.quasi_identifiers]
             first, index = _combine(codes)
         sizes = np.bincount(index, weights=self.counts, minlength=len(first)).astype(np.int64)
-        keys = self.keys.select(list(self.quasi_identifiers)).take(pa.array(first)).to_pandas()
-        keys = keys.astype(object).where(keys.notna(), None)
+        keys = self.keys.select(list(self.quasi_identifiers)).take(pa.array(first))
         return Classes(index=index, sizes=sizes, keys=keys)
 
     def sensitive_counts(self, name: str) -> SensitiveCounts:

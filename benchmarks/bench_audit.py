@@ -238,6 +238,8 @@ def _work_pyarrow(path: str, phases: dict[str, float]) -> dict[str, Any]:
     dictionary = pa.dictionary(pa.int32(), pa.string())
     types = {name: dictionary for name in COLUMNS}
     table = pacsv.read_csv(path, convert_options=pacsv.ConvertOptions(column_types=types))
+    # Each block of the file has its own dictionaries; group_by needs one per column.
+    table = table.unify_dictionaries()
     result = table.group_by(COLUMNS).aggregate([([], "count_all")])
     return {"groups": result.num_rows}
 
@@ -363,7 +365,7 @@ def run_engines(path: Path, repeat: int) -> None:
     def row(label: str, seconds: float, delta: float | None, peak: float | None) -> None:
         delta_text = "" if delta is None else f"{delta:,.0f}"
         peak_text = "" if peak is None else f"{peak:,.0f}"
-        print(f"{label:<34} {seconds:>9.2f} {delta_text:>10} {peak_text:>10}")
+        print(f"{label:<34} {seconds:>9.2f} {delta_text:>10} {peak_text:>10}".rstrip())
 
     for result in (baseline, full, phases, arrow):
         if result.error is not None:

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from anonaudit.classtable import Classes
 
@@ -45,7 +46,7 @@ def offending_classes(
     pandas.DataFrame
         QI columns, ``size``, then the measures; index reset.
     """
-    frame = classes.keys.loc[mask].reset_index(drop=True)
+    frame = classes.keys.filter(pa.array(mask)).to_pandas()
     frame["size"] = classes.sizes[mask]
     for name, values in measures.items():
         frame[name] = values[mask]

@@ -168,6 +168,8 @@ def _distances(
         return equal_distance(Distributions.from_sensitive(counts, identity)), 0
     values = [v for v in counts.values if v is not None]
     excluded = counts.nulls
+    if not values:
+        return np.zeros(len(counts.starts)), excluded
     if distance in ("ordered", "numeric"):
         ranked, coordinates = _order_values(
             counts.name, values, order, numeric=distance == "numeric"
