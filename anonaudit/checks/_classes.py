@@ -46,7 +46,7 @@ def offending_classes(
     pandas.DataFrame
         QI columns, ``size``, then the measures; index reset.
     """
-    frame = classes.keys.filter(pa.array(mask)).to_pandas()
+    frame: pd.DataFrame = classes.keys.filter(pa.array(mask)).to_pandas()
     frame["size"] = classes.sizes[mask]
     for name, values in measures.items():
         frame[name] = values[mask]
