@@ -231,7 +231,10 @@ def _run_audit(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
-    args = _parser().parse_args(argv)
+    try:
+        args = _parser().parse_args(argv)
+    except SystemExit as exit_:  # --help, --version, usage errors: argparse already printed
+        return int(exit_.code or 0)
     try:
         return _run_audit(args)
     except (AnonauditError, OSError) as exc:

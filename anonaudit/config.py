@@ -115,4 +115,6 @@ def read_config(path: str | Path) -> AuditConfig:
     config.inputs = [str(base / p) for p in config.inputs]
     config.hierarchy = {sa: str(base / p) for sa, p in config.hierarchy.items()}
     config.ground_distance = {sa: str(base / p) for sa, p in config.ground_distance.items()}
+    if config.json not in (None, "-"):
+        config.json = str(base / config.json)
     return config

@@ -10,6 +10,7 @@ measured as fast as the threaded reader once DuckDB aggregates the batches
 from __future__ import annotations
 
 import csv as _csv
+import io
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -90,7 +91,8 @@ class CsvSource:
         cut = raw.rfind(b"\n")
         head = raw if cut < 0 or len(raw) < _SNIFF_BYTES else raw[: cut + 1]
         try:
-            return str(head.decode(self.options.encoding))
+            text = str(head.decode(self.options.encoding))
+            return text.removeprefix("\ufeff")
         except UnicodeDecodeError as exc:
             raise _decode_error(self.path, self.options.encoding, head, exc) from None
         except LookupError:
@@ -119,7 +121,25 @@ class CsvSource:
             A row with the wrong number of fields (with its line), bytes that do not
             decode, or a header with no data rows.
         """
-        reader = pacsv.open_csv(
+        try:
+            reader = self._open(columns)
+        except (pa.ArrowInvalid, UnicodeDecodeError) as exc:
+            raise self._explain(exc) from None
+        rows = 0
+        while True:
+            try:
+                batch = reader.read_next_batch()
+            except StopIteration:
+                break
+            except (pa.ArrowInvalid, UnicodeDecodeError) as exc:
+                raise self._explain(exc) from None
+            rows += batch.num_rows
+            yield batch
+        if rows == 0:
+            raise MalformedFileError(f"{self.path}: the file has a header but no data rows")
+
+    def _open(self, columns: Sequence[str]) -> pacsv.CSVStreamingReader:
+        return pacsv.open_csv(
             str(self.path),
             read_options=pacsv.ReadOptions(
                 use_threads=False,
@@ -137,31 +157,36 @@ class CsvSource:
                 quoted_strings_can_be_null=False,
             ),
         )
-        rows = 0
-        while True:
-            try:
-                batch = reader.read_next_batch()
-            except StopIteration:
-                break
-            except (pa.ArrowInvalid, UnicodeDecodeError) as exc:
-                raise self._explain(exc) from None
-            rows += batch.num_rows
-            yield batch
-        if rows == 0:
-            raise MalformedFileError(f"{self.path}: the file has a header but no data rows")
 
     def _explain(self, exc: Exception) -> MalformedFileError:
         message = str(exc)
         ragged = _ROW_ERROR.search(message)
+        if "skip initial" in message:
+            return MalformedFileError(f"{self.path}: the file has a header but no data rows")
         if ragged:
-            line, expected, got = ragged.groups()
+            record, expected, got = ragged.groups()
+            line = self._physical_line(int(record))
             return MalformedFileError(
-                f"{self.path}, line {int(line) + 1}: expected {expected} fields, found {got}; "
+                f"{self.path}, line {line}: expected {expected} fields, found {got}; "
                 f"fix that row or pass the right --sep (read with {self.sep!r})"
             )
         if "UTF8" in message or isinstance(exc, UnicodeDecodeError):
             return _locate_decode_error(self.path, self.options.encoding)
         return MalformedFileError(f"{self.path}: cannot parse as CSV: {message.splitlines()[0]}")
+
+    def _physical_line(self, record: int) -> int:
+        """The file line on which CSV record ``record`` (1 = header) ends.
+
+        pyarrow counts records; a quoted value may span lines, so on this error path
+        the file is read again with the csv module, which counts lines.
+        """
+        with pa.input_stream(str(self.path), compression="detect") as raw:
+            text = io.TextIOWrapper(raw, encoding=self.options.encoding, errors="replace")
+            reader = _csv.reader(text, delimiter=self.sep)
+            for number, _ in enumerate(reader, start=1):
+                if number == record:
+                    return reader.line_num
+        return record
 
 
 def _sniff_separator(sample: str) -> str:

@@ -27,7 +27,8 @@ class FrameSource:
 
     def __init__(self, frame: pd.DataFrame | pa.Table) -> None:
         kind = "pandas" if isinstance(frame, pd.DataFrame) else "arrow"
-        names = [str(name) for name in frame.columns]
+        labels = list(frame.columns) if isinstance(frame, pd.DataFrame) else frame.column_names
+        names = [str(name) for name in labels]
         duplicated = sorted({name for name in names if names.count(name) > 1})
         if duplicated:
             raise ColumnError(
@@ -35,7 +36,7 @@ class FrameSource:
             )
         self._frame = frame
         self._columns = tuple(names)
-        self._labels = dict(zip(names, frame.columns, strict=True))
+        self._labels = dict(zip(names, labels, strict=True))
         module = type(frame).__module__.split(".")[0]
         self._info = SourceInfo(name=f"<{module}.{type(frame).__name__}>", format=kind)
 
