@@ -22,6 +22,9 @@ What it measures
    Each child times the work with ``time.perf_counter`` and reports its peak RSS minus its
    RSS just before the work (imports are done before that point), and the absolute peak.
    Every measurement runs ``--repeat`` times; the best time and the largest peak are shown.
+   The file is read once before each run, so every run starts with it in the page cache.
+   The load average is printed before and after: on a shared machine, other work competing
+   for the CPUs inflates the times (use ``--repeat``).
    Target: the full audit within 1.5x of the bare ``GROUP BY``.
 3. pycanon comparison on a smaller file (``--pycanon-rows``, default 30,000; same
    generator): pycanon's ``k_anonymity``, ``l_diversity``, ``entropy_l_diversity`` and
@@ -126,6 +129,9 @@ def generate_csv(path: Path, rows: int, seed: int = SEED) -> None:
     partial = path.with_name(path.name + ".partial")
     pacsv.write_csv(table, partial)
     partial.replace(path)
+    # Flush the new file now, so that background write-back does not slow the first
+    # measurement.
+    os.sync()
 
 
 def ensure_csv(out_dir: Path, rows: int) -> Path:
@@ -142,6 +148,21 @@ def ensure_csv(out_dir: Path, rows: int) -> Path:
         f"in {elapsed:.1f} s"
     )
     return path
+
+
+def warm_cache(path: Path) -> None:
+    """Read ``path`` once so every measurement starts with the file in the page cache."""
+    with open(path, "rb") as handle:
+        while handle.read(16 * MIB):
+            pass
+
+
+def load_average() -> str:
+    """The 1-minute load average, to show whether other work competed for the CPUs."""
+    try:
+        return f"{os.getloadavg()[0]:.2f}"
+    except OSError:
+        return "n/a"
 
 
 def _rel(path: Path) -> str:
@@ -314,6 +335,7 @@ def measure(kind: str, label: str, path: Path, repeat: int) -> Result:
     context = mp.get_context("spawn")
     result = Result(label)
     for run in range(1, repeat + 1):
+        warm_cache(path)
         receiver, sender = context.Pipe(duplex=False)
         process = context.Process(target=_child, args=(kind, str(path), sender))
         process.start()
@@ -353,11 +375,13 @@ def _verdict(ok: bool) -> str:
 def run_engines(path: Path, repeat: int) -> None:
     """Part 2: the four child-process measurements on ``path`` and the summary table."""
     print(f"\n== engines on {_rel(path)}: best of {repeat}, each run in a fresh process ==")
+    print(f"load average before: {load_average()}")
     baseline = measure("duckdb", "duckdb GROUP BY (baseline)", path, repeat)
     full = measure("audit", "anonaudit.audit (full)", path, repeat)
     phases = measure("phases", "anonaudit.load + audit_table", path, repeat)
     arrow = measure("pyarrow", "pyarrow read_csv + group_by", path, repeat)
 
+    print(f"load average after: {load_average()}")
     header = f"{'measurement':<34} {'seconds':>9} {'peak MiB':>10} {'abs peak':>10}"
     print("\n" + header)
     print("-" * len(header))

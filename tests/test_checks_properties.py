@@ -16,7 +16,7 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from anonaudit.checks import (
@@ -67,9 +67,19 @@ def raw_classes(rows: Sequence[Record]) -> dict[tuple, Counter]:
     return dict(result)
 
 
+def class_keys(table: ClassTable) -> list[tuple]:
+    """The QI tuple of every class, in class-id order (nulls as ``None``)."""
+    keys = table.classes.keys
+    if isinstance(keys, pd.DataFrame):
+        return list(keys.itertuples(index=False, name=None))
+    columns = [keys.column(name).to_pylist() for name in keys.column_names]
+    return list(zip(*columns, strict=True))
+
+
 def per_key(table: ClassTable, values: np.ndarray) -> dict[tuple, float]:
-    keys = table.classes.keys.itertuples(index=False, name=None)
-    return {tuple(key): float(v) for key, v in zip(keys, values, strict=True)}
+    """Per-class values keyed by the class's QI tuple (class ids are not stable)."""
+    keys = class_keys(table)
+    return {key: float(value) for key, value in zip(keys, values, strict=True)}
 
 
 def content(table: ClassTable) -> list[tuple[tuple, int]]:
@@ -274,8 +284,6 @@ def test_numeric_distance_in_unit_interval_and_equals_pot(rows):
 @SETTINGS
 @given(records((*LEAVES, None)), hierarchy_rows())
 def test_hierarchical_distance_in_unit_interval_and_equals_pot(rows, tree):
-    # An SA with no value at all besides null is tested in the worked examples.
-    assume(present(rows))
     table = make(rows)
     hierarchy = Hierarchy.from_rows(tree)
     assert hierarchy.height == tree_height(tree)
@@ -285,6 +293,40 @@ def test_hierarchical_distance_in_unit_interval_and_equals_pot(rows, tree):
     ground = hierarchical_ground(tree, ranked)
     np.testing.assert_allclose(result.per_class, pot(table, ranked, ground), rtol=0, atol=1e-9)
     assert result.nulls_excluded == sum(n for _, _, s, n in rows if s is None)
+
+
+@st.composite
+def proportional_rows(draw) -> tuple[list[Record], list[list[str]]]:
+    """Records whose classes all have one SA distribution (class counts = base * factor).
+
+    Values are numbers that are also leaves of a drawn hierarchy, so every distance
+    applies. Every class then equals the table's distribution: P = Q.
+    """
+    values = draw(st.lists(st.sampled_from(NUMBERS[:-1]), min_size=1, max_size=7, unique=True))
+    base = draw(st.lists(st.integers(1, 7), min_size=len(values), max_size=len(values)))
+    keys = draw(
+        st.lists(st.tuples(st.sampled_from(QI1), st.sampled_from(QI2)), min_size=1, unique=True)
+    )
+    rows = []
+    for q1, q2 in keys:
+        factor = draw(st.integers(1, 3))
+        rows += [(q1, q2, v, n * factor) for v, n in zip(values, base, strict=True)]
+    tree = [[v, f"p{i % 2}"] for i, v in enumerate(NUMBERS[:-1])]
+    return rows, tree
+
+
+@SETTINGS
+@given(proportional_rows())
+def test_classes_with_the_table_distribution_are_at_distance_zero(drawn):
+    # P = Q in every class: nothing moves, so every EMD is 0 -- never below it.
+    rows, tree = drawn
+    table = make(rows)
+    hierarchy = Hierarchy.from_rows(tree)
+    for distance in ("equal", "ordered", "numeric", "hierarchical"):
+        result = t_closeness(table, "s", distance=distance, hierarchy=hierarchy)
+        assert np.all(result.per_class >= 0.0), (distance, result.per_class)
+        assert result.t == pytest.approx(0.0, abs=1e-12)
+        assert t_closeness(table, "s", distance=distance, hierarchy=hierarchy, t=0).passed
 
 
 @SETTINGS
@@ -375,3 +417,46 @@ def test_disclosure_alpha_beta_delta_against_raw(rows):
     if not lacks:
         assert math.isfinite(result.delta)
         assert result.delta >= 0.0
+
+
+# -- verdicts agree with the listed classes ---------------------------------------------
+
+
+@SETTINGS
+@given(records(NUMBERS), st.data())
+def test_verdicts_agree_with_violating_classes(rows, data):
+    # Thresholds drawn at the measured value itself (the boundary) or at random.
+    # Non-strict bounds (k, l, entropy l, t, alpha, beta) pass at the measured value;
+    # strict ones (recursive c, delta) fail there. Every verdict matches the classes
+    # listed as violating.
+    table = make(rows)
+    measured_k = k_anonymity(table).k
+    k = data.draw(st.sampled_from((measured_k, measured_k + 1)))
+    kr = k_anonymity(table, k=k)
+    assert kr.passed == (k == measured_k) == (kr.violating_records == 0)
+
+    base = l_diversity(table, "s")
+    lr = l_diversity(table, "s", l=base.distinct, entropy_l=base.entropy)
+    assert lr.passed is True
+    assert lr.violating.empty
+    if math.isfinite(base.recursive_c):
+        at_c = l_diversity(table, "s", c=base.recursive_c)
+        assert at_c.passed is False
+        assert at_c.violating_records > 0
+
+    measured_t = t_closeness(table, "s", distance="ordered").t
+    t = data.draw(st.sampled_from((measured_t, measured_t / 2)))
+    tr = t_closeness(table, "s", distance="ordered", t=t)
+    assert tr.passed == (tr.violating_records == 0)
+    assert tr.passed == (t == measured_t or measured_t == 0)
+
+    dr = attribute_disclosure(table, "s")
+    at_alpha = attribute_disclosure(table, "s", alpha=dr.alpha)
+    assert at_alpha.passed is True
+    assert at_alpha.violating.empty
+    if dr.beta > 0:
+        assert attribute_disclosure(table, "s", beta=dr.beta).passed is True
+    if dr.delta > 0:
+        at_delta = attribute_disclosure(table, "s", delta=dr.delta)
+        assert at_delta.passed is False
+        assert at_delta.violating_records > 0

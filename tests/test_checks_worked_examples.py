@@ -36,10 +36,19 @@ def make_table(
     return ClassTable.from_frame(frame, quasi_identifiers=list(qi), sensitive=list(sa))
 
 
+def class_keys(table: ClassTable) -> list[tuple]:
+    """The QI tuple of every class, in class-id order (nulls as ``None``)."""
+    keys = table.classes.keys
+    if isinstance(keys, pd.DataFrame):
+        return list(keys.itertuples(index=False, name=None))
+    columns = [keys.column(name).to_pylist() for name in keys.column_names]
+    return list(zip(*columns, strict=True))
+
+
 def per_key(table: ClassTable, values: np.ndarray) -> dict[tuple, float]:
     """Per-class values keyed by the class's QI tuple (class ids are not stable)."""
-    keys = table.classes.keys.itertuples(index=False, name=None)
-    return {tuple(key): float(value) for key, value in zip(keys, values, strict=True)}
+    keys = class_keys(table)
+    return {key: float(value) for key, value in zip(keys, values, strict=True)}
 
 
 def frame_rows(frame: pd.DataFrame, columns: Sequence[str]) -> list[tuple]:
@@ -497,6 +506,28 @@ def test_single_valued_sa_is_at_distance_zero(distance):
     assert result.t == 0
     assert result.per_class.tolist() == [0.0, 0.0, 0.0]
     assert result.passed is True
+
+
+@pytest.mark.parametrize(
+    ("distance", "counts"),
+    [
+        ("ordered", (1, 1, 1)),
+        ("numeric", (1, 1, 1)),
+        ("ordered", (10, 5, 2)),
+        ("equal", (1, 6, 3, 3)),
+    ],
+)
+def test_class_equal_to_the_table_is_not_at_a_negative_distance(distance, counts):
+    # One class holds the whole table (values "0", "1", ... with the given counts), so
+    # P = Q and the EMD is 0: e.g. ordered, counts 1,1,1: cum diffs 1/3-1/3, 2/3-2/3 = 0.
+    # A distance is never negative (emd.py: "All distances lie in [0, 1]"), and the t a
+    # check reports must be accepted back as a threshold (t must lie in [0, 1]).
+    table = make_table([("A", str(i), n) for i, n in enumerate(counts)], ["q"], ["s"])
+    result = t_closeness(table, "s", distance=distance)
+    assert result.t == pytest.approx(0.0, abs=1e-12)
+    assert result.t >= 0.0
+    assert np.all(result.per_class >= 0.0)
+    assert t_closeness(table, "s", distance=distance, t=result.t).passed is True
 
 
 # Class A = {1, null, null}, class B = {2, 3}.

@@ -102,7 +102,8 @@ def equal_distance(d: Distributions) -> np.ndarray:
     """
     q = d.q[d.codes]
     distance = 0.5 * (d.per_class_sum(np.abs(d.p() - q)) + 1.0 - d.per_class_sum(q))
-    return np.where(d.sizes > 0, distance, 0.0)
+    # Rounding can leave -1e-16 where P = Q; the EMD lies in [0, 1].
+    return np.where(d.sizes > 0, np.clip(distance, 0.0, 1.0), 0.0)
 
 
 def cdf_distance(d: Distributions, positions: np.ndarray) -> np.ndarray:
@@ -148,7 +149,8 @@ def cdf_distance(d: Distributions, positions: np.ndarray) -> np.ndarray:
     first = np.r_[True, d.class_ids[1:] != d.class_ids[:-1]]
     before_first = np.where(first, prefix_cdf_gap[d.codes], 0.0)
     total = d.per_class_sum(runs + before_first)
-    return np.where(sizes > 0, total / (positions[-1] - positions[0]), 0.0)
+    distance = np.clip(total / (positions[-1] - positions[0]), 0.0, 1.0)  # rounding at P = Q
+    return np.where(sizes > 0, distance, 0.0)
 
 
 def hierarchical_distance(d: Distributions, ancestors: np.ndarray) -> np.ndarray:
