@@ -39,17 +39,18 @@ class SourceInfo:
 
 
 class Source(Protocol):
-    """Anything that yields record batches of string columns."""
+    """Anything that yields record batches of string columns.
 
-    @property
-    def info(self) -> SourceInfo:
-        """Provenance of this source."""
-        ...
+    Attributes
+    ----------
+    info : SourceInfo
+        Provenance of this source.
+    columns : tuple of str
+        Column names, in file order.
+    """
 
-    @property
-    def columns(self) -> tuple[str, ...]:
-        """Column names, in file order."""
-        ...
+    info: SourceInfo
+    columns: tuple[str, ...]
 
     def batches(self, columns: Sequence[str]) -> Iterator[pa.RecordBatch]:
         """Yield record batches holding exactly ``columns``, every one as strings."""

@@ -69,18 +69,8 @@ class CsvSource:
         self.options = options
         sample = self._read_sample()
         self.sep = options.sep or _sniff_separator(sample)
-        self._columns = self._parse_header(sample)
-        self._info = SourceInfo(name=str(path), format="csv", size_bytes=path.stat().st_size)
-
-    @property
-    def info(self) -> SourceInfo:
-        """Provenance of this file."""
-        return self._info
-
-    @property
-    def columns(self) -> tuple[str, ...]:
-        """Header names in file order."""
-        return self._columns
+        self.columns = self._parse_header(sample)
+        self.info = SourceInfo(name=str(path), format="csv", size_bytes=path.stat().st_size)
 
     def _read_sample(self) -> str:
         with pa.input_stream(str(self.path), compression="detect") as stream:
@@ -145,7 +135,7 @@ class CsvSource:
                 use_threads=False,
                 block_size=_BLOCK_BYTES,
                 encoding=self.options.encoding,
-                column_names=list(self._columns),
+                column_names=list(self.columns),
                 skip_rows=1,
             ),
             parse_options=pacsv.ParseOptions(delimiter=self.sep, newlines_in_values=True),

@@ -35,30 +35,20 @@ class FrameSource:
                 f"<{kind} frame>: column {duplicated[0]!r} appears twice; rename one of them"
             )
         self._frame = frame
-        self._columns = tuple(names)
+        self.columns = tuple(names)
         self._labels = dict(zip(names, labels, strict=True))
         module = type(frame).__module__.split(".")[0]
-        self._info = SourceInfo(name=f"<{module}.{type(frame).__name__}>", format=kind)
+        self.info = SourceInfo(name=f"<{module}.{type(frame).__name__}>", format=kind)
 
     @staticmethod
     def accepts(obj: Any) -> bool:
         """Whether ``obj`` is a frame this source can read."""
         return isinstance(obj, (pd.DataFrame, pa.Table))
 
-    @property
-    def info(self) -> SourceInfo:
-        """Provenance of this frame."""
-        return self._info
-
-    @property
-    def columns(self) -> tuple[str, ...]:
-        """Column names as strings."""
-        return self._columns
-
     def batches(self, columns: Sequence[str]) -> Iterator[pa.RecordBatch]:
         """Yield ``columns`` as string record batches, without copying the whole frame."""
         if len(self._frame) == 0:
-            raise MalformedFileError(f"{self._info.name}: the frame has no rows")
+            raise MalformedFileError(f"{self.info.name}: the frame has no rows")
         frame = self._frame
         if isinstance(frame, pd.DataFrame):
             labels = [self._labels[name] for name in columns]

@@ -31,18 +31,8 @@ class ParquetSource:
             self._file = pq.ParquetFile(str(path))
         except (pa.ArrowInvalid, OSError) as exc:
             raise MalformedFileError(f"{path}: not a readable Parquet file ({exc})") from None
-        self._columns = tuple(self._file.schema_arrow.names)
-        self._info = SourceInfo(name=str(path), format="parquet", size_bytes=path.stat().st_size)
-
-    @property
-    def info(self) -> SourceInfo:
-        """Provenance of this file."""
-        return self._info
-
-    @property
-    def columns(self) -> tuple[str, ...]:
-        """Column names from the Parquet schema."""
-        return self._columns
+        self.columns = tuple(self._file.schema_arrow.names)
+        self.info = SourceInfo(name=str(path), format="parquet", size_bytes=path.stat().st_size)
 
     def batches(self, columns: Sequence[str]) -> Iterator[pa.RecordBatch]:
         """Stream ``columns`` as string record batches."""
