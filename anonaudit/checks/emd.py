@@ -64,12 +64,15 @@ class Distributions:
         """Re-code ``counts`` so value ``v`` gets code ``position[v]``; -1 leaves it out."""
         new_codes = position[counts.codes]
         keep = new_codes >= 0
-        class_ids, codes = counts.class_ids[keep], new_codes[keep]
-        order = np.lexsort((codes, class_ids))
+        class_ids, codes, values = counts.class_ids[keep], new_codes[keep], counts.counts[keep]
+        same_class = class_ids[1:] == class_ids[:-1]
+        if np.any(same_class & (codes[1:] < codes[:-1])):  # re-sort only when re-coding must
+            order = np.lexsort((codes, class_ids))
+            class_ids, codes, values = class_ids[order], codes[order], values[order]
         return cls(
-            class_ids[order],
-            codes[order],
-            counts.counts[keep][order],
+            class_ids,
+            codes,
+            values,
             len(counts.starts),
             int(position.max()) + 1 if len(position) else 0,
         )

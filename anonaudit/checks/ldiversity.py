@@ -98,15 +98,18 @@ def recursive_c(counts: SensitiveCounts, l: int) -> np.ndarray:
     Infinite for a class with fewer than ``l`` distinct values (Machanavajjhala et al.
     2007, Definition 4.2).
     """
-    order = np.lexsort((-counts.counts, counts.class_ids))
-    sorted_counts = counts.counts[order]
-    rank = np.arange(len(order)) - np.repeat(counts.starts, counts.distinct_per_class())
-    r1 = sorted_counts[counts.starts]
-    head = np.bincount(
-        counts.class_ids[order],
-        weights=np.where(rank < l - 1, sorted_counts, 0),
-        minlength=len(counts.starts),
-    )
+    r1 = np.maximum.reduceat(counts.counts, counts.starts)
+    if l <= 2:  # the head r_1 + ... + r_{l-1} is empty or r_1: no sort needed
+        head = r1 if l == 2 else np.zeros_like(r1)
+    else:
+        order = np.lexsort((-counts.counts, counts.class_ids))
+        sorted_counts = counts.counts[order]
+        rank = np.arange(len(order)) - np.repeat(counts.starts, counts.distinct_per_class())
+        head = np.bincount(
+            counts.class_ids[order],
+            weights=np.where(rank < l - 1, sorted_counts, 0),
+            minlength=len(counts.starts),
+        )
     tail = counts.class_sizes - head
     with np.errstate(divide="ignore"):
         return np.where(tail > 0, r1 / np.maximum(tail, 1), np.inf)
