@@ -84,7 +84,9 @@ class Classes:
 class SensitiveCounts:
     """One SA's distribution per class, as a sparse class-by-value matrix.
 
-    Entries are sorted by class, then by value code; every class has at least one entry.
+    Entries are in no particular order (sorting millions of them would cost more than
+    every check together); per-class reductions use :meth:`per_class_sum` and
+    :meth:`per_class_max`. Every class has at least one entry.
 
     Attributes
     ----------
@@ -94,8 +96,6 @@ class SensitiveCounts:
         The distinct values; a value's code is its position. ``None`` is the null value.
     class_ids, codes, counts : numpy.ndarray
         One entry per (class, value) present: class id, value code, number of records.
-    starts : numpy.ndarray
-        Offset of each class's first entry (length C), for ``np.*.reduceat``.
     class_sizes : numpy.ndarray
         Records per class (length C).
     totals : numpy.ndarray
@@ -107,7 +107,6 @@ class SensitiveCounts:
     class_ids: np.ndarray
     codes: np.ndarray
     counts: np.ndarray
-    starts: np.ndarray
     class_sizes: np.ndarray
     totals: np.ndarray
 
@@ -121,9 +120,24 @@ class SensitiveCounts:
         """Records whose value is null."""
         return int(self.totals[self.values.index(None)]) if None in self.values else 0
 
+    @property
+    def n_classes(self) -> int:
+        """Number of equivalence classes."""
+        return len(self.class_sizes)
+
     def distinct_per_class(self) -> np.ndarray:
         """Number of distinct values in each class."""
-        return np.diff(np.append(self.starts, len(self.codes)))
+        return np.bincount(self.class_ids, minlength=self.n_classes)
+
+    def per_class_sum(self, weights: np.ndarray) -> np.ndarray:
+        """Sum ``weights`` (one per entry) within each class."""
+        return np.bincount(self.class_ids, weights=weights, minlength=self.n_classes)
+
+    def per_class_max(self, values: np.ndarray) -> np.ndarray:
+        """Largest of ``values`` (one per entry) within each class."""
+        result = np.full(self.n_classes, -np.inf)
+        np.maximum.at(result, self.class_ids, values)
+        return result
 
 
 @dataclass(frozen=True)
@@ -276,20 +290,19 @@ class ClassTable:
     def _make_sensitive_counts(self, name: str) -> SensitiveCounts:
         classes = self.classes
         values, codes = _encode(self.keys.column(name))
-        m = max(len(values), 1)
-        pair = classes.index * m + codes
-        unique_pairs, inverse = np.unique(pair, return_inverse=True)
-        counts = np.bincount(inverse, weights=self.counts).astype(np.int64)
-        class_ids = unique_pairs // m
-        starts = np.flatnonzero(np.r_[True, class_ids[1:] != class_ids[:-1]])
         totals = np.bincount(codes, weights=self.counts, minlength=len(values)).astype(np.int64)
+        class_ids, counts = classes.index, self.counts
+        if len(self.sensitive) > 1:  # rows repeat (class, value) across the other SAs: sum them
+            m = max(len(values), 1)
+            group, pairs = pd.factorize(class_ids * m + codes)
+            counts = np.bincount(group, weights=counts).astype(np.int64)
+            class_ids, codes = pairs // m, pairs % m
         return SensitiveCounts(
             name=name,
             values=values,
             class_ids=class_ids,
-            codes=unique_pairs % m,
+            codes=codes,
             counts=counts,
-            starts=starts,
             class_sizes=classes.sizes,
             totals=totals,
         )

@@ -37,7 +37,8 @@ def offending_classes(
     measures : mapping of str to numpy.ndarray
         Per-class values to show beside the QI values (each length C).
     worst_first : str
-        Column to sort by, worst first; ties broken by class size, smallest first.
+        Column to sort by, worst first; ties broken by class size, smallest first, then
+        by the QI values, so listings do not depend on the engine's output order.
     descending : bool
         Whether larger values of ``worst_first`` are worse.
 
@@ -51,7 +52,8 @@ def offending_classes(
     for name, values in measures.items():
         frame[name] = values[mask]
     if len(frame):
-        keys = [worst_first] if worst_first == "size" else [worst_first, "size"]
+        qi = list(classes.keys.column_names)
+        keys = ([worst_first] if worst_first == "size" else [worst_first, "size"]) + qi
         order = [not descending] + [True] * (len(keys) - 1)
         frame = frame.sort_values(keys, ascending=order, kind="stable").reset_index(drop=True)
     return frame

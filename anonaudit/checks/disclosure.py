@@ -125,10 +125,9 @@ def attribute_disclosure(
     counts = table.sensitive_counts(sensitive)
     share = counts.counts / counts.class_sizes[counts.class_ids]
     prior = (counts.totals / counts.totals.sum())[counts.codes]
-    per_alpha = np.maximum.reduceat(share, counts.starts)
-    gain = np.maximum((share - prior) / prior, 0.0)
-    per_beta = np.maximum.reduceat(gain, counts.starts)
-    per_delta = np.maximum.reduceat(np.abs(np.log(share / prior)), counts.starts)
+    per_alpha = counts.per_class_max(share)
+    per_beta = counts.per_class_max(np.maximum((share - prior) / prior, 0.0))
+    per_delta = counts.per_class_max(np.abs(np.log(share / prior)))
     per_delta = np.where(counts.distinct_per_class() < len(counts.values), np.inf, per_delta)
     mask = np.zeros(len(per_alpha), dtype=bool)
     if alpha is not None:

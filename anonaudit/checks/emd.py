@@ -41,12 +41,13 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Distributions:
-    """Per-class counts over ``m`` values, as sorted sparse entries.
+    """Per-class counts over ``m`` values, as sparse entries.
 
     Attributes
     ----------
     class_ids, codes, counts : numpy.ndarray
-        One entry per (class, value) with a positive count, sorted by class then code.
+        One entry per (class, value) with a positive count, in any order; the
+        distances that need them sorted by class then code call :meth:`sorted`.
     n_classes : int
         Number of classes (a class may have no entry when all its values were left out).
     m : int
@@ -64,17 +65,19 @@ class Distributions:
         """Re-code ``counts`` so value ``v`` gets code ``position[v]``; -1 leaves it out."""
         new_codes = position[counts.codes]
         keep = new_codes >= 0
-        class_ids, codes, values = counts.class_ids[keep], new_codes[keep], counts.counts[keep]
-        same_class = class_ids[1:] == class_ids[:-1]
-        if np.any(same_class & (codes[1:] < codes[:-1])):  # re-sort only when re-coding must
-            order = np.lexsort((codes, class_ids))
-            class_ids, codes, values = class_ids[order], codes[order], values[order]
         return cls(
-            class_ids,
-            codes,
-            values,
-            len(counts.starts),
+            counts.class_ids[keep],
+            new_codes[keep],
+            counts.counts[keep],
+            counts.n_classes,
             int(position.max()) + 1 if len(position) else 0,
+        )
+
+    def sorted(self) -> Distributions:
+        """The same entries sorted by class, then by code."""
+        order = np.lexsort((self.codes, self.class_ids))
+        return Distributions(
+            self.class_ids[order], self.codes[order], self.counts[order], self.n_classes, self.m
         )
 
     @property
@@ -130,6 +133,7 @@ def cdf_distance(d: Distributions, positions: np.ndarray) -> np.ndarray:
     m = len(positions)
     if m < 2 or positions[-1] == positions[0]:
         return np.zeros(d.n_classes)
+    d = d.sorted()
     gaps = np.diff(positions).astype(float)
     table_cdf = np.cumsum(d.q)[:-1]
     prefix_gap = np.r_[0.0, np.cumsum(gaps)]
@@ -211,6 +215,7 @@ def pot_distance(d: Distributions, ground: np.ndarray) -> np.ndarray:
     """
     import ot
 
+    d = d.sorted()
     q = d.q
     sizes = d.sizes
     result = np.zeros(d.n_classes)

@@ -89,7 +89,7 @@ def class_entropy(counts: SensitiveCounts) -> np.ndarray:
     """Shannon entropy (natural log) of each class's SA distribution."""
     sizes = counts.class_sizes[counts.class_ids]
     terms = counts.counts * np.log(counts.counts / sizes)
-    return np.asarray(-np.add.reduceat(terms, counts.starts) / counts.class_sizes)
+    return np.asarray(-counts.per_class_sum(terms) / counts.class_sizes)
 
 
 def recursive_c(counts: SensitiveCounts, l: int) -> np.ndarray:
@@ -98,17 +98,17 @@ def recursive_c(counts: SensitiveCounts, l: int) -> np.ndarray:
     Infinite for a class with fewer than ``l`` distinct values (Machanavajjhala et al.
     2007, Definition 4.2).
     """
-    r1 = np.maximum.reduceat(counts.counts, counts.starts)
+    r1 = counts.per_class_max(counts.counts.astype(float))
     if l <= 2:  # the head r_1 + ... + r_{l-1} is empty or r_1: no sort needed
         head = r1 if l == 2 else np.zeros_like(r1)
     else:
         order = np.lexsort((-counts.counts, counts.class_ids))
-        sorted_counts = counts.counts[order]
-        rank = np.arange(len(order)) - np.repeat(counts.starts, counts.distinct_per_class())
+        sorted_ids = counts.class_ids[order]
+        rank = np.arange(len(order)) - np.searchsorted(sorted_ids, sorted_ids, side="left")
         head = np.bincount(
-            counts.class_ids[order],
-            weights=np.where(rank < l - 1, sorted_counts, 0),
-            minlength=len(counts.starts),
+            sorted_ids,
+            weights=np.where(rank < l - 1, counts.counts[order], 0),
+            minlength=counts.n_classes,
         )
     tail = counts.class_sizes - head
     with np.errstate(divide="ignore"):

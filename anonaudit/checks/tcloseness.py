@@ -169,7 +169,7 @@ def _distances(
     values = [v for v in counts.values if v is not None]
     excluded = counts.nulls
     if not values:
-        return np.zeros(len(counts.starts)), excluded
+        return np.zeros(counts.n_classes), excluded
     if distance in ("ordered", "numeric"):
         ranked, coordinates = _order_values(
             counts.name, values, order, numeric=distance == "numeric"
