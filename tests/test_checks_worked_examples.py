@@ -39,8 +39,6 @@ def make_table(
 def class_keys(table: ClassTable) -> list[tuple]:
     """The QI tuple of every class, in class-id order (nulls as ``None``)."""
     keys = table.classes.keys
-    if isinstance(keys, pd.DataFrame):
-        return list(keys.itertuples(index=False, name=None))
     columns = [keys.column(name).to_pylist() for name in keys.column_names]
     return list(zip(*columns, strict=True))
 
@@ -195,6 +193,52 @@ def test_recursive_c_at_l_1_is_r1_over_size():
     assert result.recursive_c == pytest.approx(0.8)
     # c = 0.6: class a (0.5 < 0.6) passes, class b (0.8) fails.
     assert frame_rows(result.violating, ["q", "recursive_c"]) == [("b", pytest.approx(0.8))]
+
+
+# Machanavajjhala et al. (2007), Figures 2 and 3: the inpatient microdata, 4-anonymous
+# and 3-diverse. Conditions per block (ZIP prefix, age):
+HEART, VIRAL, CANCER = "Heart Disease", "Viral Infection", "Cancer"
+FIGURE_2 = {
+    ("130**", "<30"): [HEART, HEART, VIRAL, VIRAL],
+    ("1485*", ">=40"): [CANCER, HEART, VIRAL, VIRAL],
+    ("130**", "3*"): [CANCER, CANCER, CANCER, CANCER],
+}
+FIGURE_3 = {
+    ("1305*", "<=40"): [HEART, VIRAL, CANCER, CANCER],
+    ("1485*", ">40"): [CANCER, HEART, VIRAL, VIRAL],
+    ("1306*", "<=40"): [HEART, VIRAL, CANCER, CANCER],
+}
+
+
+def _figure(blocks: dict[tuple[str, str], list[str]]) -> ClassTable:
+    rows = [(*key, value, 1) for key, values in blocks.items() for value in values]
+    return make_table(rows, ["zip", "age"], ["condition"])
+
+
+def test_l_diversity_paper_figure_2_homogeneity():
+    # 4-anonymous, yet the third block is all Cancer: distinct l = 1, alpha = 1.
+    table = _figure(FIGURE_2)
+    assert k_anonymity(table).k == 4
+    result = l_diversity(table, "condition", l=2)
+    assert result.distinct == 1
+    assert result.passed is False
+    assert frame_rows(result.violating, ["zip", "age"]) == [("130**", "3*")]
+    assert attribute_disclosure(table, "condition").alpha == 1.0
+
+
+def test_l_diversity_paper_figure_3_is_3_diverse():
+    # Every block has counts (2, 1, 1): distinct 3; entropy -(1/2 ln 1/2 + 2/4 ln 1/4)
+    # = 1.5 ln 2, so entropy l = 2^1.5 = 2.828 (not entropy 3-diverse); recursive
+    # c* = r1 / (r2 + r3) = 2/2 = 1 at l = 2 and r1 / r3 = 2 at l = 3.
+    table = _figure(FIGURE_3)
+    assert k_anonymity(table).k == 4
+    result = l_diversity(table, "condition", l=3, entropy_l=3.0, c=2.0, recursive_l=3)
+    assert result.distinct == 3
+    assert result.entropy == pytest.approx(2**1.5)
+    assert result.recursive_c == pytest.approx(2.0)
+    assert result.passed is False  # entropy l 2.83 < 3, and c = 2 is not > c* = 2
+    assert l_diversity(table, "condition", recursive_l=2).recursive_c == pytest.approx(1.0)
+    assert l_diversity(table, "condition", l=3, c=2.01, recursive_l=3).passed is True
 
 
 def test_l_diversity_null_sa_is_a_value_of_its_own():
