@@ -47,7 +47,15 @@ def offending_classes(
     pandas.DataFrame
         QI columns, ``size``, then the measures; index reset.
     """
-    frame: pd.DataFrame = classes.keys.filter(pa.array(mask)).to_pandas()
+    listed = classes.keys.filter(pa.array(mask))
+    # Object columns with None for null: the same under pandas 2 and 3 (whose string
+    # dtype would turn a null QI value into NaN).
+    frame = pd.DataFrame(
+        {
+            name: pd.Series(listed.column(name).to_pylist(), dtype=object)
+            for name in listed.column_names
+        }
+    )
     frame["size"] = classes.sizes[mask]
     for name, values in measures.items():
         frame[name] = values[mask]
