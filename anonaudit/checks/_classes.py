@@ -7,6 +7,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from anonaudit.classtable import Classes
 
@@ -45,23 +46,27 @@ def offending_classes(
     Returns
     -------
     pandas.DataFrame
-        QI columns, ``size``, then the measures; index reset.
+        QI columns, ``size``, then the measures; index reset. A measure whose name is
+        also a QI's gets a trailing underscore (a QI named ``size`` leaves ``size_``).
     """
+    qi = list(classes.keys.column_names)
     listed = classes.keys.filter(pa.array(mask))
-    # Object columns with None for null: the same under pandas 2 and 3 (whose string
-    # dtype would turn a null QI value into NaN).
-    frame = pd.DataFrame(
-        {
-            name: pd.Series(listed.column(name).to_pylist(), dtype=object)
-            for name in listed.column_names
-        }
+    for name, values in {"size": classes.sizes, **measures}.items():
+        listed = listed.append_column(_label(name, qi), pa.array(values[mask]))
+    ties = [] if worst_first == "size" else [(_label("size", qi), "ascending")]
+    order = pc.sort_indices(
+        listed,
+        sort_keys=[(_label(worst_first, qi), "descending" if descending else "ascending")]
+        + ties
+        + [(name, "ascending") for name in qi],  # nulls sort last
     )
-    frame["size"] = classes.sizes[mask]
-    for name, values in measures.items():
-        frame[name] = values[mask]
-    if len(frame):
-        qi = list(classes.keys.column_names)
-        keys = ([worst_first] if worst_first == "size" else [worst_first, "size"]) + qi
-        order = [not descending] + [True] * (len(keys) - 1)
-        frame = frame.sort_values(keys, ascending=order, kind="stable").reset_index(drop=True)
+    frame: pd.DataFrame = listed.take(order).to_pandas()
+    for name in qi:  # object columns with None for null, under pandas 2 and 3 alike
+        column = frame[name].astype(object)
+        frame[name] = column.where(column.notna(), None)
     return frame
+
+
+def _label(name: str, qi: list[str]) -> str:
+    """``name``, or ``name_`` when a QI column already has that name."""
+    return f"{name}_" if name in qi else name
