@@ -79,6 +79,19 @@ class Classes:
     def __len__(self) -> int:
         return len(self.sizes)
 
+    @cached_property
+    def rank(self) -> np.ndarray:
+        """Each class's position when classes are sorted by QI values (nulls last).
+
+        A canonical tie-breaker for listings, independent of the engine's output order.
+        """
+        order = pc.sort_indices(
+            self.keys, sort_keys=[(name, "ascending") for name in self.keys.column_names]
+        ).to_numpy()
+        rank = np.empty(len(order), dtype=np.int64)
+        rank[order] = np.arange(len(order))
+        return rank
+
 
 @dataclass(frozen=True)
 class SensitiveCounts:

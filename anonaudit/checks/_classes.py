@@ -7,7 +7,6 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from anonaudit.classtable import Classes
 
@@ -50,17 +49,14 @@ def offending_classes(
         also a QI's gets a trailing underscore (a QI named ``size`` leaves ``size_``).
     """
     qi = list(classes.keys.column_names)
-    listed = classes.keys.filter(pa.array(mask))
+    selected = np.flatnonzero(mask)
+    worst = {"size": classes.sizes, **measures}[worst_first][selected]
+    keys = [classes.rank[selected], classes.sizes[selected], -worst if descending else worst]
+    selected = selected[np.lexsort(keys)]
+    listed = classes.keys.take(pa.array(selected))
     for name, values in {"size": classes.sizes, **measures}.items():
-        listed = listed.append_column(_label(name, qi), pa.array(values[mask]))
-    ties = [] if worst_first == "size" else [(_label("size", qi), "ascending")]
-    order = pc.sort_indices(
-        listed,
-        sort_keys=[(_label(worst_first, qi), "descending" if descending else "ascending")]
-        + ties
-        + [(name, "ascending") for name in qi],  # nulls sort last
-    )
-    frame: pd.DataFrame = listed.take(order).to_pandas()
+        listed = listed.append_column(_label(name, qi), pa.array(values[selected]))
+    frame: pd.DataFrame = listed.to_pandas()
     for name in qi:  # object columns with None for null, under pandas 2 and 3 alike
         column = frame[name].astype(object)
         frame[name] = column.where(column.notna(), None)
