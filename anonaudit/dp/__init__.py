@@ -1,0 +1,109 @@
+"""The differential-privacy companion: the audited statistics released under DP.
+
+The syntactic measures say what one table lets an attacker learn under stated attacks;
+differential privacy bounds what any attacker learns about any one person. This package
+releases the class table under (ε, δ)-DP and sets the two side by side::
+
+    >>> import anonaudit
+    >>> from anonaudit import dp
+    >>> table = anonaudit.load("clinic.csv", quasi_identifiers=["sex"],
+    ...                        sensitive=["diagnosis"])  # doctest: +SKIP
+    >>> report = dp.companion(table, epsilon=1.0, delta=1e-6)  # doctest: +SKIP
+    >>> report.contrast["diagnosis"].max_posterior  # doctest: +SKIP
+
+Modules, one concept each: :mod:`~anonaudit.dp.mechanisms` (OpenDP noise),
+:mod:`~anonaudit.dp.sensitivity` (neighbouring relations), :mod:`~anonaudit.dp.domain`
+(public domains), :mod:`~anonaudit.dp.bounding` (one person, several rows),
+:mod:`~anonaudit.dp.release`, :mod:`~anonaudit.dp.accounting`,
+:mod:`~anonaudit.dp.plrv` (privacy loss), :mod:`~anonaudit.dp.utility`,
+:mod:`~anonaudit.dp.contrast` and :mod:`~anonaudit.dp.companion`, which runs them all.
+
+Importing this package needs nothing beyond anonaudit's own dependencies; drawing noise
+needs OpenDP (``pip install "anonaudit[dp]"``) and raises
+:class:`~anonaudit.errors.MissingDependencyError` with that command when it is missing.
+"""
+
+from __future__ import annotations
+
+from anonaudit.dp.accounting import (
+    Accounting,
+    Budget,
+    Calibration,
+    PrivacyCost,
+    account,
+    calibrate,
+    gaussian_delta,
+    gaussian_epsilon,
+    mechanism_cost,
+    noise_scale,
+    parallel,
+    pld_epsilon,
+    renyi_curve,
+    sequential,
+    zcdp_for_epsilon,
+    zcdp_to_epsilon,
+)
+from anonaudit.dp.bounding import BoundedTable, bound_contributions, load_bounded
+from anonaudit.dp.companion import DPReport, companion
+from anonaudit.dp.contrast import (
+    PosteriorCurve,
+    ScatterPoints,
+    SensitiveContrast,
+    contrast,
+    posterior_bound,
+    posterior_curve,
+)
+from anonaudit.dp.domain import PublicDomain
+from anonaudit.dp.mechanisms import MECHANISMS, Mechanism, NoiseDistribution, add_noise
+from anonaudit.dp.plrv import PrivacyLoss, privacy_loss
+from anonaudit.dp.release import Release, release
+from anonaudit.dp.sensitivity import NEIGHBOURING, Neighbouring, Sensitivity, histogram_sensitivity
+from anonaudit.dp.utility import Measures, ReaderMeasures, Utility, reader_measures, utility
+
+__all__ = [
+    "MECHANISMS",
+    "NEIGHBOURING",
+    "Accounting",
+    "BoundedTable",
+    "Budget",
+    "Calibration",
+    "DPReport",
+    "Measures",
+    "Mechanism",
+    "Neighbouring",
+    "NoiseDistribution",
+    "PosteriorCurve",
+    "PrivacyCost",
+    "PrivacyLoss",
+    "PublicDomain",
+    "ReaderMeasures",
+    "Release",
+    "ScatterPoints",
+    "SensitiveContrast",
+    "Sensitivity",
+    "Utility",
+    "account",
+    "add_noise",
+    "bound_contributions",
+    "calibrate",
+    "companion",
+    "contrast",
+    "gaussian_delta",
+    "gaussian_epsilon",
+    "histogram_sensitivity",
+    "load_bounded",
+    "mechanism_cost",
+    "noise_scale",
+    "parallel",
+    "pld_epsilon",
+    "posterior_bound",
+    "posterior_curve",
+    "privacy_loss",
+    "reader_measures",
+    "release",
+    "renyi_curve",
+    "sequential",
+    "utility",
+    "zcdp_for_epsilon",
+    "zcdp_to_epsilon",
+]

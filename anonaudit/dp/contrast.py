@@ -1,0 +1,244 @@
+"""What an attacker learns: the syntactic release beside the ε-DP bound.
+
+For one sensitive attribute S with table distribution ``p(s)`` (the attacker's prior for a
+target picked from the table) and an equivalence class with distribution
+``p(s | class)`` (the attacker's belief once the target's QI values place them in that
+class):
+
+* the *posterior* ``p(s | class)`` is what k-anonymity, l-diversity and t-closeness let
+  the attacker believe; 1.0 is the homogeneity attack (Machanavajjhala et al. 2007);
+* under ε-DP the attacker's odds on any value can grow at most by ``e^ε`` (Kasiviswanathan
+  & Smith 2014, "On the 'semantics' of differential privacy: a Bayesian formulation",
+  J. Priv. Confidentiality 6(1)), so the posterior is at most
+  ``p e^ε / (1 + p (e^ε - 1))`` from a prior ``p`` (:func:`posterior_bound`); with δ > 0
+  the bound holds except on events of probability about δ;
+* the *pointwise maximal leakage* of the class (Saeidian, Cervia, Oechtering & Skoglund
+  2023, "Pointwise maximal leakage", IEEE Trans. Inf. Theory 69(12), Definition 1) is
+  ``ℓ(S → class) = ln max_s p(class | s) / p(class) = ln max_s p(s | class) / p(s)``, in
+  the same unit as ε: an ε-DP release leaks at most ε about any one value;
+* the *min-entropy* of the posterior, ``-ln max_s p(s | class)``, is the attacker's
+  remaining uncertainty in nats (Smith 2009, "On the foundations of quantitative
+  information flow", FoSSaCS); a value is disclosed when it reaches 0.
+
+Chart data: :class:`PosteriorCurve` is the bound as a function of the prior for the
+chosen ε, and :attr:`SensitiveContrast.scatter` places each class's most revealing
+value (prior, posterior) on the same axes.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from anonaudit.classtable import ClassTable
+
+__all__ = [
+    "PosteriorCurve",
+    "ScatterPoints",
+    "SensitiveContrast",
+    "contrast",
+    "posterior_bound",
+    "posterior_curve",
+]
+
+
+def posterior_bound(prior: np.ndarray | float, epsilon: float) -> np.ndarray:
+    """Largest posterior an ε-DP release allows from ``prior``: ``p e^ε / (1 + p (e^ε - 1))``.
+
+    >>> round(float(posterior_bound(0.01, 1.0)), 5)
+    0.02672
+    """
+    p = np.asarray(prior, dtype=float)
+    if math.isinf(epsilon):
+        return np.where(p > 0, 1.0, 0.0)
+    growth = math.expm1(epsilon)
+    return np.asarray(p * (growth + 1) / (1 + p * growth))
+
+
+@dataclass(frozen=True)
+class PosteriorCurve:
+    """The ε-DP posterior bound at each prior (the chart's curve).
+
+    Attributes
+    ----------
+    epsilon : float
+        The ε.
+    prior, bound : numpy.ndarray
+        Points of the curve, priors ascending over (0, 1] (log-spaced below 0.01).
+    """
+
+    epsilon: float
+    prior: np.ndarray = field(repr=False)
+    bound: np.ndarray = field(repr=False)
+
+
+def posterior_curve(epsilon: float, *, points: int = 101) -> PosteriorCurve:
+    """:func:`posterior_bound` on a grid of priors, for plotting."""
+    prior = np.unique(np.r_[np.geomspace(1e-4, 1e-2, points // 4), np.linspace(0, 1, points)])
+    return PosteriorCurve(epsilon, prior, posterior_bound(prior, epsilon))
+
+
+@dataclass(frozen=True)
+class ScatterPoints:
+    """Per class, the value with the largest leakage: its prior and posterior.
+
+    Attributes
+    ----------
+    class_ids : numpy.ndarray
+        The classes (ids of ``ClassTable.classes``), most leaking first.
+    values : tuple of (str or None)
+        The sensitive value of each point.
+    prior, posterior : numpy.ndarray
+        ``p(s)`` and ``p(s | class)``.
+    size : numpy.ndarray
+        Records in the class.
+    above_bound : numpy.ndarray
+        Whether the point's posterior exceeds the ε-DP bound at its prior (bool).
+    """
+
+    class_ids: np.ndarray
+    values: tuple[str | None, ...]
+    prior: np.ndarray
+    posterior: np.ndarray
+    size: np.ndarray
+    above_bound: np.ndarray
+
+
+@dataclass(frozen=True)
+class SensitiveContrast:
+    """Attacker's knowledge of one SA: the syntactic release beside ε-DP.
+
+    Attributes
+    ----------
+    sensitive : str
+        The SA.
+    epsilon : float
+        The ε of the DP release compared with.
+    max_posterior : float
+        Largest ``p(s | class)`` (1.0: some class is homogeneous).
+    dp_posterior_bound : float
+        Largest ε-DP posterior bound over the table's values, at their priors.
+    max_pml : float
+        Largest pointwise maximal leakage ``ln p(s | class) / p(s)`` over classes.
+    min_entropy : float
+        Smallest min-entropy of a class's posterior (0: a value is disclosed).
+    disclosed_classes, disclosed_records : int
+        Classes with min-entropy 0, and their records.
+    classes_above_bound, records_above_bound : int
+        Classes in which some value's posterior exceeds the ε-DP bound at its prior.
+    posterior, pml, entropy : numpy.ndarray
+        Per class (aligned with ``ClassTable.classes``): largest posterior, leakage,
+        min-entropy.
+    scatter : ScatterPoints
+        Chart points, at most ``max_points``.
+    """
+
+    sensitive: str
+    epsilon: float
+    max_posterior: float
+    dp_posterior_bound: float
+    max_pml: float
+    min_entropy: float
+    disclosed_classes: int
+    disclosed_records: int
+    classes_above_bound: int
+    records_above_bound: int
+    posterior: np.ndarray = field(repr=False)
+    pml: np.ndarray = field(repr=False)
+    entropy: np.ndarray = field(repr=False)
+    scatter: ScatterPoints = field(repr=False)
+
+
+def contrast(
+    table: ClassTable, sensitive: str, *, epsilon: float, max_points: int = 2000
+) -> SensitiveContrast:
+    """Compare what the syntactic release of ``table`` reveals about ``sensitive`` with ε-DP.
+
+    Parameters
+    ----------
+    table : ClassTable
+        The data as the syntactic checks see it.
+    sensitive : str
+        The SA.
+    epsilon : float
+        The ε of the DP release.
+    max_points : int
+        Scatter points kept (the most leaking classes).
+
+    Examples
+    --------
+    A homogeneous class (everyone has flu) next to the ε = 1 bound:
+
+    >>> import pandas as pd
+    >>> t = ClassTable.from_frame(pd.DataFrame(
+    ...     {"zip": ["a", "a", "b"], "d": ["flu", "cold", "flu"], "count": [1, 1, 2]}),
+    ...     quasi_identifiers=["zip"], sensitive=["d"])
+    >>> c = contrast(t, "d", epsilon=1.0)
+    >>> c.max_posterior, round(c.max_pml, 4), c.disclosed_classes
+    (1.0, 0.6931, 1)
+    """
+    counts = table.sensitive_counts(sensitive)
+    prior = counts.totals / counts.rows
+    entry_prior = prior[counts.codes]
+    entry_posterior = counts.counts / counts.class_sizes[counts.class_ids]
+    entry_pml = np.log(entry_posterior / entry_prior)
+    exceeds = entry_posterior > posterior_bound(entry_prior, epsilon) * (1 + 1e-12)
+    posterior = counts.per_class_max(entry_posterior)
+    pml = counts.per_class_max(entry_pml)
+    entropy = -np.log(posterior)
+    above = counts.per_class_max(exceeds.astype(float)) > 0
+    disclosed = posterior >= 1.0
+    sizes = counts.class_sizes
+    return SensitiveContrast(
+        sensitive=sensitive,
+        epsilon=epsilon,
+        max_posterior=float(posterior.max()),
+        dp_posterior_bound=float(posterior_bound(prior.max(), epsilon)),
+        max_pml=float(pml.max()),
+        min_entropy=float(max(0.0, entropy.min())),
+        disclosed_classes=int(disclosed.sum()),
+        disclosed_records=int(sizes[disclosed].sum()),
+        classes_above_bound=int(above.sum()),
+        records_above_bound=int(sizes[above].sum()),
+        posterior=posterior,
+        pml=pml,
+        entropy=np.maximum(entropy, 0.0),
+        scatter=_scatter(
+            counts.values,
+            counts.class_ids,
+            entry_pml,
+            entry_prior,
+            entry_posterior,
+            counts.codes,
+            sizes,
+            exceeds,
+            max_points,
+        ),
+    )
+
+
+def _scatter(
+    values: tuple[str | None, ...],
+    class_ids: np.ndarray,
+    entry_pml: np.ndarray,
+    entry_prior: np.ndarray,
+    entry_posterior: np.ndarray,
+    codes: np.ndarray,
+    sizes: np.ndarray,
+    exceeds: np.ndarray,
+    max_points: int,
+) -> ScatterPoints:
+    """Per class the entry of largest leakage; the ``max_points`` most leaking classes."""
+    order = np.lexsort((-entry_pml, class_ids))
+    first = order[np.r_[True, np.diff(class_ids[order]) != 0]] if len(order) else order
+    chosen = first[np.lexsort((-sizes[class_ids[first]], -entry_pml[first]))][:max_points]
+    return ScatterPoints(
+        class_ids=class_ids[chosen],
+        values=tuple(values[i] for i in codes[chosen].tolist()),
+        prior=entry_prior[chosen],
+        posterior=entry_posterior[chosen],
+        size=sizes[class_ids[chosen]],
+        above_bound=exceeds[chosen],
+    )

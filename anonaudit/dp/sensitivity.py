@@ -1,0 +1,107 @@
+"""Neighbouring datasets and the sensitivity of the released counts.
+
+Differential privacy (Dwork, McSherry, Nissim & Smith 2006, "Calibrating noise to
+sensitivity in private data analysis", TCC) compares a mechanism's output on two
+*neighbouring* datasets. Two relations are in use (:data:`NEIGHBOURING`):
+
+* ``add-remove``: one dataset is the other plus one privacy unit's records (unbounded
+  DP). The number of records is itself private.
+* ``replace``: one privacy unit's records are replaced by others (bounded DP); the number
+  of records is public.
+
+A *privacy unit* is what the guarantee protects: by default one row; with
+``--privacy-unit COL`` one person, whose rows are first bounded to at most ``m``
+(:mod:`anonaudit.dp.bounding`).
+
+The release is a histogram: the class table, one count per cell (QI tuple, SA values).
+Each record lies in exactly one cell, so the cells partition the records and releasing
+all of them is parallel composition (McSherry 2009, "Privacy integrated queries", SIGMOD,
+Theorem 4): the whole vector costs what one count costs. Derivation of the change of
+the count vector ``x`` when one unit with at most ``m`` records changes:
+
+* add-remove: the unit's records add 1 to at most ``m`` cells, at most ``m`` in total,
+  so ``||Δx||_0 <= m``, ``||Δx||_1 <= m``, ``||Δx||_2 <= m`` (all in one cell),
+  ``||Δx||_∞ <= m``. For ``m = 1``: one cell changes by one.
+* replace: ``Δx = a - r`` with ``a, r >= 0`` and ``||a||_1, ||r||_1 <= m``, so
+  ``||Δx||_1 <= 2m``, ``||Δx||_2² = ||a||² + ||r||² - 2 a·r <= 2m²`` (``√2 m``),
+  ``||Δx||_∞ <= m`` and ``||Δx||_0 <= 2m``.
+
+Every statistic derived from the released class table (class sizes, the class-size
+histogram, each class's SA histogram, the table's SA distribution, k, l and t of the
+noisy table) is post-processing and costs nothing more (Dwork & Roth 2014, "The
+algorithmic foundations of differential privacy", Proposition 2.1).
+
+Randomized response changes one record's report at a time; its neighbouring relation is
+``replace`` restricted to the sensitive value, and a unit with ``m`` records makes ``m``
+reports.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal, TypeAlias
+
+from anonaudit.errors import ParameterError
+
+__all__ = ["NEIGHBOURING", "Neighbouring", "Sensitivity", "histogram_sensitivity"]
+
+Neighbouring: TypeAlias = Literal["add-remove", "replace"]
+#: The neighbouring relations, by name.
+NEIGHBOURING: tuple[Neighbouring, ...] = ("add-remove", "replace")
+
+
+@dataclass(frozen=True)
+class Sensitivity:
+    """How far the count vector moves between neighbouring datasets.
+
+    Attributes
+    ----------
+    neighbouring : {"add-remove", "replace"}
+        The relation.
+    max_contributions : int
+        ``m``, records one privacy unit may have.
+    l0, l1, l2, linf : float
+        Bounds on ``||Δx||_0``, ``||Δx||_1``, ``||Δx||_2``, ``||Δx||_∞``.
+    """
+
+    neighbouring: Neighbouring
+    max_contributions: int
+    l0: int
+    l1: int
+    l2: float
+    linf: int
+
+    def shifts(self, *, laplace: bool) -> tuple[int, ...]:
+        """Per-cell shifts of the worst neighbouring pair, for privacy-loss accounting.
+
+        Laplace noise: the whole L1 change in one cell. Gaussian noise depends only on
+        the L2 norm; with integer cells the worst case is ``m`` in one cell (add-remove)
+        or ``m`` in each of two cells (replace).
+        """
+        if laplace:
+            return (self.l1,)
+        m = self.max_contributions
+        return (m,) if self.neighbouring == "add-remove" else (m, m)
+
+
+def histogram_sensitivity(
+    neighbouring: Neighbouring = "add-remove", *, max_contributions: int = 1
+) -> Sensitivity:
+    """Sensitivity of a histogram whose cells partition the records (module docstring).
+
+    >>> s = histogram_sensitivity("replace")
+    >>> s.l1, round(s.l2, 4), s.linf
+    (2, 1.4142, 1)
+    """
+    if neighbouring not in NEIGHBOURING:
+        raise ParameterError(
+            f"unknown neighbouring relation {neighbouring!r}; choose one of "
+            f"{', '.join(NEIGHBOURING)}"
+        )
+    m = max_contributions
+    if isinstance(m, bool) or not isinstance(m, int) or m < 1:
+        raise ParameterError(f"max_contributions must be a whole number >= 1 (got {m!r})")
+    if neighbouring == "add-remove":
+        return Sensitivity(neighbouring, m, l0=m, l1=m, l2=float(m), linf=m)
+    return Sensitivity(neighbouring, m, l0=2 * m, l1=2 * m, l2=math.sqrt(2) * m, linf=m)

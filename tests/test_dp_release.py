@@ -1,0 +1,220 @@
+"""Releases, refusals, public domains, contribution bounding, contrast and utility."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from anonaudit.checks import k_anonymity
+from anonaudit.classtable import ClassTable
+from anonaudit.dp import (
+    Budget,
+    PublicDomain,
+    bound_contributions,
+    companion,
+    contrast,
+    histogram_sensitivity,
+    load_bounded,
+    posterior_curve,
+    release,
+)
+from anonaudit.errors import BudgetError, ColumnError, ParameterError, SourceNotFoundError
+
+pytest.importorskip("opendp")
+
+# Classes over zip: a = {flu x5, cold x5}, b = {flu x9} (homogeneous), c = {cold x1}.
+FRAME = pd.DataFrame(
+    {
+        "zip": ["a", "a", "b", "c"],
+        "d": ["flu", "cold", "flu", "cold"],
+        "count": [5, 5, 9, 1],
+    }
+)
+TABLE = ClassTable.from_frame(FRAME, quasi_identifiers=["zip"], sensitive=["d"])
+DOMAIN = PublicDomain.of({"zip": ["a", "b", "c", "d"], "d": ["flu", "cold", "cough"]})
+
+
+def test_pure_release_needs_a_public_domain() -> None:
+    message = r"never pure epsilon-DP.*--public-domain.*--delta"
+    with pytest.raises(ParameterError, match=message):
+        release(TABLE, epsilon=1.0)
+    partial = PublicDomain.of({"zip": ["a", "b", "c"]})
+    with pytest.raises(ParameterError, match="of 'd'"):
+        release(TABLE, epsilon=1.0, domain=partial)
+    with pytest.raises(ParameterError, match="--delta"):
+        release(TABLE, epsilon=1.0, domain=DOMAIN, mechanism="discrete-gaussian")
+    with pytest.raises(ParameterError, match="discrete-laplace or discrete-gaussian"):
+        release(TABLE, epsilon=1.0, delta=1e-6, mechanism="laplace")
+    with pytest.raises(ParameterError, match="positive number"):
+        release(TABLE, epsilon=0.0, domain=DOMAIN)
+    with pytest.raises(ParameterError, match="unknown mechanism"):
+        release(TABLE, epsilon=1.0, domain=DOMAIN, mechanism="exponential")  # type: ignore[arg-type]
+    with pytest.raises(ParameterError, match="12 cells, more than the 10 allowed"):
+        release(TABLE, epsilon=1.0, domain=DOMAIN, max_cells=10)
+
+
+@pytest.mark.parametrize("mechanism", ["discrete-laplace", "laplace", "gaussian"])
+def test_public_domain_release_covers_every_cell(mechanism: str) -> None:
+    delta = 1e-6 if mechanism == "gaussian" else None
+    r = release(TABLE, epsilon=2.0, delta=delta, domain=DOMAIN, mechanism=mechanism)  # type: ignore[arg-type]
+    assert r.domain == "public" and r.cells == 12 and r.threshold is None
+    assert r.true_counts.sum() == TABLE.rows and len(r.released_counts) == 12
+    assert r.released_counts.dtype == np.int64 and r.released_counts.min() >= 0
+    assert set(r.table.keys.column("zip").to_pylist()) <= {"a", "b", "c", "d"}
+    assert r.table.rows == r.released_counts.sum()
+    assert r.cost.epsilon_at(delta or 0.0) <= 2.0 * (1 + 1e-9)
+    # class ids of the cells follow the row-major numbering (zip slowest)
+    assert r.class_ids.tolist() == [0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3]
+    frame = r.to_frame()
+    assert frame.column_names == ["zip", "d", "count"]
+    assert sum(r.sa_distribution("d").values()) == r.table.rows
+    assert sum(n * size for size, n in r.size_histogram.items()) == r.table.rows
+
+
+def test_values_outside_the_domain_are_left_out() -> None:
+    narrow = PublicDomain.of({"zip": ["a", "b"], "d": ["flu", "cold"]})
+    r = release(TABLE, epsilon=1.0, domain=narrow)
+    assert r.outside_domain == 1 and r.true_counts.sum() == TABLE.rows - 1
+
+
+def test_observed_release_uses_a_stability_threshold() -> None:
+    big = ClassTable.from_frame(
+        pd.DataFrame({"zip": ["x", "y"], "d": ["flu", "flu"], "count": [100_000, 1]}),
+        quasi_identifiers=["zip"],
+        sensitive=["d"],
+    )
+    for mechanism in ("discrete-laplace", "discrete-gaussian"):
+        r = release(big, epsilon=1.0, delta=1e-9, mechanism=mechanism)  # type: ignore[arg-type]
+        assert r.domain == "observed" and r.threshold is not None and r.threshold > 10
+        assert r.cost.delta <= (1e-9 if mechanism == "discrete-laplace" else 5e-10)
+        assert r.cost.epsilon_at(1e-9) <= 1.0 * (1 + 1e-9)
+        # the large class is always released, the singleton (almost) never
+        assert r.table.keys.column("zip").to_pylist() == ["x"]
+        assert abs(int(r.table.counts[0]) - 100_000) < 200
+    # the threshold is OpenDP's: one unit less would break delta
+    dp = pytest.importorskip("opendp.prelude")
+    from anonaudit.dp.mechanisms import opendp_contrib
+
+    r = release(big, epsilon=1.0, delta=1e-9)
+    with opendp_contrib(dp):
+        domain = dp.map_domain(dp.atom_domain(T=str), dp.atom_domain(T="i64"))
+        metric = dp.l01inf_distance(dp.absolute_distance(T="i64"))
+        below = dp.m.make_laplace_threshold(domain, metric, scale=1.0, threshold=r.threshold - 1)
+    assert below.map((1, 1, 1))[1] > 1e-9
+
+
+def test_replace_neighbours_double_the_l1_sensitivity() -> None:
+    add = histogram_sensitivity("add-remove", max_contributions=3)
+    swap = histogram_sensitivity("replace", max_contributions=3)
+    assert (add.l1, add.l2, add.l0, add.linf) == (3, 3.0, 3, 3)
+    assert (swap.l1, swap.l0, swap.linf) == (6, 6, 3) and swap.l2 == pytest.approx(3 * math.sqrt(2))
+    r = release(TABLE, epsilon=1.0, domain=DOMAIN, neighbouring="replace")
+    assert r.noise_scale == 2.0
+    with pytest.raises(ParameterError, match="neighbouring"):
+        histogram_sensitivity("swap")  # type: ignore[arg-type]
+
+
+def test_budget_is_checked_before_any_noise() -> None:
+    spent = Budget(epsilon=1.5).spend(release(TABLE, epsilon=1.0, domain=DOMAIN).cost)
+    with pytest.raises(BudgetError, match=r"more than the budget's 1\.5"):
+        release(TABLE, epsilon=1.0, domain=DOMAIN, budget=spent)
+
+
+def test_randomized_response_keeps_the_classes() -> None:
+    r = release(TABLE, epsilon=1.0, domain=DOMAIN, mechanism="randomized-response")
+    assert r.sensitivity.neighbouring == "replace" and r.cost.epsilon == 1.0
+    assert r.noise_scale == pytest.approx(1 - math.e / (math.e + 2))
+    # QI values and class sizes are released exactly; only the value is randomized
+    assert sorted(r.table.classes.sizes.tolist()) == sorted(TABLE.classes.sizes.tolist())
+    assert r.cells == TABLE.rows
+    with pytest.raises(ParameterError, match="--public-domain d="):
+        release(TABLE, epsilon=1.0, mechanism="randomized-response")
+    with pytest.raises(ParameterError, match="not whether a record is present"):
+        release(
+            TABLE,
+            epsilon=1.0,
+            domain=DOMAIN,
+            mechanism="randomized-response",
+            neighbouring="add-remove",
+        )
+
+
+def test_contribution_bounding(tmp_path: Path) -> None:
+    rows = "id,zip,d\n" + "p1,a,flu\n" * 4 + "p2,a,cold\np2,b,flu\np3,b,flu\n"
+    path = tmp_path / "visits.csv"
+    path.write_text(rows, encoding="utf-8")
+    bounded = load_bounded(
+        path, quasi_identifiers=["zip"], sensitive=["d"], privacy_unit="id", max_contributions=1
+    )
+    assert bounded.units == 3 and bounded.table.rows == 3 and bounded.dropped_records == 4
+    assert bounded.table.quasi_identifiers == ("zip",)
+    two = load_bounded(
+        path, quasi_identifiers=["zip"], sensitive=["d"], privacy_unit="id", max_contributions=2
+    )
+    assert two.table.rows == 5
+    report = companion(two, epsilon=1.0, domain=DOMAIN)
+    assert report.privacy_unit == "id" and report.bounded_records == 2
+    assert report.release.sensitivity.l1 == 2 and report.release.noise_scale == 2.0
+    with pytest.raises(ColumnError, match="empty"):
+        bound_contributions(
+            ClassTable.from_frame(
+                pd.DataFrame({"id": [None, "x"], "zip": ["a", "b"], "count": [1, 1]}),
+                quasi_identifiers=["id", "zip"],
+            ),
+            privacy_unit="id",
+        )
+    with pytest.raises(Exception, match="never released"):
+        load_bounded(path, quasi_identifiers=["id"], privacy_unit="id")
+
+
+def test_contrast_against_the_dp_bound() -> None:
+    c = contrast(TABLE, "d", epsilon=1.0)
+    prior_flu = 14 / 20
+    assert c.max_posterior == 1.0 and c.min_entropy == 0.0
+    assert c.disclosed_classes == 2 and c.disclosed_records == 10  # b (flu) and c (cold)
+    assert c.max_pml == pytest.approx(math.log(1 / (6 / 20)))  # c: cold, prior 6/20
+    bound = prior_flu * math.e / (1 + prior_flu * (math.e - 1))
+    assert c.dp_posterior_bound == pytest.approx(bound)
+    # b (flu: 1.0 > bound(0.7) = 0.864) and c (cold: 1.0 > bound(0.3) = 0.538); a is within
+    assert c.classes_above_bound == 2 and c.records_above_bound == 10
+    assert len(c.scatter.class_ids) == 3 and c.scatter.posterior.max() == 1.0
+    assert c.scatter.prior[0] == pytest.approx(6 / 20)  # the most leaking first
+    curve = posterior_curve(1.0)
+    assert curve.prior[0] == 0 and curve.prior[-1] == 1 and np.all(np.diff(curve.bound) >= 0)
+
+
+def test_companion_report_and_reader_measures() -> None:
+    report = companion(TABLE, epsilon=4.0, domain=DOMAIN)
+    assert report.epsilon == 4.0 and report.accounting.rho is None
+    released = report.measures.released
+    assert released is not None and released.k == k_anonymity(report.release.table).k
+    assert report.measures.original.k == 1 and report.measures.original.distinct_l["d"] == 1
+    u = report.utility
+    assert u.cells == 12 and u.classes == 3
+    assert u.classes_hidden + u.classes_released - u.classes_fabricated == u.classes
+    assert u.expected_within == 0 and 0 <= u.share_within <= 1  # b = 1/4: P(Z != 0) < 5%
+    assert u.expected_rmse == pytest.approx(math.sqrt(report.release.noise.variance))  # type: ignore[union-attr]
+    assert report.privacy_loss.epsilon == 4.0
+    assert report.profile[0] == (0.0, pytest.approx(report.privacy_loss.delta(0.0)))
+    gaussian = companion(TABLE, epsilon=1.0, delta=1e-6, domain=DOMAIN, mechanism="gaussian")
+    assert gaussian.accounting.rho is not None and gaussian.accounting.epsilon_exact_gaussian
+    assert gaussian.accounting.epsilon_exact_gaussian < gaussian.epsilon
+
+
+def test_public_domain_parsing(tmp_path: Path) -> None:
+    (tmp_path / "zips.txt").write_text("a\nb\n\nc\n", encoding="utf-8")
+    d = PublicDomain.parse(["zip=@zips.txt", "d= flu , cold"], base=tmp_path)
+    assert d.values == {"zip": ("a", "b", "c"), "d": ("flu", "cold")}
+    assert d.missing(["zip", "d", "age"]) == ["age"]
+    with pytest.raises(ParameterError, match="COL=v1"):
+        PublicDomain.parse(["zip"])
+    with pytest.raises(ParameterError, match="twice"):
+        PublicDomain.parse(["zip=a", "zip=b"])
+    with pytest.raises(ParameterError, match="repeats 'a'"):
+        PublicDomain.parse(["zip=a,a"])
+    with pytest.raises(SourceNotFoundError, match="no such domain file"):
+        PublicDomain.parse(["zip=@missing.txt"], base=tmp_path)
