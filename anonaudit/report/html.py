@@ -1,0 +1,211 @@
+r"""The HTML report: one self-contained page a privacy officer can read, file and share.
+
+:func:`render_html` lays an :class:`~anonaudit.audit.AuditReport` out as one HTML file:
+a verdict in plain words, the data audited (with the SHA-256 of each input file and the
+command that reproduces the audit), one section per measure with its charts
+(:mod:`anonaudit.report.charts`) and the classes that fail, an explanation of the
+measures and their limits, and references. CSS is inline; there is no script, no font
+and no request to any server (the page's Content-Security-Policy forbids them); the full
+lists of failing classes are CSV files inside ``data:`` links. Templates are files in
+``anonaudit/report/templates`` rendered by Jinja2 with autoescaping, so every value that
+comes from the data is escaped. With ``redact=True`` the quasi-identifier values of the
+listed classes are replaced by ``[redacted]`` everywhere.
+
+How the page is put together
+----------------------------
+The page (``report.html.j2``) is a list of :class:`Section` objects. A section is one
+template under ``templates/sections/`` fed by one view object: a frozen dataclass built
+from one result in :mod:`anonaudit.report.views`, holding only text ready to print
+(numbers formatted, values redacted, charts drawn). Templates never compute. Most
+sections share ``sections/measure.html.j2`` and a :class:`~anonaudit.report.views.MeasureView`
+(facts, charts, failing classes); the differential-privacy companion, when the report
+has one, is ``sections/dp.html.j2`` fed by a :class:`~anonaudit.report.views.DPView`.
+To add a section:
+
+1. build its view from the result in a function in :mod:`anonaudit.report.views` (a
+   ``MeasureView``, or a dataclass of its own with a template
+   ``templates/sections/<name>.html.j2`` that reads ``view``);
+2. append ``Section(template=..., anchor=..., title=..., view=...)`` in
+   :func:`_sections`.
+
+The table of contents, the anchors and the layout follow the list; nothing else changes.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from jinja2 import Environment, PackageLoader, StrictUndefined
+
+from anonaudit import __version__
+from anonaudit.errors import ParameterError
+from anonaudit.report import views
+from anonaudit.report.views import describe_call
+from anonaudit.util import atomic_write_text
+
+if TYPE_CHECKING:
+    from anonaudit.audit import AuditReport
+
+__all__ = ["DEFAULT_MAX_ROWS", "Section", "describe_call", "render_html", "save_html"]
+
+#: Failing classes shown per table on the page (all of them are in its CSV download).
+DEFAULT_MAX_ROWS = 25
+_MEASURE = "sections/measure.html.j2"
+
+
+@dataclass(frozen=True)
+class Section:
+    """One section of the page: ``template`` rendered with ``view``.
+
+    Attributes
+    ----------
+    template : str
+        Template path under ``anonaudit/report/templates``.
+    anchor : str
+        The section's id, unique in the page.
+    title : str
+        Its heading and its entry in the table of contents.
+    view : object
+        What the template reads as ``view``.
+    """
+
+    template: str
+    anchor: str
+    title: str
+    view: object
+
+
+@dataclass(frozen=True)
+class _Page:
+    title: str
+    subtitle: str
+    redacted: bool
+    max_rows: int
+    version: str
+    audited_at: str
+    sections: tuple[Section, ...]
+
+
+def render_html(
+    report: AuditReport,
+    *,
+    redact: bool = False,
+    command: str | None = None,
+    max_rows: int = DEFAULT_MAX_ROWS,
+) -> str:
+    """Render ``report`` as one self-contained HTML page.
+
+    Parameters
+    ----------
+    report : AuditReport
+        The audit.
+    redact : bool
+        Replace the quasi-identifier values of every listed class (tables, CSV downloads,
+        chart labels) by ``[redacted]``; the page says it is redacted.
+    command : str, optional
+        The command line that ran the audit, shell-quoted; by default a description of
+        the equivalent :func:`anonaudit.audit` call (:func:`describe_call`).
+    max_rows : int
+        Failing classes shown per table; the CSV download holds all of them.
+
+    Returns
+    -------
+    str
+        The HTML document. Input files named in ``report.sources`` are read once to
+        print their SHA-256.
+    """
+    if isinstance(max_rows, bool) or not isinstance(max_rows, int) or max_rows < 1:
+        raise ParameterError(f"max_rows must be a whole number >= 1 (got {max_rows!r})")
+    options = views.Options(redact=redact, max_rows=max_rows)
+    names = ", ".join(Path(source.name).name for source in report.sources) or "data"
+    page = _Page(
+        title=f"Anonymity audit of {names}" + (" (redacted)" if redact else ""),
+        subtitle=(
+            f"{report.rows:,} records in {report.k_anonymity.classes:,} equivalence classes "
+            f"over {views.join_names(report.quasi_identifiers)}"
+            + (f"; sensitive: {views.join_names(report.sensitive)}" if report.sensitive else "")
+        ),
+        redacted=redact,
+        max_rows=max_rows,
+        version=__version__,
+        audited_at=views.audit_time(report),
+        sections=tuple(_sections(report, command=command, options=options)),
+    )
+    return _environment().get_template("report.html.j2").render(page=page)
+
+
+def save_html(
+    report: AuditReport,
+    path: str | os.PathLike[str],
+    *,
+    redact: bool = False,
+    command: str | None = None,
+    max_rows: int = DEFAULT_MAX_ROWS,
+) -> None:
+    """Write :func:`render_html` of ``report`` to ``path`` atomically.
+
+    The page is rendered in full before anything is written, then written to a
+    temporary file renamed over ``path``: an existing report is replaced only by a
+    complete one.
+    """
+    html = render_html(report, redact=redact, command=command, max_rows=max_rows)
+    atomic_write_text(Path(path), html)
+
+
+def _sections(report: AuditReport, *, command: str | None, options: views.Options) -> list[Section]:
+    """Every section of the page, in order: the one list to extend with a new section."""
+    sections = [
+        Section("sections/verdict.html.j2", "verdict", "Verdict", views.verdict_view(report)),
+        Section(
+            "sections/dataset.html.j2",
+            "dataset",
+            "The data audited",
+            views.dataset_view(report, command),
+        ),
+        Section(_MEASURE, "k-anonymity", "k-anonymity", views.k_view(report, options)),
+    ]
+    for sa, slug in zip(report.sensitive, views.slugs(report.sensitive), strict=True):
+        sections += [
+            Section(
+                _MEASURE,
+                f"l-diversity-{slug}",
+                f"l-diversity of {sa}",
+                views.l_view(report.l_diversity[sa], report, options),
+            ),
+            Section(
+                _MEASURE,
+                f"t-closeness-{slug}",
+                f"t-closeness of {sa}",
+                views.t_view(report.t_closeness[sa], report, options, chart_id=f"t-{slug}"),
+            ),
+            Section(
+                _MEASURE,
+                f"disclosure-{slug}",
+                f"Attribute disclosure of {sa}",
+                views.disclosure_view(report.disclosure[sa], report, options),
+            ),
+        ]
+    sections.append(
+        Section(_MEASURE, "risk", "Re-identification risk", views.risk_view(report.risk, report))
+    )
+    if report.dp is not None:
+        sections.append(
+            Section("sections/dp.html.j2", "dp", "Differential privacy", views.dp_view(report.dp))
+        )
+    return sections
+
+
+@cache
+def _environment() -> Environment:
+    return Environment(
+        loader=PackageLoader("anonaudit", "report/templates"),
+        autoescape=True,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )

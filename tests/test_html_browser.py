@@ -1,0 +1,237 @@
+"""The HTML report in a real headless Chromium (the Debian ``chromium`` package, driven by
+Playwright): it loads offline without errors or requests, every chart renders, markup in
+the data never runs, printing shows the collapsed tables, and the CSV link downloads; the
+same for a report with the differential-privacy section.
+
+Screenshots go to ``test-artifacts/``. Without Playwright or ``/usr/bin/chromium`` the
+tests are skipped, unless ``ANONAUDIT_BROWSER_TESTS=required`` (set by ``.ci/run``),
+which turns the skip into a failure.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_html import ADULT, ADULT_POLICY, ADULT_QI, hostile_frame
+
+import anonaudit
+
+ROOT = Path(__file__).resolve().parents[1]
+ARTIFACTS = ROOT / "test-artifacts"
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
+
+
+def _unavailable(reason: str) -> None:
+    if os.environ.get("ANONAUDIT_BROWSER_TESTS") == "required":
+        pytest.fail(f"browser tests are required here, but {reason}")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _unavailable("Playwright is not installed (pip install playwright)")
+    if not CHROMIUM.exists():
+        _unavailable(f"{CHROMIUM} is missing (apt-get install chromium)")
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture(scope="module")
+def adult() -> anonaudit.AuditReport:
+    return anonaudit.audit(
+        ADULT / "adult.csv",
+        quasi_identifiers=ADULT_QI,
+        sensitive=["salary-class", "occupation"],
+        policy=ADULT_POLICY,
+        hierarchies={"occupation": ADULT / "adult_hierarchy_occupation.csv"},
+    )
+
+
+@pytest.fixture(scope="module")
+def pages(
+    tmp_path_factory: pytest.TempPathFactory, adult: anonaudit.AuditReport
+) -> dict[str, Path]:
+    """The Adult report and a report of data full of markup, written to files."""
+    folder = tmp_path_factory.mktemp("pages")
+    hostile = anonaudit.audit(
+        hostile_frame(),
+        quasi_identifiers=["zip", "<b>age</b>"],
+        sensitive=["diagnosis"],
+        policy=anonaudit.Policy(k=2, l=2, t=0.1),
+    )
+    paths = {"adult": folder / "adult.html", "hostile": folder / "hostile.html"}
+    adult.save_html(paths["adult"])
+    hostile.save_html(paths["hostile"])
+    return paths
+
+
+class Visit:
+    """A page opened from file://, with what it logged and requested."""
+
+    def __init__(self, browser: Any, path: Path, width: int = 1280) -> None:
+        self.url = path.as_uri()
+        self.requests: list[str] = []
+        self.errors: list[str] = []
+        self.dialogs: list[str] = []
+        self.page = browser.new_page(viewport={"width": width, "height": 900})
+        self.page.on("request", lambda request: self.requests.append(request.url))
+        self.page.on(
+            "console",
+            lambda message: self.errors.append(message.text) if message.type == "error" else None,
+        )
+        self.page.on("pageerror", lambda error: self.errors.append(str(error)))
+        self.page.on("dialog", self._dialog)
+        self.page.goto(self.url, wait_until="load")
+
+    def _dialog(self, dialog: Any) -> None:
+        self.dialogs.append(dialog.message)
+        dialog.dismiss()
+
+
+def test_the_report_loads_offline_without_errors_or_requests(
+    browser: Any, pages: dict[str, Path]
+) -> None:
+    visit = Visit(browser, pages["adult"])
+    assert visit.page.title() == "Anonymity audit of adult.csv"
+    assert visit.requests == [visit.url]
+    assert visit.errors == []
+    verdict = visit.page.locator("#verdict .headline")
+    assert "does not meet the policy" in verdict.inner_text()
+    visit.page.close()
+
+
+def test_every_chart_renders(browser: Any, pages: dict[str, Path]) -> None:
+    visit = Visit(browser, pages["adult"])
+    charts = visit.page.locator("svg.chart")
+    assert charts.count() == 6
+    for i in range(charts.count()):
+        chart = charts.nth(i)
+        box = chart.bounding_box()
+        assert box and box["width"] > 200 and box["height"] > 100, i
+        bars = [
+            chart.locator("rect").nth(j).bounding_box()
+            for j in range(chart.locator("rect").count())
+        ]
+        assert any(bar and bar["width"] > 0 and bar["height"] > 0 for bar in bars), i
+        assert chart.get_attribute("role") == "img"
+    visit.page.close()
+
+
+def test_markup_in_the_data_does_not_run(browser: Any, pages: dict[str, Path]) -> None:
+    visit = Visit(browser, pages["hostile"])
+    assert visit.page.evaluate("typeof window.pwned") == "undefined"
+    assert visit.page.title() == "Anonymity audit of <pandas.DataFrame>"
+    assert visit.dialogs == [] and visit.errors == []
+    assert visit.requests == [visit.url]  # the injected <img src=x> was never an image
+    assert visit.page.locator("img, script").count() == 0
+    listed = visit.page.locator("#k-anonymity table.classes").inner_text()
+    assert "<script>window.pwned = 1;" in listed  # shown as text
+    visit.page.close()
+
+
+def test_printing_opens_the_collapsed_tables(browser: Any, pages: dict[str, Path]) -> None:
+    visit = Visit(browser, pages["adult"])
+    table = visit.page.locator("#k-anonymity table.classes")
+    assert not table.is_visible()  # 25 rows: collapsed on screen
+    visit.page.emulate_media(media="print")
+    assert table.is_visible()
+    visit.page.close()
+
+
+def test_the_csv_link_downloads_every_class(browser: Any, pages: dict[str, Path]) -> None:
+    visit = Visit(browser, pages["adult"])
+    with visit.page.expect_download() as download:
+        visit.page.locator("#k-anonymity .download a").click()
+    saved = Path(download.value.path())
+    assert download.value.suggested_filename == "k-anonymity.csv"
+    lines = saved.read_text(encoding="utf-8-sig").splitlines()
+    assert lines[0] == "sex,age,race,marital-status,size"
+    assert len(lines) == 1 + 1023
+    visit.page.close()
+
+
+def test_screenshots_of_the_adult_report(browser: Any, pages: dict[str, Path]) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    for name, width in (("desktop", 1280), ("phone", 390)):
+        visit = Visit(browser, pages["adult"], width=width)
+        target = ARTIFACTS / f"adult_audit-{name}.png"
+        visit.page.screenshot(path=str(target), full_page=True)
+        assert target.stat().st_size > 10_000
+        overflow = visit.page.evaluate(
+            "document.documentElement.scrollWidth - document.documentElement.clientWidth"
+        )
+        assert overflow == 0, f"the page is wider than a {width}px screen"
+        visit.page.close()
+
+
+# -- the differential-privacy section ---------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def dp_page(tmp_path_factory: pytest.TempPathFactory, adult: anonaudit.AuditReport) -> Path:
+    """The Adult report with a DP companion (epsilon 1, delta 1e-6), written to a file."""
+    pytest.importorskip("opendp")
+    from anonaudit import dp
+
+    path = tmp_path_factory.mktemp("dp") / "adult_dp.html"
+    replace(adult, dp=dp.companion(adult.table, epsilon=1.0, delta=1e-6)).save_html(path)
+    return path
+
+
+def test_the_dp_report_loads_and_its_charts_render(browser: Any, dp_page: Path) -> None:
+    visit = Visit(browser, dp_page)
+    assert visit.requests == [visit.url]
+    assert visit.errors == [] and visit.dialogs == []
+    assert visit.page.locator("svg.chart").count() == 6 + 3
+    charts = visit.page.locator("#dp svg.chart")
+    assert charts.count() == 3  # prior-posterior per SA, privacy profile
+    for i in range(charts.count()):
+        chart = charts.nth(i)
+        box = chart.bounding_box()
+        assert box and box["width"] > 200 and box["height"] > 100, i
+        assert chart.get_attribute("role") == "img"
+        assert chart.get_attribute("aria-labelledby")
+        curves = [
+            chart.locator("path").nth(j).bounding_box()
+            for j in range(chart.locator("path").count())
+        ]
+        assert any(c and c["width"] > 100 and c["height"] > 50 for c in curves), i
+        points = chart.locator("circle")
+        assert points.count() > 5, i
+        first = points.first.bounding_box()
+        assert first and first["width"] > 0 and first["height"] > 0, i
+    visit.page.close()
+
+
+def test_screenshots_of_the_dp_section(browser: Any, dp_page: Path) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    for name, width in (("desktop", 1280), ("phone", 390)):
+        visit = Visit(browser, dp_page, width=width)
+        target = ARTIFACTS / f"adult_dp-{name}.png"
+        visit.page.locator("#dp").screenshot(path=str(target))
+        assert target.stat().st_size > 10_000
+        overflow = visit.page.evaluate(
+            "document.documentElement.scrollWidth - document.documentElement.clientWidth"
+        )
+        assert overflow == 0, f"the page is wider than a {width}px screen"
+        assert visit.errors == []
+        visit.page.close()
