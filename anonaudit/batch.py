@@ -1,0 +1,172 @@
+"""Audit runs from settings: one audit, or every ``[[datasets]]`` table of a policy file.
+
+A batch job audits each dataset on its own (an error in one does not stop the others),
+writes each dataset's JSON (and HTML) report, and sums the run up in one JSON summary
+whose ``exit_status`` is the worst of the datasets': 2 if any could not be audited,
+else 1 if any violated its policy, else 0.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from anonaudit import __version__
+from anonaudit.audit import AuditReport, audit
+from anonaudit.config import AuditConfig
+from anonaudit.engines.local import Progress
+from anonaudit.errors import AnonauditError
+from anonaudit.report.json import SCHEMA_VERSION, coverage, dumps, report_to_dict
+from anonaudit.util import atomic_write_text
+
+__all__ = ["DatasetResult", "audit_config", "audit_datasets", "summary_to_dict"]
+
+EXIT_OK, EXIT_VIOLATION, EXIT_ERROR = 0, 1, 2
+
+
+def audit_config(
+    config: AuditConfig, *, progress: Progress | None = None, scheduler: Any = None
+) -> AuditReport:
+    """Run the audit ``config`` describes.
+
+    Parameters
+    ----------
+    config : AuditConfig
+        Inputs, roles, thresholds, reading and engine settings.
+    progress : Progress, optional
+        Where to report progress of long scans.
+    scheduler : distributed.Client or str, optional
+        For the Dask engine: overrides ``config.scheduler``.
+    """
+    return audit(
+        config.inputs,
+        quasi_identifiers=config.quasi_identifiers,
+        sensitive=config.sensitive,
+        policy=config.policy(),
+        distance=config.t_distance,
+        hierarchies=config.hierarchy,
+        orders=config.order,
+        ground_distances=config.ground_distance,
+        nulls="drop" if config.nulls == "drop" else "value",
+        risk_threshold=config.risk_threshold,
+        sep=config.sep,
+        encoding=config.encoding,
+        na_values=config.na_values,
+        format=config.format,
+        filter=config.filter,
+        storage_options=config.storage_options,
+        delta_version=config.delta_version,
+        engine="dask" if config.engine == "dask" else "local",
+        scheduler=scheduler or config.scheduler,
+        progress=progress,
+    )
+
+
+@dataclass(frozen=True)
+class DatasetResult:
+    """How one dataset of a run went.
+
+    Attributes
+    ----------
+    name : str
+        The dataset's name in the policy file.
+    exit_status : int
+        0 passed (or no thresholds), 1 a threshold violated, 2 not audited.
+    report : AuditReport or None
+        The audit; ``None`` when it could not run.
+    error : str or None
+        Why it could not run (one line).
+    json, html : str or None
+        Where its reports were written.
+    """
+
+    name: str
+    exit_status: int
+    report: AuditReport | None = None
+    error: str | None = None
+    json: str | None = None
+    html: str | None = None
+
+
+def audit_datasets(
+    datasets: Sequence[AuditConfig],
+    *,
+    reports_dir: str | Path | None = None,
+    progress: Progress | None = None,
+    scheduler: Any = None,
+    redact: bool = False,
+    command: str | None = None,
+) -> list[DatasetResult]:
+    """Audit every dataset in turn and write its reports.
+
+    Parameters
+    ----------
+    datasets : sequence of AuditConfig
+        One named configuration per dataset (:attr:`AuditConfig.datasets`).
+    reports_dir : path, optional
+        Where a dataset without its own ``json`` writes ``<name>.json``; ``None``
+        writes none for it.
+    progress, scheduler
+        As for :func:`audit_config`.
+    redact, command
+        For HTML reports (:meth:`AuditReport.save_html`).
+
+    Returns
+    -------
+    list of DatasetResult
+        In the order given. Errors a dataset raises are recorded, not raised.
+    """
+    results = []
+    for config in datasets:
+        name = config.name or "dataset"
+        try:
+            report = audit_config(config, progress=progress, scheduler=scheduler)
+        except (AnonauditError, OSError) as exc:
+            results.append(DatasetResult(name, EXIT_ERROR, error=str(exc)))
+            continue
+        json = config.json
+        if json is None and reports_dir is not None:
+            json = str(Path(reports_dir) / f"{name}.json")
+        if json is not None:
+            limit = None if config.max_classes == 0 else config.max_classes
+            atomic_write_text(Path(json), dumps(report_to_dict(report, max_classes=limit)))
+        if config.html is not None:
+            report.save_html(config.html, redact=redact, command=command)
+        status = EXIT_VIOLATION if report.passed is False else EXIT_OK
+        results.append(DatasetResult(name, status, report, json=json, html=config.html))
+    return results
+
+
+def summary_to_dict(results: Sequence[DatasetResult]) -> dict[str, Any]:
+    """The run's JSON summary: one entry per dataset, and the worst exit status.
+
+    Each entry has ``name``, ``exit_status``, ``passed`` (``null`` without thresholds
+    or when not audited), ``failed`` (the violated measures), ``rows``, ``coverage``,
+    ``report`` and ``html`` (paths written) and ``error``.
+    """
+    entries = []
+    for result in results:
+        report = result.report
+        entries.append(
+            {
+                "name": result.name,
+                "exit_status": result.exit_status,
+                "passed": None if report is None else report.passed,
+                "failed": [] if report is None else [m for m, ok in report.verdicts() if not ok],
+                "rows": None if report is None else report.rows,
+                "coverage": None if report is None else coverage(report.sources),
+                "report": result.json,
+                "html": result.html,
+                "error": result.error,
+            }
+        )
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "anonaudit_version": __version__,
+        "audited_at": _dt.datetime.now(_dt.UTC).isoformat(),
+        "exit_status": max((r.exit_status for r in results), default=EXIT_OK),
+        "datasets": entries,
+    }

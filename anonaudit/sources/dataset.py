@@ -1,0 +1,495 @@
+"""Datasets: directories, globs and object-storage prefixes of Parquet or CSV files.
+
+A dataset is read with :mod:`pyarrow.dataset`, one file (fragment) at a time. Hive-style
+partition directories (``day=2024-01-02/``) become text columns usable as QIs and in
+``--filter``; a filter on them skips other partitions' files without opening them.
+Files and directories whose name starts with ``_`` or ``.`` (``_SUCCESS``,
+``_delta_log``, ``.crc``) are not data. The format is taken from the file suffixes
+(``.parquet``/``.pq``/``.parq``, ``.csv``/``.tsv``/``.txt``, optionally compressed)
+unless ``format`` names it, in which case files without a known suffix count too; a
+directory holding a ``_delta_log`` is a Delta table (:mod:`anonaudit.sources.delta`).
+
+Each part (:class:`FragmentSource`) is picklable, so the Dask engine reads the parts on
+its workers from the same storage.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import posixpath
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
+import pyarrow.dataset as ds
+import pyarrow.fs as pafs
+
+from anonaudit.errors import (
+    AnonauditError,
+    MalformedFileError,
+    ParameterError,
+    SourceNotFoundError,
+)
+from anonaudit.sources.base import SourceInfo, to_text_batch
+from anonaudit.sources.csv import CsvOptions, read_header
+from anonaudit.sources.filters import Filter, parse_filter, to_expression
+from anonaudit.sources.storage import Location, resolve, storage_error
+
+if TYPE_CHECKING:
+    from anonaudit.sources.storage import StorageOptions
+
+__all__ = [
+    "FORMATS",
+    "DatasetOptions",
+    "DatasetSource",
+    "FragmentSource",
+    "dataset_source",
+    "dictionary_format",
+    "open_dataset",
+]
+
+#: Formats a dataset may have.
+FORMATS = ("parquet", "csv", "delta")
+
+_SUFFIXES = {
+    "parquet": (".parquet", ".pq", ".parq"),
+    "csv": (".csv", ".tsv", ".txt"),
+}
+_COMPRESSED = (".gz", ".bz2", ".zst")
+_GLOB = frozenset("*?[")
+_BATCH_ROWS = 1 << 17
+_CSV_BLOCK_BYTES = 16 * 1024 * 1024
+_TEXT = pa.dictionary(pa.int32(), pa.string())
+
+
+@dataclass(frozen=True)
+class DatasetOptions:
+    """How to find and select a dataset's records.
+
+    Attributes
+    ----------
+    format : {"parquet", "csv", "delta"} or None
+        The files' format; ``None`` infers it from the suffixes (or ``_delta_log``).
+    filters : tuple of str
+        ``--filter`` texts (:mod:`anonaudit.sources.filters`), all of which must hold.
+    storage_options : mapping of str to str
+        Object-storage settings (:mod:`anonaudit.sources.storage`).
+    delta_version : int or None
+        The Delta table version to read; ``None`` reads the latest.
+    """
+
+    format: str | None = None
+    filters: tuple[str, ...] = ()
+    storage_options: StorageOptions = field(default_factory=dict)
+    delta_version: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.format is not None and self.format not in FORMATS:
+            raise ParameterError(
+                f"unknown --format {self.format!r}; choose one of {', '.join(FORMATS)}"
+            )
+        if self.delta_version is not None and self.delta_version < 0:
+            raise ParameterError(f"--delta-version must be >= 0 (got {self.delta_version})")
+        for text in self.filters:
+            parse_filter(text)
+
+    @property
+    def given(self) -> bool:
+        """Whether any option asks for dataset reading (a plain file path otherwise)."""
+        return bool(
+            self.format or self.filters or self.storage_options or self.delta_version is not None
+        )
+
+
+class FragmentSource:
+    """One file of a dataset, read on its own (by this process or by a Dask worker).
+
+    Parameters
+    ----------
+    name : str
+        The file's user-facing name (a path or URL).
+    file_format : pyarrow.dataset.FileFormat
+        How to read it.
+    filesystem : pyarrow.fs.FileSystem
+        Where it lives.
+    path : str
+        Its path inside ``filesystem``.
+    partition : mapping of str to scalar
+        The values of the partition columns for this file (``None``: a null partition).
+    schema : pyarrow.Schema
+        The dataset's schema (partition columns included).
+    filter : pyarrow.compute.Expression or None
+        Rows to keep.
+    info : SourceInfo
+        Provenance (format and size).
+    """
+
+    def __init__(
+        self,
+        *,
+        file_format: ds.FileFormat,
+        filesystem: pafs.FileSystem,
+        path: str,
+        partition: Mapping[str, Any],
+        schema: pa.Schema,
+        filter: pc.Expression | None,
+        info: SourceInfo,
+    ) -> None:
+        self._format = file_format
+        self._filesystem = filesystem
+        self._path = path
+        self._partition = dict(partition)
+        self._schema = schema
+        self._filter = filter
+        self.info = info
+        self.columns = tuple(schema.names)
+
+    def batches(self, columns: Sequence[str]) -> Iterator[pa.RecordBatch]:
+        """Stream ``columns`` of this file's selected rows as text batches."""
+        expression: pc.Expression | None = None
+        for key, value in self._partition.items():
+            term = pc.field(key).is_null() if value is None else pc.field(key) == value
+            expression = term if expression is None else expression & term
+        try:
+            fragment = self._format.make_fragment(
+                self._path, self._filesystem, partition_expression=expression
+            )
+            for batch in fragment.to_batches(
+                schema=self._schema,
+                columns=list(columns),
+                filter=self._filter,
+                batch_size=_BATCH_ROWS,
+            ):
+                yield to_text_batch(batch, columns)
+        except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+            raise MalformedFileError(f"{self.info.name}: cannot read: {_first_line(exc)}") from None
+        except OSError as exc:
+            raise storage_error(self.info.name, exc) from None
+
+
+class DatasetSource:
+    """Several files read as one source; :meth:`parts` gives them one by one.
+
+    Parameters
+    ----------
+    info : SourceInfo
+        The dataset's provenance (name as given, format, total size, filter, version).
+    parts : sequence of FragmentSource
+        Its files, after partition pruning.
+    columns : tuple of str
+        Its columns, partition columns last.
+    """
+
+    def __init__(
+        self, info: SourceInfo, parts: Sequence[FragmentSource], columns: tuple[str, ...]
+    ) -> None:
+        self.info = info
+        self.columns = columns
+        self._parts = tuple(parts)
+
+    def parts(self) -> tuple[FragmentSource, ...]:
+        """The dataset's files, each a source of its own."""
+        return self._parts
+
+    def batches(self, columns: Sequence[str]) -> Iterator[pa.RecordBatch]:
+        """Stream ``columns`` of every file in turn."""
+        for part in self._parts:
+            yield from part.batches(columns)
+
+
+def open_dataset(
+    location: str | os.PathLike[str],
+    *,
+    options: DatasetOptions | None = None,
+    csv: CsvOptions | None = None,
+) -> DatasetSource:
+    """Open a directory, glob, file or object-storage URL as a :class:`DatasetSource`.
+
+    Parameters
+    ----------
+    location : str or os.PathLike
+        A local path or glob, or a URL such as ``s3://bucket/events/`` (globs allowed).
+    options : DatasetOptions, optional
+        Format, filters, storage options, Delta version.
+    csv : CsvOptions, optional
+        Separator, encoding and null markers for CSV files.
+
+    Raises
+    ------
+    SourceNotFoundError
+        Nothing at ``location``, no data files in it, or no partition matching the filter.
+    StorageError
+        Unreachable storage or rejected credentials.
+    """
+    options = options or DatasetOptions()
+    where = resolve(location, options.storage_options)
+    try:
+        if options.format == "delta" or options.delta_version is not None or _is_delta(where):
+            from anonaudit.sources.delta import open_delta
+
+            return open_delta(where, options)
+        files, base = _list_files(where)
+    except AnonauditError:
+        raise
+    except OSError as exc:
+        raise storage_error(where, exc) from None
+    fmt = options.format or _infer_format(where, files)
+    files = _of_format(files, fmt, named=options.format is not None)
+    if not files:
+        raise SourceNotFoundError(f"{where.name}: holds no {fmt} files; check --format")
+    partition_keys = _partition_keys(files[0].path, base)
+    schema: pa.Schema | None = None
+    file_format: ds.FileFormat = ds.ParquetFileFormat()
+    try:
+        if fmt == "csv":
+            csv = csv or CsvOptions()
+            sep, names = _csv_header(where, files[0], csv)
+            file_format = _csv_format(sep, names, csv)
+            schema = pa.schema([(name, pa.string()) for name in [*names, *partition_keys]])
+        dataset = ds.dataset(
+            [f.path for f in files],
+            schema=schema,
+            format=file_format,
+            filesystem=where.filesystem,
+            partitioning=(
+                ds.partitioning(
+                    pa.schema([(k, pa.string()) for k in partition_keys]), flavor="hive"
+                )
+                if partition_keys
+                else None
+            ),
+            partition_base_dir=base,
+        )
+    except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+        raise MalformedFileError(
+            f"{where.name}: cannot read as {fmt}: {_first_line(exc)}"
+        ) from None
+    except OSError as exc:
+        raise storage_error(where, exc) from None
+    if fmt == "parquet":
+        file_format = dictionary_format(dataset.schema)
+    sizes = {f.path: f.size for f in files}
+    text_columns = [f.name for f in dataset.schema if pa.types.is_string(f.type)]
+    return dataset_source(
+        where,
+        dataset,
+        fmt=fmt,
+        file_format=file_format,
+        dictionaries=text_columns if fmt == "parquet" else partition_keys,
+        filters=options.filters,
+        name_of=where.child,
+        size_of=sizes.get,
+    )
+
+
+def dataset_source(
+    where: Location,
+    dataset: ds.FileSystemDataset,
+    *,
+    fmt: str,
+    file_format: ds.FileFormat,
+    dictionaries: Sequence[str],
+    filters: Sequence[str],
+    name_of: Callable[[str], str],
+    size_of: Callable[[str], int | None],
+    version: int | None = None,
+) -> DatasetSource:
+    """Split ``dataset`` into :class:`FragmentSource` parts, pruned by ``filters``.
+
+    Parameters
+    ----------
+    where : Location
+        Where the dataset lives (for messages).
+    dataset : pyarrow.dataset.FileSystemDataset
+        Its files, schema and partition expressions.
+    fmt : str
+        ``"parquet"``, ``"csv"`` or ``"delta"``.
+    file_format : pyarrow.dataset.FileFormat
+        How the parts read their file.
+    dictionaries : sequence of str
+        Text columns that arrive as dictionaries (partition keys; Parquet text columns
+        read with :func:`dictionary_format`).
+    filters : sequence of str
+        ``--filter`` texts.
+    name_of, size_of : callable
+        A fragment path's user-facing name and its size in bytes.
+    version : int, optional
+        The table version (Delta).
+    """
+    parsed = [parse_filter(text) for text in filters]
+    expression = to_expression(parsed, dataset.schema, where.name) if parsed else None
+    schema = dataset.schema
+    for name in dictionaries:
+        schema = schema.set(schema.get_field_index(name), pa.field(name, _TEXT))
+    parts = []
+    try:
+        for fragment in dataset.get_fragments(filter=expression):
+            parts.append(
+                FragmentSource(
+                    file_format=file_format,
+                    filesystem=fragment.filesystem,
+                    path=fragment.path,
+                    partition=ds.get_partition_keys(fragment.partition_expression),
+                    schema=schema,
+                    filter=expression,
+                    info=SourceInfo(
+                        name=name_of(fragment.path), format=fmt, size_bytes=size_of(fragment.path)
+                    ),
+                )
+            )
+    except OSError as exc:
+        raise storage_error(where, exc) from None
+    if not parts:
+        keys = dataset.partitioning.schema.names if dataset.partitioning else []
+        raise SourceNotFoundError(_no_match(where, dataset, parsed, keys))
+    sizes = [part.info.size_bytes for part in parts]
+    info = SourceInfo(
+        name=where.name,
+        format=fmt,
+        size_bytes=None if None in sizes else sum(s for s in sizes if s is not None),
+        filter=" and ".join(str(item) for item in parsed) or None,
+        version=version,
+    )
+    return DatasetSource(info, parts, tuple(schema.names))
+
+
+def _no_match(
+    where: Location, dataset: ds.Dataset, filters: Sequence[Filter], keys: Sequence[str]
+) -> str:
+    if not filters:
+        return f"{where.name}: the dataset has no data files"
+    text = " and ".join(str(item) for item in filters)
+    present: dict[str, set[str]] = {key: set() for key in keys}
+    for fragment in dataset.get_fragments():
+        for key, value in ds.get_partition_keys(fragment.partition_expression).items():
+            present.setdefault(key, set()).add(str(value))
+    listed = "; ".join(
+        f"{key} has {', '.join(sorted(values)[:10])}{', ...' if len(values) > 10 else ''}"
+        for key, values in present.items()
+        if values
+    )
+    hint = f" ({listed})" if listed else ""
+    return f"{where.name}: no file matches --filter {text}{hint}; check the partition values"
+
+
+def _is_delta(where: Location) -> bool:
+    log = where.filesystem.get_file_info(posixpath.join(where.path, "_delta_log"))
+    return bool(log.type == pafs.FileType.Directory)
+
+
+def _list_files(where: Location) -> tuple[list[pafs.FileInfo], str]:
+    """The data files at ``where`` and the directory partition paths are relative to."""
+    path = where.path
+    if any(char in _GLOB for char in path):
+        base = path[: min(path.index(c) for c in _GLOB if c in path)].rpartition("/")[0]
+        candidates = where.filesystem.get_file_info(pafs.FileSelector(base, recursive=True))
+        files = [f for f in candidates if f.is_file and fnmatch.fnmatchcase(f.path, path)]
+        if not files:
+            raise SourceNotFoundError(f"{where.name}: no file matches the pattern")
+    else:
+        info = where.filesystem.get_file_info(path)
+        if info.type == pafs.FileType.NotFound:
+            raise SourceNotFoundError(
+                f"{where.name}: no such file, directory or bucket; check the path"
+            )
+        if info.is_file:
+            return [info], posixpath.dirname(path)
+        base = path
+        files = [
+            f
+            for f in where.filesystem.get_file_info(pafs.FileSelector(path, recursive=True))
+            if f.is_file
+        ]
+    files = [f for f in files if not _hidden(f.path, base)]
+    if not files:
+        raise SourceNotFoundError(f"{where.name}: is a directory with no data files")
+    return sorted(files, key=lambda f: f.path), base
+
+
+def _hidden(path: str, base: str) -> bool:
+    relative = posixpath.relpath(path, base) if base else path
+    return any(part.startswith(("_", ".")) for part in relative.split("/"))
+
+
+def _strip_compression(path: str) -> str:
+    lowered = path.lower()
+    for suffix in _COMPRESSED:
+        lowered = lowered.removesuffix(suffix)
+    return lowered
+
+
+def _infer_format(where: Location, files: Sequence[pafs.FileInfo]) -> str:
+    found = {
+        fmt
+        for f in files
+        for fmt, suffixes in _SUFFIXES.items()
+        if _strip_compression(f.path).endswith(suffixes)
+    }
+    if len(found) == 1:
+        return found.pop()
+    if not found:
+        raise SourceNotFoundError(
+            f"{where.name}: is a directory with no .parquet or .csv files "
+            f"(found e.g. {posixpath.basename(files[0].path)}); name the format with --format"
+        )
+    raise ParameterError(
+        f"{where.name}: holds both Parquet and CSV files; pick one with --format or a glob"
+    )
+
+
+def _of_format(files: Sequence[pafs.FileInfo], fmt: str, *, named: bool) -> list[pafs.FileInfo]:
+    """The files of format ``fmt``: with its suffix, or (when ``named``) any but another's."""
+    others = tuple(suffix for key, group in _SUFFIXES.items() if key != fmt for suffix in group)
+    kept = []
+    for info in files:
+        plain = _strip_compression(info.path)
+        if plain.endswith(_SUFFIXES[fmt]) or (named and not plain.endswith(others)):
+            kept.append(info)
+    return kept
+
+
+def _partition_keys(first_file: str, base: str) -> list[str]:
+    """Hive partition keys from the directories between ``base`` and the first file."""
+    relative = posixpath.relpath(posixpath.dirname(first_file), base) if base else first_file
+    return [part.split("=", 1)[0] for part in relative.split("/") if "=" in part]
+
+
+def dictionary_format(schema: pa.Schema) -> ds.ParquetFileFormat:
+    """Parquet read with the text columns of ``schema`` as dictionaries.
+
+    They arrive straight from Parquet's dictionary pages, and the hash aggregate then
+    works on the few distinct values of each batch rather than on every row's bytes
+    (``benchmarks/bench_lake.py``).
+    """
+    names = [f.name for f in schema if pa.types.is_string(f.type)]
+    return ds.ParquetFileFormat(read_options=ds.ParquetReadOptions(dictionary_columns=names))
+
+
+def _csv_header(
+    where: Location, first: pafs.FileInfo, options: CsvOptions
+) -> tuple[str, tuple[str, ...]]:
+    name = where.child(first.path)
+    compression = "detect" if first.path.lower().endswith(_COMPRESSED) else None
+    with where.filesystem.open_input_stream(first.path, compression=compression) as stream:
+        return read_header(stream, name, options)
+
+
+def _csv_format(sep: str, names: Sequence[str], options: CsvOptions) -> ds.FileFormat:
+    return ds.CsvFileFormat(
+        parse_options=pacsv.ParseOptions(delimiter=sep, newlines_in_values=True),
+        convert_options=pacsv.ConvertOptions(
+            column_types={name: pa.string() for name in names},
+            null_values=list(options.na_values),
+            strings_can_be_null=True,
+            quoted_strings_can_be_null=False,
+        ),
+        read_options=pacsv.ReadOptions(encoding=options.encoding, block_size=_CSV_BLOCK_BYTES),
+    )
+
+
+def _first_line(exc: BaseException) -> str:
+    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__

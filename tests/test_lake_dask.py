@@ -1,0 +1,159 @@
+"""The Dask engine on a real ``LocalCluster`` (2 worker processes, 1 thread each).
+
+Its class table, and so every measure and the provenance, equals the local engine's;
+a worker killed in the middle of an audit costs a retry, not records; a worker that
+dies on every attempt, an unreadable file or an unreachable scheduler is a clear error.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from lake_data import (
+    QI,
+    SA,
+    DyingSource,
+    S3Server,
+    SlowDataset,
+    free_port,
+    need,
+    rows_of,
+    seaweedfs,
+    write_partitioned,
+)
+
+import anonaudit
+from anonaudit.cli import main
+from anonaudit.engines import dask as dask_engine
+from anonaudit.engines import local
+from anonaudit.engines.local import Progress
+from anonaudit.errors import EngineError, MalformedFileError
+from anonaudit.sources.base import open_source
+
+ROLES: dict[str, Any] = {"quasi_identifiers": [*QI, "day"], "sensitive": SA}
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[Any]:
+    dask = need("dask")
+    distributed = need("distributed")
+    need("dask.dataframe")
+    # One retry per task: a worker killed once is survived, one that dies again is not.
+    with (
+        dask.config.set({"distributed.scheduler.allowed-failures": 1}),
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, dashboard_address=None, processes=True
+        ) as cluster,
+        distributed.Client(cluster) as running,
+    ):
+        yield running
+
+
+@pytest.fixture(scope="module")
+def lake(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("dask") / "visits"
+    write_partitioned(str(root))
+    return root
+
+
+def report_of(lake: Path, **engine: Any) -> dict[str, Any]:
+    report = anonaudit.audit(lake, policy=anonaudit.Policy(k=2, l=2), **ROLES, **engine)
+    document = report.to_dict(max_classes=None)
+    document.pop("audited_at")
+    return document
+
+
+def test_dask_audit_equals_the_local_audit(client: Any, lake: Path) -> None:
+    stream = io.StringIO()
+    progress = Progress(stream, interval=0.0, when="always")
+    on_dask = report_of(lake, engine="dask", scheduler=client, progress=progress)
+    assert on_dask == report_of(lake)  # measures, violating classes, sources, coverage
+    assert stream.getvalue().splitlines()[-1].startswith("anonaudit: read: 6/6 parts, ")
+
+
+def test_cli_with_a_scheduler_address(
+    client: Any, lake: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["audit", str(lake), "--qi", "zip,age,sex,day", "--sensitive", "diagnosis"]
+    argv += ["--json", "-", "--quiet", "--filter", "day>=2024-01-02"]
+    assert main([*argv, "--engine", "dask", "--scheduler", client.scheduler.address]) == 0
+    on_dask = json.loads(capsys.readouterr().out)
+    assert main(argv) == 0
+    here = json.loads(capsys.readouterr().out)
+    assert on_dask.pop("audited_at") and here.pop("audited_at")
+    assert on_dask == here
+
+
+def test_workers_read_object_storage(client: Any, tmp_path_factory: pytest.TempPathFactory) -> None:
+    with seaweedfs(tmp_path_factory.mktemp("seaweedfs-dask")) as s3:
+        server: S3Server = s3
+        write_partitioned(f"{server.bucket}/visits", server.filesystem())
+        url = f"s3://{server.bucket}/visits"
+        options = {"storage_options": server.options(), **ROLES}
+        remote = anonaudit.load(url, engine="dask", scheduler=client, **options)
+        assert rows_of(remote) == rows_of(anonaudit.load(url, **options))
+        assert remote.sources == anonaudit.load(url, **options).sources
+
+
+def test_a_worker_killed_mid_audit_is_retried(client: Any, lake: Path) -> None:
+    source = SlowDataset(open_source(lake), delay=0.5)
+    pids = client.run(os.getpid)
+    outcome: dict[str, Any] = {}
+
+    def audit() -> None:
+        try:
+            outcome["table"] = dask_engine.build_class_table([source], **ROLES, scheduler=client)
+        except BaseException as exc:  # reported by the assertions below
+            outcome["error"] = exc
+
+    worker = threading.Thread(target=audit)
+    worker.start()
+    deadline = time.monotonic() + 60
+    victim = None
+    while victim is None and time.monotonic() < deadline:
+        busy = [address for address, tasks in client.processing().items() if tasks]
+        victim = busy[0] if busy else None
+        time.sleep(0.05)
+    assert victim is not None, "no task started within 60 s"
+    os.kill(pids[victim], signal.SIGKILL)
+    worker.join(timeout=240)
+    assert not worker.is_alive()
+    assert "error" not in outcome, outcome.get("error")
+    expected = local.build_class_table([open_source(lake)], **ROLES)
+    assert rows_of(outcome["table"]) == rows_of(expected)
+    assert outcome["table"].sources == expected.sources
+    client.wait_for_workers(2, timeout=120)
+
+
+def test_an_unreadable_file_names_itself(client: Any, tmp_path: Path) -> None:
+    root = tmp_path / "visits"
+    write_partitioned(str(root))
+    broken = root / "day=2024-01-03" / "part-0.parquet"
+    broken.write_bytes(b"PAR1 not a parquet file at all PAR1")
+    with pytest.raises(MalformedFileError, match=rf"{broken}: cannot read"):
+        anonaudit.load(root, engine="dask", scheduler=client, **ROLES)
+
+
+def test_unreachable_scheduler(capsys: pytest.CaptureFixture[str], lake: Path) -> None:
+    address = f"tcp://127.0.0.1:{free_port()}"
+    code = main(["audit", str(lake), "--qi", "zip", "--engine", "dask", "--scheduler", address])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert f"cannot reach the Dask scheduler at {address}" in err
+    assert err.count("\n") == 1
+
+
+def test_a_worker_that_always_dies_fails_the_audit(client: Any, lake: Path) -> None:
+    sources = [open_source(lake), DyingSource("poison.parquet")]
+    with pytest.raises(EngineError, match=r"Dask workers died while running .*not complete"):
+        dask_engine.build_class_table(sources, **ROLES, scheduler=client)
+    client.wait_for_workers(2, timeout=120)

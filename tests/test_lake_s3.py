@@ -1,0 +1,188 @@
+"""Object storage for real: a SeaweedFS S3 server started on 127.0.0.1 for this module.
+
+A partitioned dataset (and a Delta table) is written to it, audited by ``s3://`` URL and
+compared with the audit of the same files on local disk; credentials come from the AWS
+environment variables or from ``--storage-option``. Unreachable endpoints, rejected
+credentials and missing paths are one-line errors with exit status 2.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pyarrow.fs as pafs
+import pytest
+from lake_data import (
+    DAYS,
+    QI,
+    SA,
+    S3Server,
+    free_port,
+    need,
+    rows_of,
+    seaweedfs,
+    whole_table,
+    write_partitioned,
+)
+
+import anonaudit
+from anonaudit.cli import main
+from anonaudit.errors import SourceNotFoundError, StorageError
+
+ROLES = ("--qi", "zip,age,sex,day", "--sensitive", "diagnosis", "-k", "2", "-l", "2")
+
+
+@pytest.fixture(scope="module")
+def s3(tmp_path_factory: pytest.TempPathFactory) -> Iterator[S3Server]:
+    with seaweedfs(tmp_path_factory.mktemp("seaweedfs")) as server:
+        write_partitioned(f"{server.bucket}/visits", server.filesystem())
+        yield server
+
+
+@pytest.fixture
+def aws_environment(s3: S3Server, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", s3.key)
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", s3.secret)
+    monkeypatch.setenv("AWS_ENDPOINT_URL", s3.endpoint)
+
+
+def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[str, Any], str]:
+    code = main(["audit", *argv, "--json", "-", "--quiet", "--max-classes", "0"])
+    out, err = capsys.readouterr()
+    return code, json.loads(out) if out else {}, err
+
+
+def without_provenance(report: dict[str, Any]) -> dict[str, Any]:
+    for key in ("audited_at", "sources", "coverage"):
+        report.pop(key)
+    return report
+
+
+def test_audit_by_url_equals_the_local_audit(
+    s3: S3Server, tmp_path: Path, capsys: pytest.CaptureFixture[str], aws_environment: None
+) -> None:
+    url = f"s3://{s3.bucket}/visits"
+    code, remote, err = run_json(capsys, url, *ROLES)
+    assert err == ""
+    local = tmp_path / "visits"
+    write_partitioned(str(local))
+    code_local, expected, _ = run_json(capsys, str(local), *ROLES)
+    assert code == code_local == 1
+    files = remote["sources"][0]["files"]
+    assert [f["name"].removeprefix(url) for f in files] == [
+        f["name"].removeprefix(str(local)) for f in expected["sources"][0]["files"]
+    ]
+    assert [f["rows"] for f in files] == [f["rows"] for f in expected["sources"][0]["files"]]
+    assert remote["coverage"] == expected["coverage"]
+    assert without_provenance(remote) == without_provenance(expected)
+
+
+def test_storage_options_and_a_partition_filter(s3: S3Server) -> None:
+    table = anonaudit.load(
+        f"s3://{s3.bucket}/visits/",
+        quasi_identifiers=QI,
+        sensitive=SA,
+        filter="day=2024-01-03",
+        storage_options=s3.options(),
+    )
+    expected = anonaudit.load(whole_table(DAYS[2:]), quasi_identifiers=QI, sensitive=SA)
+    assert rows_of(table) == rows_of(expected)
+    assert all(
+        f.name.startswith(f"s3://{s3.bucket}/visits/day=2024-01-03/")
+        for f in table.sources[0].files
+    )
+
+
+def test_glob_in_a_url(s3: S3Server) -> None:
+    table = anonaudit.load(
+        f"s3://{s3.bucket}/visits/day=*/part-0.parquet",
+        quasi_identifiers=["zip", "day"],
+        storage_options=s3.options(),
+    )
+    assert len(table.sources[0].files) == len(DAYS)
+    assert sorted({key for key in table.keys.column("day").to_pylist()}) == list(DAYS)
+
+
+def test_delta_table_on_s3(s3: S3Server) -> None:
+    deltalake = need("deltalake")
+    options = {
+        "AWS_ENDPOINT_URL": s3.endpoint,
+        "AWS_ACCESS_KEY_ID": s3.key,
+        "AWS_SECRET_ACCESS_KEY": s3.secret,
+        "AWS_REGION": "us-east-1",
+        "AWS_ALLOW_HTTP": "true",
+        "AWS_S3_ALLOW_UNSAFE_RENAME": "true",
+    }
+    uri = f"s3://{s3.bucket}/delta-visits"
+    everything = whole_table()
+    first = everything.slice(0, 1000)
+    deltalake.write_deltalake(uri, first, partition_by=["day"], storage_options=options)
+    deltalake.write_deltalake(
+        uri, everything.slice(1000), partition_by=["day"], mode="append", storage_options=options
+    )
+    roles = {"quasi_identifiers": [*QI, "day"], "sensitive": SA}
+    latest = anonaudit.load(uri, storage_options=s3.options(), **roles)
+    old = anonaudit.load(uri, storage_options=s3.options(), delta_version=0, **roles)
+    assert rows_of(latest) == rows_of(anonaudit.load(everything, **roles))
+    assert rows_of(old) == rows_of(anonaudit.load(first, **roles))
+    assert (latest.sources[0].version, old.sources[0].version) == (1, 0)
+
+
+def test_fsspec_urls(tmp_path: Path) -> None:
+    fsspec = need("fsspec")
+    memory = fsspec.filesystem("memory")
+    write_partitioned("/lake-test/visits", pafs.PyFileSystem(pafs.FSSpecHandler(memory)))
+    try:
+        table = anonaudit.load("memory://lake-test/visits", quasi_identifiers=[*QI, "day"])
+        expected = anonaudit.load(whole_table(), quasi_identifiers=[*QI, "day"])
+        assert rows_of(table) == rows_of(expected)
+        assert table.sources[0].files[0].name.startswith("memory://")
+    finally:
+        memory.rm("/lake-test", recursive=True)
+
+
+def error_line(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    code = main(["audit", *argv, "--qi", "zip", "--quiet"])
+    out, err = capsys.readouterr()
+    assert (code, out) == (2, "")
+    assert err.count("\n") == 1, err
+    return err
+
+
+def test_rejected_credentials(s3: S3Server, capsys: pytest.CaptureFixture[str]) -> None:
+    err = error_line(
+        capsys,
+        f"s3://{s3.bucket}/visits",
+        "--storage-option", f"endpoint_url={s3.endpoint}",
+        "--storage-option", f"access_key_id={s3.key}",
+        "--storage-option", "secret_access_key=wrong",
+    )  # fmt: skip
+    assert "the storage rejected the credentials" in err
+    assert "AWS_ACCESS_KEY_ID" in err
+
+
+def test_unreachable_endpoint(capsys: pytest.CaptureFixture[str], aws_environment: None) -> None:
+    endpoint = f"http://127.0.0.1:{free_port()}"
+    err = error_line(capsys, "s3://lake/visits", "--storage-option", f"endpoint_url={endpoint}")
+    assert f"s3://lake/visits: cannot reach the storage at {endpoint}" in err
+
+
+def test_missing_paths(s3: S3Server) -> None:
+    options = s3.options()
+    with pytest.raises(SourceNotFoundError, match=r"no such file, directory or bucket"):
+        anonaudit.load(
+            f"s3://{s3.bucket}/nothing-here", quasi_identifiers=QI, storage_options=options
+        )
+    with pytest.raises(SourceNotFoundError, match=r"no such file, directory or bucket"):
+        anonaudit.load("s3://no-such-bucket/visits", quasi_identifiers=QI, storage_options=options)
+
+
+def test_storage_option_errors(s3: S3Server) -> None:
+    with pytest.raises(anonaudit.ParameterError, match=r"unknown S3 storage option 'colour'"):
+        anonaudit.load("s3://lake/x", quasi_identifiers=QI, storage_options={"colour": "red"})
+    with pytest.raises(anonaudit.ParameterError, match=r"applies to object-storage URLs"):
+        anonaudit.load(".", quasi_identifiers=QI, storage_options={"region": "x"})
+    assert issubclass(StorageError, anonaudit.InputError)

@@ -1,0 +1,300 @@
+"""Datasets on local disk: directories, globs, hive partitions as QIs, ``--filter``,
+coverage in the report, clear errors, progress, and policy files with ``[[datasets]]``.
+
+Every dataset here is compared with the audit of the same records as one in-memory
+table, which the engine already audits correctly (tests/test_cli.py).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+import pytest
+from lake_data import (
+    DAYS,
+    FILES_PER_DAY,
+    QI,
+    ROWS_PER_FILE,
+    SA,
+    rows_of,
+    whole_table,
+    write_partitioned,
+    write_text,
+)
+
+import anonaudit
+from anonaudit.cli import main
+from anonaudit.engines.local import Progress
+from anonaudit.errors import ColumnError, MalformedFileError, ParameterError, SourceNotFoundError
+from anonaudit.sources.filters import parse_filter
+
+
+@pytest.fixture
+def lake(tmp_path: Path) -> Path:
+    root = tmp_path / "visits"
+    write_partitioned(str(root))
+    write_text(root / "_SUCCESS", "")  # a marker file, not data
+    return root
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(["audit", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_directory_with_partition_key_as_qi_equals_the_whole_table(lake: Path) -> None:
+    table = anonaudit.load(lake, quasi_identifiers=[*QI, "day"], sensitive=SA)
+    expected = anonaudit.load(whole_table(), quasi_identifiers=[*QI, "day"], sensitive=SA)
+    assert rows_of(table) == rows_of(expected)
+    (source,) = table.sources
+    assert (source.name, source.format, source.rows) == (str(lake), "parquet", len(whole_table()))
+    assert len(source.files) == len(DAYS) * FILES_PER_DAY
+    assert {f.rows for f in source.files} == {ROWS_PER_FILE}
+    assert all(f.name.startswith(str(lake / "day=")) for f in source.files)
+    assert source.size_bytes == sum(Path(f.name).stat().st_size for f in source.files)
+
+
+def test_glob_selects_files(lake: Path) -> None:
+    table = anonaudit.load(f"{lake}/day=2024-01-0[12]/*.parquet", quasi_identifiers=QI)
+    expected = anonaudit.load(whole_table(DAYS[:2]), quasi_identifiers=QI)
+    assert rows_of(table) == rows_of(expected)
+    assert len(table.sources[0].files) == 2 * FILES_PER_DAY
+
+
+def test_filter_on_a_partition_reads_only_its_files(lake: Path) -> None:
+    table = anonaudit.load(lake, quasi_identifiers=QI, sensitive=SA, filter="day=2024-01-02")
+    expected = anonaudit.load(whole_table(["2024-01-02"]), quasi_identifiers=QI, sensitive=SA)
+    assert rows_of(table) == rows_of(expected)
+    (source,) = table.sources
+    assert source.filter == "day=2024-01-02"
+    assert [Path(f.name).parent.name for f in source.files] == ["day=2024-01-02"] * 2
+
+
+@pytest.mark.parametrize(
+    ("filters", "days"),
+    [
+        (["day>=2024-01-02"], DAYS[1:]),
+        (["day in 2024-01-01,2024-01-03"], [DAYS[0], DAYS[2]]),
+        (["day!=2024-01-01", "day<2024-01-03"], [DAYS[1]]),
+    ],
+)
+def test_filter_expressions(lake: Path, filters: list[str], days: list[str]) -> None:
+    table = anonaudit.load(lake, quasi_identifiers=QI, filter=filters)
+    assert rows_of(table) == rows_of(anonaudit.load(whole_table(days), quasi_identifiers=QI))
+
+
+def test_row_filter_on_a_typed_column(lake: Path) -> None:
+    table = anonaudit.load(lake, quasi_identifiers=QI, filter=["age>=25"])
+    frame = whole_table().to_pandas()
+    expected = anonaudit.load(frame[frame["age"] >= 25], quasi_identifiers=QI)
+    assert rows_of(table) == rows_of(expected)
+
+
+def test_missing_partition_names_the_values_present(
+    lake: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run(capsys, str(lake), "--qi", "zip", "--filter", "day=2024-02-30", "--quiet")
+    assert code == 2
+    assert err.count("\n") == 1
+    assert "no file matches --filter day=2024-02-30" in err
+    assert "day has 2024-01-01, 2024-01-02, 2024-01-03" in err
+
+
+def test_filter_errors(lake: Path) -> None:
+    with pytest.raises(ColumnError, match=r"--filter region=eu names no column.*zip, age"):
+        anonaudit.load(lake, quasi_identifiers=QI, filter="region=eu")
+    with pytest.raises(ParameterError, match=r"'old' is not a value of column 'age'"):
+        anonaudit.load(lake, quasi_identifiers=QI, filter="age>old")
+    with pytest.raises(ParameterError, match=r"cannot read --filter 'day'.*COLUMN OP VALUE"):
+        anonaudit.load(lake, quasi_identifiers=QI, filter="day")
+    with pytest.raises(MalformedFileError, match=r"no records match --filter age>99"):
+        anonaudit.load(lake, quasi_identifiers=QI, filter="age>99")
+
+
+def test_parse_filter_round_trips() -> None:
+    for text in ("day=2024-01-02", "age<=30", "region in eu,us", "day!=x"):
+        assert str(parse_filter(text)) == text
+
+
+def test_csv_dataset_with_partitions(tmp_path: Path) -> None:
+    root = tmp_path / "csv"
+    write_partitioned(str(root), fmt="csv")
+    table = anonaudit.load(root, quasi_identifiers=[*QI, "day"], sensitive=SA)
+    expected = anonaudit.load(whole_table(), quasi_identifiers=[*QI, "day"], sensitive=SA)
+    assert rows_of(table) == rows_of(expected)
+    assert table.sources[0].format == "csv"
+
+
+def test_unreadable_partition_is_an_error_naming_the_file(
+    lake: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    broken = lake / "day=2024-01-02" / "part-1.parquet"
+    broken.write_bytes(b"PAR1 this is not parquet PAR1")
+    code, out, err = run(capsys, str(lake), "--qi", "zip", "--json", "-", "--quiet")
+    assert (code, out) == (2, "")
+    assert re.fullmatch(rf"anonaudit: error: {re.escape(str(broken))}: cannot read: .+\n", err)
+
+
+def test_directory_errors(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(SourceNotFoundError, match=r"empty: is a directory with no data files"):
+        anonaudit.load(tmp_path / "empty", quasi_identifiers=QI)
+    mixed = tmp_path / "mixed"
+    write_text(mixed / "a.csv", "zip\n1\n")
+    pq.write_table(pa.table({"zip": ["2"]}), mixed / "b.parquet")
+    with pytest.raises(ParameterError, match=r"both Parquet and CSV files; pick one with --format"):
+        anonaudit.load(mixed, quasi_identifiers=["zip"])
+    assert anonaudit.load(mixed, quasi_identifiers=["zip"], format="csv").rows == 1
+    with pytest.raises(SourceNotFoundError, match=r"no file matches the pattern"):
+        anonaudit.load(f"{tmp_path}/nothing-*.parquet", quasi_identifiers=QI)
+
+
+def test_report_states_coverage(lake: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(
+        capsys, str(lake), "--qi", "zip,age,sex,day", "--filter", "day>=2024-01-02",
+        "--json", "-", "--quiet",
+    )  # fmt: skip
+    assert code == 0
+    report = json.loads(out)
+    rows = 2 * FILES_PER_DAY * ROWS_PER_FILE
+    (source,) = report["sources"]
+    assert (source["rows"], source["filter"], source["version"]) == (rows, "day>=2024-01-02", None)
+    assert [(Path(f["name"]).parent.name, f["rows"]) for f in source["files"]] == [
+        (f"day={day}", ROWS_PER_FILE) for day in DAYS[1:] for _ in range(FILES_PER_DAY)
+    ]
+    assert report["coverage"] == {
+        "sources": 1,
+        "files": 2 * FILES_PER_DAY,
+        "rows": rows,
+        "size_bytes": source["size_bytes"],
+    }
+
+
+def test_progress_reports_parts_bytes_rows_and_eta(lake: Path) -> None:
+    stream = io.StringIO()
+    progress = Progress(stream, interval=0.0, when="always")
+    anonaudit.load(lake, quasi_identifiers=QI, progress=progress)
+    lines = stream.getvalue().splitlines()
+    assert lines[-1].startswith(f"anonaudit: read: {len(DAYS) * FILES_PER_DAY}/6 parts, ")
+    assert f"{len(whole_table()):,} rows" in lines[-1]
+    assert any("ETA" in line for line in lines[:-1])
+    assert Progress(io.StringIO()).stream is None  # not a terminal: quiet by default
+
+
+# -- several datasets in one policy file -----------------------------------------------
+
+
+def policy(tmp_path: Path, lake: Path, extra: str = "") -> Path:
+    text = f"""
+sensitive = ["diagnosis"]
+json = "reports/summary.json"
+[thresholds]
+k = 1
+
+[[datasets]]
+name = "day2"
+inputs = ["{lake}"]
+filter = ["day=2024-01-02"]
+quasi_identifiers = ["zip", "sex"]
+
+[[datasets]]
+name = "strict"
+inputs = ["{lake}"]
+quasi_identifiers = ["zip", "age", "sex", "day"]
+json = "strict-report.json"
+[datasets.thresholds]
+k = 1000
+{extra}"""
+    return write_text(tmp_path / "policy.toml", text)
+
+
+def test_policy_with_datasets_writes_a_summary_and_a_report_each(
+    tmp_path: Path, lake: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(capsys, "--config", str(policy(tmp_path, lake)), "--quiet")
+    assert code == 1  # the worst: "strict" violates k >= 1000
+    assert "== day2 ==" in out and "== strict ==" in out
+    summary = json.loads((tmp_path / "reports" / "summary.json").read_text())
+    entries = {entry["name"]: entry for entry in summary["datasets"]}
+    assert summary["exit_status"] == 1
+    assert (entries["day2"]["exit_status"], entries["day2"]["passed"]) == (0, True)
+    assert entries["strict"]["failed"] == ["k-anonymity"]
+    day2 = json.loads(Path(entries["day2"]["report"]).read_text())
+    assert entries["day2"]["report"] == str(tmp_path / "reports" / "day2.json")
+    assert day2["sources"][0]["filter"] == "day=2024-01-02"
+    assert day2["quasi_identifiers"] == ["zip", "sex"]
+    assert day2["rows"] == entries["day2"]["rows"] == FILES_PER_DAY * ROWS_PER_FILE
+    strict = json.loads((tmp_path / "strict-report.json").read_text())
+    assert strict["policy"] == {"k": 1000}
+    assert strict["coverage"]["files"] == len(DAYS) * FILES_PER_DAY
+
+
+def test_policy_datasets_exit_with_the_worst_status(
+    tmp_path: Path, lake: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = f"""
+[[datasets]]
+name = "gone"
+inputs = ["{tmp_path / "no-such-dir"}"]
+quasi_identifiers = ["zip"]
+"""
+    path = policy(tmp_path, lake, missing)
+    code, out, err = run(capsys, "--config", str(path), "--quiet", "--json", "-")
+    assert code == 2
+    summary: dict[str, Any] = json.loads(out)
+    assert [e["exit_status"] for e in summary["datasets"]] == [0, 1, 2]
+    assert "no such file" in summary["datasets"][2]["error"]
+    assert err.startswith("anonaudit: error: gone: ")
+    # Command-line options apply to every dataset: here a filter no dataset can meet.
+    code, out, _ = run(
+        capsys, "--config", str(path), "--quiet", "--json", "-", "--filter", "day=1999-01-01"
+    )
+    assert code == 2
+    assert all(e["exit_status"] == 2 for e in json.loads(out)["datasets"])
+
+
+def test_policy_datasets_need_unique_names_and_no_inputs(
+    tmp_path: Path, lake: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = policy(tmp_path, lake, '[[datasets]]\nname = "day2"\ninputs = ["x"]\n')
+    code, _, err = run(capsys, "--config", str(path))
+    assert code == 2 and "two datasets are named 'day2'" in err
+    code, _, err = run(capsys, "--config", str(policy(tmp_path, lake)), str(lake))
+    assert code == 2 and "INPUT files and [[datasets]]" in err
+
+
+def test_progress_on_a_terminal_rewrites_one_line(lake: Path) -> None:
+    leader, follower = os.openpty()
+    with os.fdopen(follower, "w") as terminal:
+        anonaudit.load(lake, quasi_identifiers=QI, progress=Progress(terminal, interval=0.0))
+    written = os.read(leader, 1 << 16).decode()
+    os.close(leader)
+    assert written.startswith("\ranonaudit: reading: ")
+    assert "\x1b[K" in written
+    assert "\ranonaudit: read: 6/6 parts, " in written
+    assert written.count("\n") == 1  # only the final line ends one
+
+
+@pytest.mark.parametrize("parquet_first", [True, False])
+def test_parquet_and_csv_inputs_in_one_stream(tmp_path: Path, parquet_first: bool) -> None:
+    table = whole_table()
+    parquet = tmp_path / "a.parquet"
+    pq.write_table(table.slice(0, 1000), parquet)
+    csv = tmp_path / "b.csv"
+    pacsv.write_csv(table.slice(1000), csv)
+    inputs = [parquet, csv] if parquet_first else [csv, parquet]
+    loaded = anonaudit.load(inputs, quasi_identifiers=[*QI, "day"], sensitive=SA)
+    expected = anonaudit.load(table, quasi_identifiers=[*QI, "day"], sensitive=SA)
+    assert rows_of(loaded) == rows_of(expected)
+    assert [s.rows for s in loaded.sources] == (
+        [1000, len(table) - 1000] if parquet_first else [len(table) - 1000, 1000]
+    )
