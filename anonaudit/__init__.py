@@ -28,14 +28,18 @@ from anonaudit.checks import (
 from anonaudit.classtable import ClassTable
 from anonaudit.errors import (
     AnonauditError,
+    BudgetError,
     ColumnError,
+    EngineError,
     HierarchyError,
     InputError,
     MalformedFileError,
+    MissingDependencyError,
     ParameterError,
     PolicyViolationError,
     PrivacyWarning,
     SourceNotFoundError,
+    StorageError,
 )
 from anonaudit.hierarchy import GroundDistance, Hierarchy
 from anonaudit.policy import Policy
@@ -43,9 +47,11 @@ from anonaudit.policy import Policy
 __all__ = [
     "AnonauditError",
     "AuditReport",
+    "BudgetError",
     "ClassTable",
     "ColumnError",
     "DisclosureResult",
+    "EngineError",
     "GroundDistance",
     "Hierarchy",
     "HierarchyError",
@@ -53,12 +59,14 @@ __all__ = [
     "KAnonymityResult",
     "LDiversityResult",
     "MalformedFileError",
+    "MissingDependencyError",
     "ParameterError",
     "Policy",
     "PolicyViolationError",
     "PrivacyWarning",
     "RiskResult",
     "SourceNotFoundError",
+    "StorageError",
     "TClosenessResult",
     "__version__",
     "audit",

@@ -6,7 +6,7 @@ import datetime as _dt
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 import pandas as pd
 import pyarrow as pa
@@ -28,8 +28,12 @@ from anonaudit.engines.local import Progress, build_class_table
 from anonaudit.errors import ColumnError, ParameterError, PolicyViolationError
 from anonaudit.hierarchy import GroundDistance, Hierarchy
 from anonaudit.policy import Policy
+from anonaudit.report.html import DEFAULT_MAX_ROWS
 from anonaudit.sources.base import open_source
 from anonaudit.sources.csv import CsvOptions
+
+if TYPE_CHECKING:  # anonaudit.dp imports this module
+    from anonaudit.dp.companion import DPReport
 
 __all__ = ["AuditReport", "Source", "audit", "audit_table", "load"]
 
@@ -38,6 +42,8 @@ Source: TypeAlias = (
     str | os.PathLike[str] | pd.DataFrame | pa.Table | Sequence[str | os.PathLike[str]]
 )
 NullPolicy = Literal["value", "drop"]
+#: Where the class table is built: in this process, or on a Dask cluster.
+Engine = Literal["local", "dask"]
 
 
 def load(
@@ -48,21 +54,43 @@ def load(
     sep: str | None = None,
     encoding: str = "utf-8",
     na_values: Sequence[str] = ("",),
+    format: str | None = None,
+    filter: str | Sequence[str] = (),
+    storage_options: Mapping[str, str] | None = None,
+    delta_version: int | None = None,
+    engine: Engine = "local",
+    scheduler: Any = None,
     progress: Progress | None = None,
 ) -> ClassTable:
     """Read ``source`` in one streaming pass into a :class:`ClassTable`.
 
     Parameters
     ----------
-    source : path, list of paths, pandas.DataFrame or pyarrow.Table
-        CSV (sniffed separator unless ``sep``) or Parquet files, or a frame. Several
-        files are aggregated one by one and merged.
+    source : path, URL, list of them, pandas.DataFrame, pyarrow.Table or Spark DataFrame
+        CSV (sniffed separator unless ``sep``) or Parquet files; directories, globs and
+        object-storage URLs (``s3://bucket/events/``) of such files, hive-partitioned or
+        not, or of a Delta table; a frame. All are aggregated in one pass (a Spark
+        DataFrame by Spark itself) and merged.
     quasi_identifiers : sequence of str
-        QI columns (at least one).
+        QI columns (at least one); partition keys of a dataset are columns too.
     sensitive : sequence of str
         SA columns.
     sep, encoding, na_values
         CSV reading options; only ``na_values`` texts become null (default: empty).
+    format : {"parquet", "csv", "delta"}, optional
+        Format of a dataset's files (inferred from their suffixes, or ``_delta_log``).
+    filter : str or sequence of str
+        Row and partition selection, all of which must hold, such as
+        ``"day=2024-01-02"`` (:mod:`anonaudit.sources.filters`).
+    storage_options : mapping of str to str, optional
+        Object-storage settings such as ``endpoint_url`` (:mod:`anonaudit.sources.storage`).
+    delta_version : int, optional
+        The Delta table version to read (default: the latest).
+    engine : {"local", "dask"}
+        Build the class table in this process, or on a Dask cluster.
+    scheduler : distributed.Client or str, optional
+        For ``engine="dask"``: a running client or a scheduler address; ``None`` starts
+        a local cluster.
     progress : Progress, optional
         Where to report progress of long scans.
 
@@ -70,13 +98,34 @@ def load(
     -------
     ClassTable
     """
+    from anonaudit.engines.spark import from_spark, is_spark_frame
+    from anonaudit.sources.dataset import DatasetOptions
+
     quasi_identifiers, sensitive = _roles(quasi_identifiers, sensitive)
+    if engine not in ("local", "dask"):
+        raise ParameterError(f"engine must be 'local' or 'dask' (got {engine!r})")
     csv = CsvOptions(sep=sep, encoding=encoding, na_values=tuple(na_values))
-    items: list[Any] = list(source) if isinstance(source, (list, tuple)) else [source]
-    sources = [open_source(item, csv=csv) for item in items]
-    return build_class_table(
-        sources, quasi_identifiers=quasi_identifiers, sensitive=sensitive, progress=progress
+    lake = DatasetOptions(
+        format=format,
+        filters=(filter,) if isinstance(filter, str) else tuple(filter),
+        storage_options=dict(storage_options or {}),
+        delta_version=delta_version,
     )
+    items: list[Any] = list(source) if isinstance(source, (list, tuple)) else [source]
+    roles: dict[str, Any] = {"quasi_identifiers": quasi_identifiers, "sensitive": sensitive}
+    spark = [from_spark(item, **roles) for item in items if is_spark_frame(item)]
+    sources = [
+        open_source(item, csv=csv, dataset=lake) for item in items if not is_spark_frame(item)
+    ]
+    if not sources and spark:
+        return spark[0].merge(*spark[1:])
+    if engine == "dask":
+        from anonaudit.engines.dask import build_class_table as build_on_dask
+
+        table = build_on_dask(sources, **roles, scheduler=scheduler, progress=progress)
+    else:
+        table = build_class_table(sources, **roles, progress=progress)
+    return table.merge(*spark) if spark else table
 
 
 def _roles(qi: Sequence[str], sa: Sequence[str]) -> tuple[list[str], list[str]]:
@@ -118,6 +167,9 @@ class AuditReport:
         The class table the measures were computed from.
     audited_at : datetime.datetime
         When the audit ran (UTC).
+    dp : DPReport or None
+        The differential-privacy companion (:func:`anonaudit.dp.companion` of
+        ``table``), when asked for: ``dataclasses.replace(report, dp=...)``.
     """
 
     quasi_identifiers: tuple[str, ...]
@@ -135,6 +187,7 @@ class AuditReport:
     risk: RiskResult
     table: ClassTable = field(repr=False)
     audited_at: _dt.datetime = field(default_factory=lambda: _dt.datetime.now(_dt.UTC))
+    dp: DPReport | None = field(default=None, repr=False)
 
     def verdicts(self) -> list[tuple[str, bool]]:
         """``(measure, passed)`` for every threshold of the policy."""
@@ -176,6 +229,27 @@ class AuditReport:
 
         return dumps(self.to_dict(max_classes=max_classes))
 
+    def to_html(
+        self, *, redact: bool = False, command: str | None = None, max_rows: int = DEFAULT_MAX_ROWS
+    ) -> str:
+        """The HTML report as text (see :func:`anonaudit.report.html.render_html`)."""
+        from anonaudit.report.html import render_html
+
+        return render_html(self, redact=redact, command=command, max_rows=max_rows)
+
+    def save_html(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        redact: bool = False,
+        command: str | None = None,
+        max_rows: int = DEFAULT_MAX_ROWS,
+    ) -> None:
+        """Write the HTML report to ``path`` atomically (see :func:`to_html`)."""
+        from anonaudit.report.html import save_html
+
+        save_html(self, path, redact=redact, command=command, max_rows=max_rows)
+
 
 def audit(
     source: Source | ClassTable,
@@ -192,6 +266,12 @@ def audit(
     sep: str | None = None,
     encoding: str = "utf-8",
     na_values: Sequence[str] = ("",),
+    format: str | None = None,
+    filter: str | Sequence[str] = (),
+    storage_options: Mapping[str, str] | None = None,
+    delta_version: int | None = None,
+    engine: Engine = "local",
+    scheduler: Any = None,
     progress: Progress | None = None,
 ) -> AuditReport:
     """Audit ``source`` for every syntactic anonymity measure.
@@ -220,7 +300,9 @@ def audit(
         (and counted in :attr:`AuditReport.dropped_records`).
     risk_threshold : float
         Prosecutor risk above which a record counts as at risk.
-    sep, encoding, na_values, progress
+    sep, encoding, na_values, format, filter
+        As for :func:`load`.
+    storage_options, delta_version, engine, scheduler, progress
         As for :func:`load`.
 
     Returns
@@ -247,6 +329,12 @@ def audit(
             sep=sep,
             encoding=encoding,
             na_values=na_values,
+            format=format,
+            filter=filter,
+            storage_options=storage_options,
+            delta_version=delta_version,
+            engine=engine,
+            scheduler=scheduler,
             progress=progress,
         )
     return audit_table(

@@ -41,19 +41,30 @@ class SourceStats:
     Attributes
     ----------
     name : str
-        Path or frame description.
+        Path, URL or frame description.
     format : str
-        ``"csv"``, ``"parquet"``, ``"pandas"``, ``"arrow"`` or ``"counts"``.
+        ``"csv"``, ``"parquet"``, ``"delta"``, ``"pandas"``, ``"arrow"``, ``"spark"`` or
+        ``"counts"``.
     rows : int
-        Records read from it.
+        Records read from it (after any filter).
     size_bytes : int or None
-        Size on disk, where it is a file.
+        Size in storage, where it is a file or a dataset of files.
+    files : tuple of SourceStats
+        For a dataset (directory, glob, URL prefix, Delta table): every file read and the
+        records it gave, so a report states what it covered. Empty for a single file.
+    filter : str or None
+        The row or partition selection applied to a dataset.
+    version : int or None
+        The table version read (Delta).
     """
 
     name: str
     format: str
     rows: int
     size_bytes: int | None = None
+    files: tuple[SourceStats, ...] = ()
+    filter: str | None = None
+    version: int | None = None
 
 
 @dataclass(frozen=True)
@@ -97,9 +108,9 @@ class Classes:
 class SensitiveCounts:
     """One SA's distribution per class, as a sparse class-by-value matrix.
 
-    Entries are in no particular order (sorting millions of them would cost more than
-    every check together); per-class reductions use :meth:`per_class_sum` and
-    :meth:`per_class_max`. Every class has at least one entry.
+    Entries are sorted by class id, then by value, so that per-class float sums
+    (:meth:`per_class_sum`) do not depend on the order the engine returned rows in;
+    values are sorted too (null last). Every class has at least one entry.
 
     Attributes
     ----------
@@ -304,12 +315,16 @@ class ClassTable:
         classes = self.classes
         values, codes = _encode(self.keys.column(name))
         totals = np.bincount(codes, weights=self.counts, minlength=len(values)).astype(np.int64)
-        class_ids, counts = classes.index, self.counts
+        m = max(len(values), 1)
+        pairs, counts = classes.index * m + codes, self.counts
         if len(self.sensitive) > 1:  # rows repeat (class, value) across the other SAs: sum them
-            m = max(len(values), 1)
-            group, pairs = pd.factorize(class_ids * m + codes)
+            group, pairs = pd.factorize(pairs)
             counts = np.bincount(group, weights=counts).astype(np.int64)
-            class_ids, codes = pairs // m, pairs % m
+        # Each class's entries in value order: the engine returns groups in a parallel,
+        # run-dependent order, and float sums over a class must not depend on it.
+        order = np.argsort(pairs)
+        pairs, counts = pairs[order], counts[order]
+        class_ids, codes = pairs // m, pairs % m
         return SensitiveCounts(
             name=name,
             values=values,
@@ -343,10 +358,17 @@ class ClassTable:
 
 
 def _encode(column: pa.ChunkedArray) -> tuple[tuple[str | None, ...], np.ndarray]:
-    """The distinct values of a string column and each row's code; null is a value."""
+    """The distinct values of a string column, sorted (null last), and each row's code.
+
+    Codes follow the sorted values, not the order rows arrived in, so results do not
+    depend on the engine's output order.
+    """
     encoded = pc.dictionary_encode(column.combine_chunks(), null_encoding="encode")
-    values = tuple(encoded.dictionary.to_pylist())
-    return values, encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    order = pc.sort_indices(encoded.dictionary).to_numpy()
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    values = tuple(encoded.dictionary.take(pa.array(order)).to_pylist())
+    return values, rank[encoded.indices.to_numpy(zero_copy_only=False)]
 
 
 def _combine(codes: Iterable[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:

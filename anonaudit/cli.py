@@ -8,19 +8,26 @@ with ``--debug``).
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from anonaudit import __version__
-from anonaudit.audit import audit
+from anonaudit.audit import load
+from anonaudit.batch import audit_config, audit_datasets, summary_to_dict
 from anonaudit.checks import DISTANCES
 from anonaudit.config import AuditConfig, read_config
+from anonaudit.dp import cli as dp_cli
+from anonaudit.dp.bounding import load_bounded
 from anonaudit.engines.local import Progress
 from anonaudit.errors import AnonauditError, ParameterError
-from anonaudit.report.json import dumps, report_to_dict
-from anonaudit.report.text import summary
+from anonaudit.report.csv import table_to_csv
+from anonaudit.report.json import SCHEMA_VERSION, dp_to_dict, dumps, report_to_dict
+from anonaudit.report.text import dp_summary, summary
+from anonaudit.sources.dataset import FORMATS
 from anonaudit.util import atomic_write_text
 
 __all__ = ["main"]
@@ -37,12 +44,12 @@ def _columns(text: str) -> list[str]:
     return [name.strip() for name in text.split(",") if name.strip()]
 
 
-def _assignments(items: Sequence[str], option: str) -> dict[str, str]:
+def _assignments(items: Sequence[str], option: str, key: str = "COLUMN") -> dict[str, str]:
     result = {}
     for item in items:
         column, eq, value = item.partition("=")
         if not eq or not column or not value:
-            raise ParameterError(f"{option} takes COLUMN=VALUE (got {item!r})")
+            raise ParameterError(f"{option} takes {key}=VALUE (got {item!r})")
         result[column.strip()] = value.strip()
     return result
 
@@ -57,21 +64,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Measure every syntactic anonymity measure of INPUT files and judge "
         "them against thresholds. Exit 0: all met; 1: a threshold violated; 2: error.",
     )
-    a.add_argument("inputs", nargs="*", metavar="INPUT", help="CSV or Parquet files")
-    a.add_argument(
-        "--qi",
-        action="append",
-        default=[],
-        metavar="COLS",
-        help="quasi-identifier columns, comma-separated (repeatable)",
-    )
-    a.add_argument(
-        "--sensitive",
-        action="append",
-        default=[],
-        metavar="COLS",
-        help="sensitive columns, comma-separated (repeatable)",
-    )
+    _add_columns(a)
     g = a.add_argument_group("thresholds")
     g.add_argument("-k", type=int, help="smallest class size (k-anonymity)")
     g.add_argument("-l", type=int, help="distinct sensitive values per class (l-diversity)")
@@ -115,26 +108,148 @@ def _parser() -> argparse.ArgumentParser:
         choices=("value", "drop"),
         help="null QI values: a value of their own (default) or drop the records",
     )
-    r = a.add_argument_group("input and output")
-    r.add_argument("--sep", help="CSV separator (sniffed when omitted)")
-    r.add_argument("--encoding", help="CSV encoding (default utf-8)")
-    r.add_argument(
-        "--na",
-        action="append",
-        metavar="TEXT",
-        help="cell text read as null (repeatable; default: only the empty cell)",
+    dp_cli.add_options(
+        a.add_argument_group("differential privacy (see: anonaudit dp --help)"),
+        prefix="dp-",
+        required=False,
     )
+    _add_lake(a.add_argument_group("datasets, object storage and engines"))
+    r = a.add_argument_group("input and output")
+    _add_reading(r)
     r.add_argument("--json", metavar="PATH|-", help="write the JSON report; - for stdout")
+    r.add_argument("--html", metavar="PATH", help="write the HTML report (one self-contained file)")
+    r.add_argument(
+        "--redact",
+        action="store_true",
+        help="HTML report: replace the QI values of listed classes by [redacted] "
+        "(the JSON report is never redacted)",
+    )
     r.add_argument("--max-classes", type=int, help="violating classes listed per measure")
     r.add_argument("--config", metavar="FILE", help="TOML policy file; options override it")
     r.add_argument("--exit-zero", action="store_true", help="exit 0 even when a threshold fails")
     r.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     r.add_argument("--debug", action="store_true", help="show tracebacks")
+    _add_dp_command(commands)
     return parser
+
+
+def _add_columns(parser: argparse.ArgumentParser) -> None:
+    """INPUT files and column roles, shared by the subcommands."""
+    parser.add_argument(
+        "inputs",
+        nargs="*",
+        metavar="INPUT",
+        help="CSV or Parquet files, directories, globs, s3:// (or other fsspec) URLs, Delta tables",
+    )
+    parser.add_argument(
+        "--qi",
+        action="append",
+        default=[],
+        metavar="COLS",
+        help="quasi-identifier columns, comma-separated (repeatable)",
+    )
+    parser.add_argument(
+        "--sensitive",
+        action="append",
+        default=[],
+        metavar="COLS",
+        help="sensitive columns, comma-separated (repeatable)",
+    )
+
+
+def _add_reading(group: argparse._ArgumentGroup) -> None:
+    """CSV reading options, shared by the subcommands."""
+    group.add_argument("--sep", help="CSV separator (sniffed when omitted)")
+    group.add_argument("--encoding", help="CSV encoding (default utf-8)")
+    group.add_argument(
+        "--na",
+        action="append",
+        metavar="TEXT",
+        help="cell text read as null (repeatable; default: only the empty cell)",
+    )
+
+
+def _add_lake(group: argparse._ArgumentGroup) -> None:
+    """Dataset selection, object storage, Delta versions and the engine."""
+    group.add_argument(
+        "--format", choices=FORMATS, help="format of a directory's or URL's files (inferred)"
+    )
+    group.add_argument(
+        "--filter",
+        action="append",
+        metavar="EXPR",
+        help="keep rows/partitions where EXPR holds, e.g. day=2024-01-02, day>=2024-01-01, "
+        "region in eu,us (repeatable: all must hold)",
+    )
+    group.add_argument(
+        "--storage-option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="object-storage setting, e.g. endpoint_url=http://127.0.0.1:8333 (repeatable)",
+    )
+    group.add_argument("--delta-version", type=int, metavar="N", help="Delta table version")
+    group.add_argument(
+        "--engine", choices=("local", "dask"), help="build the class table here or on Dask"
+    )
+    group.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler (tcp://host:8786)")
+
+
+def _add_dp_command(commands: Any) -> None:
+    d = commands.add_parser(
+        "dp",
+        help="release the class table under differential privacy, beside the audit",
+        description="Release the class table of INPUT under (epsilon, delta)-differential "
+        "privacy and contrast it with what the syntactic release lets an attacker learn. "
+        "Exit 0: released; 2: error (including a release that would not be private).",
+    )
+    _add_columns(d)
+    dp_cli.add_options(d.add_argument_group("privacy"), required=True)
+    u = d.add_argument_group("privacy unit")
+    u.add_argument(
+        "--privacy-unit",
+        metavar="COL",
+        help="column identifying a person with several rows; bounds each person's rows",
+    )
+    u.add_argument(
+        "--max-contributions",
+        type=int,
+        metavar="M",
+        help="rows kept per person with --privacy-unit (default 1)",
+    )
+    r = d.add_argument_group("input and output")
+    _add_reading(r)
+    r.add_argument("--out", metavar="PATH", help="write the released class table as CSV")
+    r.add_argument("--json", metavar="PATH|-", help="write the JSON report; - for stdout")
+    r.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    r.add_argument("--debug", action="store_true", help="show tracebacks")
 
 
 def _config(args: argparse.Namespace) -> AuditConfig:
     config = read_config(args.config) if args.config else AuditConfig()
+    if not config.datasets:
+        _override(config, args)
+        _validate(config)
+        return config
+    if args.inputs:
+        raise ParameterError(
+            "INPUT files and [[datasets]] in --config do not mix; drop the INPUTs "
+            "or use a policy file without datasets"
+        )
+    if args.html:
+        raise ParameterError("with [[datasets]], set html per dataset in the policy file")
+    for dataset in config.datasets:
+        own = dataset.json, dataset.html
+        _override(dataset, args)
+        dataset.json, dataset.html = own
+        _validate(dataset)
+    if args.json is not None:
+        config.json = args.json
+    return config
+
+
+def _override(config: AuditConfig, args: argparse.Namespace) -> None:
+    """Command-line options over the policy file's settings."""
     if args.inputs:
         config.inputs = list(args.inputs)
     if args.qi:
@@ -165,13 +280,17 @@ def _config(args: argparse.Namespace) -> AuditConfig:
             config.order[column] = [line.strip() for line in lines if line.strip()]
         else:
             config.order[column] = _columns(value)
-    for name in ("nulls", "sep", "encoding", "risk_threshold", "json", "max_classes"):
+    for name in ("nulls", "sep", "encoding", "risk_threshold", "json", "html", "max_classes"):
         if getattr(args, name) is not None:
             setattr(config, name, getattr(args, name))
     if args.na is not None:
         config.na_values = list(args.na)
-    _validate(config)
-    return config
+    for name in ("format", "delta_version", "engine", "scheduler"):
+        if getattr(args, name) is not None:
+            setattr(config, name, getattr(args, name))
+    if args.filter is not None:
+        config.filter = list(args.filter)
+    config.storage_options.update(_assignments(args.storage_option, "--storage-option", key="KEY"))
 
 
 def _validate(config: AuditConfig) -> None:
@@ -197,26 +316,20 @@ def _validate(config: AuditConfig) -> None:
         raise ParameterError(f"-t must lie between 0 and 1 (got {t})")
     if config.max_classes < 0:
         raise ParameterError("--max-classes must be >= 0 (0 lists every class)")
+    if config.engine not in ("local", "dask"):
+        raise ParameterError(f"unknown engine {config.engine!r}; choose local or dask")
 
 
-def _run_audit(args: argparse.Namespace) -> int:
+def _run_audit(args: argparse.Namespace, command: str) -> int:
     config = _config(args)
-    report = audit(
-        config.inputs,
-        quasi_identifiers=config.quasi_identifiers,
-        sensitive=config.sensitive,
-        policy=config.policy(),
-        distance=config.t_distance,
-        hierarchies=config.hierarchy,
-        orders=config.order,
-        ground_distances=config.ground_distance,
-        nulls="drop" if config.nulls == "drop" else "value",
-        risk_threshold=config.risk_threshold,
-        sep=config.sep,
-        encoding=config.encoding,
-        na_values=config.na_values,
-        progress=None if args.quiet else Progress(sys.stderr),
-    )
+    progress = None if args.quiet else Progress(sys.stderr)
+    if config.datasets:
+        return _run_datasets(config, args, command, progress)
+    if args.redact and not config.html:
+        raise ParameterError("--redact applies to the HTML report; add --html PATH")
+    report = audit_config(config, progress=progress)
+    if args.dp_epsilon is not None:
+        report = replace(report, dp=dp_cli.run(report.table, dp_cli.options(args)))
     limit = None if config.max_classes == 0 else config.max_classes
     if config.json == "-":
         print(dumps(report_to_dict(report, max_classes=limit)))
@@ -224,8 +337,83 @@ def _run_audit(args: argparse.Namespace) -> int:
         if config.json:
             atomic_write_text(Path(config.json), dumps(report_to_dict(report, max_classes=limit)))
         print(summary(report))
+    if config.html:
+        report.save_html(config.html, redact=args.redact, command=command)
     if report.passed is False and not args.exit_zero:
         return EXIT_VIOLATION
+    return EXIT_OK
+
+
+def _run_datasets(
+    config: AuditConfig, args: argparse.Namespace, command: str, progress: Progress | None
+) -> int:
+    summary_path = None if config.json in (None, "-") else Path(config.json)
+    results = audit_datasets(
+        config.datasets,
+        reports_dir=None if summary_path is None else summary_path.parent,
+        progress=progress,
+        redact=args.redact,
+        command=command,
+    )
+    document = summary_to_dict(results)
+    if config.json == "-":
+        print(dumps(document))
+    else:
+        if summary_path is not None:
+            atomic_write_text(summary_path, dumps(document))
+        for result in results:
+            print(f"== {result.name} ==")
+            if result.report is not None:
+                print(summary(result.report))
+            else:
+                print(f"anonaudit: error: {result.error}")
+    for result in results:
+        if result.error is not None:
+            print(f"anonaudit: error: {result.name}: {result.error}", file=sys.stderr)
+    worst = max(result.exit_status for result in results)
+    if worst == EXIT_VIOLATION and args.exit_zero:
+        return EXIT_OK
+    return worst
+
+
+def _run_dp(args: argparse.Namespace) -> int:
+    qi = [c for item in args.qi for c in _columns(item)]
+    sensitive = [c for item in args.sensitive for c in _columns(item)]
+    if not args.inputs:
+        raise ParameterError("name at least one INPUT file")
+    if not qi:
+        raise ParameterError("name the quasi-identifiers with --qi COL1,COL2,...")
+    if args.max_contributions is not None and not args.privacy_unit:
+        raise ParameterError("--max-contributions bounds the rows of a --privacy-unit; add it")
+    reading: dict[str, Any] = {
+        "quasi_identifiers": qi,
+        "sensitive": sensitive,
+        "sep": args.sep,
+        "encoding": args.encoding or "utf-8",
+        "na_values": args.na if args.na is not None else ("",),
+        "progress": None if args.quiet else Progress(sys.stderr),
+    }
+    data = (
+        load_bounded(
+            args.inputs,
+            privacy_unit=args.privacy_unit,
+            max_contributions=args.max_contributions or 1,
+            **reading,
+        )
+        if args.privacy_unit
+        else load(args.inputs, **reading)
+    )
+    report = dp_cli.run(data, dp_cli.options(args))
+    if args.out:
+        atomic_write_text(Path(args.out), table_to_csv(report.release.to_frame()))
+    document = {"schema_version": SCHEMA_VERSION, "anonaudit_version": __version__}
+    document |= dp_to_dict(report)
+    if args.json == "-":
+        print(dumps(document))
+    else:
+        if args.json:
+            atomic_write_text(Path(args.json), dumps(document))
+        print(dp_summary(report))
     return EXIT_OK
 
 
@@ -235,8 +423,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = _parser().parse_args(argv)
     except SystemExit as exit_:  # --help, --version, usage errors: argparse already printed
         return int(exit_.code or 0)
+    command = shlex.join(["anonaudit", *(sys.argv[1:] if argv is None else argv)])
     try:
-        return _run_audit(args)
+        return _run_dp(args) if args.command == "dp" else _run_audit(args, command)
     except (AnonauditError, OSError) as exc:
         if args.debug:
             raise

@@ -20,10 +20,31 @@ the command line override the file. Paths are relative to the file. Example::
 
     [hierarchy]
     diagnosis = "hierarchies/diagnosis.csv"
+
+Several datasets, each with its own roles and thresholds, are ``[[datasets]]`` tables;
+every top-level key is their default (``thresholds`` and ``storage_options`` are
+refined key by key), except the outputs: the top-level ``json`` is the run's summary,
+and each dataset writes its own ``json``/``html`` (default ``<name>.json`` beside the
+summary)::
+
+    sensitive = ["diagnosis"]
+    json = "reports/summary.json"
+    storage_options = { endpoint_url = "http://127.0.0.1:8333" }
+    [thresholds]
+    k = 5
+
+    [[datasets]]
+    name = "visits"
+    inputs = ["s3://lake/visits/"]
+    filter = ["day=2024-01-02"]
+    quasi_identifiers = ["zip", "age", "day"]
+    [datasets.thresholds]
+    k = 10
 """
 
 from __future__ import annotations
 
+import copy
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +52,7 @@ from typing import Any
 
 from anonaudit.errors import InputError, ParameterError, SourceNotFoundError
 from anonaudit.policy import Policy
+from anonaudit.sources.storage import is_url
 
 __all__ = ["AuditConfig", "read_config"]
 
@@ -50,8 +72,19 @@ _TOP: dict[str, type | tuple[type, ...]] = {
     "na_values": list,
     "risk_threshold": (int, float),
     "json": str,
+    "html": str,
     "max_classes": int,
+    "format": str,
+    "filter": list,
+    "storage_options": dict,
+    "delta_version": int,
+    "engine": str,
+    "scheduler": str,
+    "name": str,
+    "datasets": list,
 }
+# Keys a [[datasets]] table does not inherit from the top level: its own outputs.
+_OWN = ("json", "html", "name", "datasets")
 
 
 @dataclass
@@ -72,7 +105,16 @@ class AuditConfig:
     na_values: list[str] = field(default_factory=lambda: [""])
     risk_threshold: float = 0.2
     json: str | None = None
+    html: str | None = None
     max_classes: int = 100
+    format: str | None = None
+    filter: list[str] = field(default_factory=list)
+    storage_options: dict[str, str] = field(default_factory=dict)
+    delta_version: int | None = None
+    engine: str = "local"
+    scheduler: str | None = None
+    name: str | None = None
+    datasets: list[AuditConfig] = field(default_factory=list)
 
     def policy(self) -> Policy:
         """The thresholds as a :class:`Policy`."""
@@ -98,6 +140,29 @@ def read_config(path: str | Path) -> AuditConfig:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise InputError(f"{path}: not valid TOML: {exc}") from None
+    config = _settings(data, path)
+    tables = data.get("datasets", [])
+    if not all(isinstance(table, dict) for table in tables):
+        raise InputError(f"{path}: 'datasets' must be [[datasets]] tables")
+    inherited = {key: value for key, value in data.items() if key not in _OWN}
+    for number, table in enumerate(tables, start=1):
+        if "datasets" in table:
+            raise InputError(f"{path}: dataset {number} holds 'datasets'; they do not nest")
+        merged = copy.deepcopy({**inherited, **table})  # no dataset shares a mutable value
+        for key in ("thresholds", "storage_options"):  # a dataset refines these tables
+            if isinstance(table.get(key), dict) and isinstance(inherited.get(key), dict):
+                merged[key] = {**inherited[key], **table[key]}
+        dataset = _settings(merged, path)
+        dataset.name = dataset.name or f"dataset{number}"
+        config.datasets.append(dataset)
+    names = [dataset.name for dataset in config.datasets]
+    for name in {n for n in names if names.count(n) > 1}:
+        raise InputError(f"{path}: two datasets are named {name!r}; names must differ")
+    return config
+
+
+def _settings(data: dict[str, Any], path: Path) -> AuditConfig:
+    """One audit's settings from a TOML table, paths made relative to ``path``."""
     config = AuditConfig()
     for key, value in data.items():
         expected = _TOP.get(key)
@@ -105,16 +170,20 @@ def read_config(path: str | Path) -> AuditConfig:
             raise InputError(f"{path}: unknown key {key!r}; known keys: {', '.join(_TOP)}")
         if not isinstance(value, expected):
             raise InputError(f"{path}: {key!r} has the wrong type ({type(value).__name__})")
-        setattr(config, key, value)
+        if key != "datasets":
+            setattr(config, key, value)
     for key in config.thresholds:
         if key not in _THRESHOLDS:
             raise ParameterError(
                 f"{path}: unknown threshold {key!r}; known: {', '.join(_THRESHOLDS)}"
             )
     base = path.parent
-    config.inputs = [str(base / p) for p in config.inputs]
+    config.inputs = [p if is_url(p) else str(base / p) for p in config.inputs]
+    config.storage_options = {k: str(v) for k, v in config.storage_options.items()}
     config.hierarchy = {sa: str(base / p) for sa, p in config.hierarchy.items()}
     config.ground_distance = {sa: str(base / p) for sa, p in config.ground_distance.items()}
     if config.json not in (None, "-"):
         config.json = str(base / config.json)
+    if config.html is not None:
+        config.html = str(base / config.html)
     return config

@@ -8,8 +8,12 @@ builtin exception it means, so ``except ValueError`` keeps working::
      │    ├── SourceNotFoundError (FileNotFoundError)
      │    ├── ColumnError (KeyError)      unknown, duplicate or all-null column
      │    ├── MalformedFileError          empty, header only, ragged rows, bad bytes
+     │    ├── StorageError                object storage unreachable, credentials rejected
      │    └── HierarchyError              a hierarchy or ground-distance file that does not fit
      ├── ParameterError (ValueError)      a threshold or option out of range
+     │    └── BudgetError                 releases that would spend more privacy budget than allowed
+     ├── MissingDependencyError (ImportError)  an optional extra is not installed
+     ├── EngineError (RuntimeError)       a distributed engine lost work it could not redo
      └── PolicyViolationError             raised by ``AuditReport.raise_for_violations``
 
     PrivacyWarning (UserWarning)          a result that is weaker than it looks
@@ -22,14 +26,18 @@ from __future__ import annotations
 
 __all__ = [
     "AnonauditError",
+    "BudgetError",
     "ColumnError",
+    "EngineError",
     "HierarchyError",
     "InputError",
     "MalformedFileError",
+    "MissingDependencyError",
     "ParameterError",
     "PolicyViolationError",
     "PrivacyWarning",
     "SourceNotFoundError",
+    "StorageError",
 ]
 
 
@@ -57,12 +65,38 @@ class MalformedFileError(InputError):
     """A file is empty, has no data rows, has ragged rows or undecodable bytes."""
 
 
+class StorageError(InputError):
+    """Object storage cannot be reached, rejects the credentials, or fails to serve a file."""
+
+
 class HierarchyError(InputError):
     """A generalization hierarchy or ground-distance matrix does not fit the data."""
 
 
 class ParameterError(AnonauditError, ValueError):
     """A threshold or option is out of its range or unknown."""
+
+
+class BudgetError(ParameterError):
+    """A set of differentially private releases would exceed the privacy budget.
+
+    Raised by :meth:`anonaudit.dp.Budget.spend`; the message states what the releases
+    cost, what the budget allows and what remains.
+    """
+
+
+class MissingDependencyError(AnonauditError, ImportError):
+    """An optional extra needed for this feature is not installed.
+
+    The message carries the ``pip install`` command that installs it.
+    """
+
+
+class EngineError(AnonauditError, RuntimeError):
+    """A distributed engine could not finish: workers died more often than it retries.
+
+    Raised instead of returning a class table that would cover only part of the data.
+    """
 
 
 class PolicyViolationError(AnonauditError):

@@ -95,14 +95,28 @@ MIB = 1024 * 1024
 
 
 def generate_csv(path: Path, rows: int, seed: int = SEED) -> None:
-    """Write ``rows`` synthetic records to ``path`` (atomically, via a temporary file).
+    """Write ``rows`` synthetic records (:func:`generate_table`) to ``path`` atomically."""
+    import pyarrow.csv as pacsv
+
+    table = generate_table(rows, seed)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(path.name + ".partial")
+    pacsv.write_csv(table, partial)
+    partial.replace(path)
+    # Flush the new file now, so that background write-back does not slow the first
+    # measurement.
+    os.sync()
+
+
+def generate_table(rows: int, seed: int = SEED) -> Any:
+    """``rows`` synthetic records as a ``pyarrow.Table``.
 
     Every column is drawn uniformly and independently: 20 ZIP codes (five digits, some
-    with a leading zero), age 17..90, 2 sexes, 5 races, 16 education levels, 12 diseases.
+    with a leading zero), age 17..90 (``int16``), 2 sexes, 5 races, 16 education levels,
+    12 diseases (text).
     """
     import numpy as np
     import pyarrow as pa
-    import pyarrow.csv as pacsv
 
     rng = np.random.default_rng(seed)
     # 20 distinct ZIP codes, 5 of them below 10000 so their text starts with "0".
@@ -115,7 +129,7 @@ def generate_csv(path: Path, rows: int, seed: int = SEED) -> None:
         indices = rng.integers(0, len(dictionary), size=rows, dtype=np.int32)
         return dictionary.take(pa.array(indices))
 
-    table = pa.table(
+    return pa.table(
         {
             "zip": pick(zips),
             "age": pa.array(rng.integers(17, 91, size=rows, dtype=np.int16)),
@@ -125,13 +139,6 @@ def generate_csv(path: Path, rows: int, seed: int = SEED) -> None:
             "disease": pick(DISEASES),
         }
     )
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(path.name + ".partial")
-    pacsv.write_csv(table, partial)
-    partial.replace(path)
-    # Flush the new file now, so that background write-back does not slow the first
-    # measurement.
-    os.sync()
 
 
 def ensure_csv(out_dir: Path, rows: int) -> Path:
@@ -141,7 +148,7 @@ def ensure_csv(out_dir: Path, rows: int) -> Path:
         print(f"data: reusing {_rel(path)} ({path.stat().st_size / MIB:,.1f} MiB, {rows:,} rows)")
         return path
     start = time.perf_counter()
-    generate_csv(path, rows)
+    in_child(generate_csv, path, rows)
     elapsed = time.perf_counter() - start
     print(
         f"data: generated {_rel(path)} ({path.stat().st_size / MIB:,.1f} MiB, {rows:,} rows) "
@@ -150,11 +157,26 @@ def ensure_csv(out_dir: Path, rows: int) -> Path:
     return path
 
 
+def in_child(work: Callable[..., None], *args: Any) -> None:
+    """Run ``work(*args)`` in a fresh spawned process and wait for it.
+
+    Used to generate data: Linux carries a process's peak RSS over into the children it
+    starts, so generating in this process would inflate every later measurement's peak.
+    """
+    process = mp.get_context("spawn").Process(target=work, args=args)
+    process.start()
+    process.join()
+    if process.exitcode != 0:
+        raise SystemExit(f"{work.__name__} failed in its child process ({process.exitcode})")
+
+
 def warm_cache(path: Path) -> None:
-    """Read ``path`` once so every measurement starts with the file in the page cache."""
-    with open(path, "rb") as handle:
-        while handle.read(16 * MIB):
-            pass
+    """Read ``path`` (a file, or every file below a folder) once, into the page cache."""
+    for file in sorted(path.rglob("*")) if path.is_dir() else [path]:
+        if file.is_file():
+            with open(file, "rb") as handle:
+                while handle.read(16 * MIB):
+                    pass
 
 
 def load_average() -> str:
@@ -212,18 +234,22 @@ def _summary(report: Any) -> dict[str, Any]:
 
 
 def _work_duckdb(path: str, phases: dict[str, float]) -> dict[str, Any]:
-    import duckdb
-
-    select = ", ".join(COLUMNS)
     literal = path.replace("'", "''")
-    query = f"SELECT {select}, count(*) FROM read_csv('{literal}') GROUP BY ALL"
-    connection = duckdb.connect()
-    try:
-        result = connection.sql(query).to_arrow_table()
-    finally:
-        connection.close()
+    result = duckdb_group_by(f"read_csv('{literal}')")
     types = ", ".join(f"{f.name}:{f.type}" for f in result.schema if f.name in COLUMNS)
     return {"groups": result.num_rows, "types": types}
+
+
+def duckdb_group_by(relation: str) -> Any:
+    """Bare DuckDB: ``SELECT <COLUMNS>, count(*) FROM relation GROUP BY ALL``, as Arrow."""
+    import duckdb
+
+    query = f"SELECT {', '.join(COLUMNS)}, count(*) FROM {relation} GROUP BY ALL"
+    connection = duckdb.connect()
+    try:
+        return connection.sql(query).to_arrow_table()
+    finally:
+        connection.close()
 
 
 def _work_audit(path: str, phases: dict[str, float]) -> dict[str, Any]:
@@ -267,16 +293,20 @@ def _work_pyarrow(path: str, phases: dict[str, float]) -> dict[str, Any]:
 
 def _prepare(kind: str) -> None:
     """Imports for ``kind``, done before the starting RSS is taken."""
-    modules = {
-        "duckdb": ["duckdb"],
-        "audit": ["duckdb", "anonaudit"],
-        "phases": ["duckdb", "anonaudit"],
-        "pyarrow": ["pyarrow", "pyarrow.csv"],
-    }
-    for module in modules[kind]:
+    for module in PREPARE[kind]:
         importlib.import_module(module)
 
 
+#: Modules each measurement imports before its starting RSS (other scripts add theirs).
+PREPARE: dict[str, list[str]] = {
+    "duckdb": ["duckdb"],
+    "audit": ["duckdb", "anonaudit"],
+    "phases": ["duckdb", "anonaudit"],
+    "pyarrow": ["pyarrow", "pyarrow.csv"],
+}
+
+
+#: The measurements by kind (other scripts add theirs before calling :func:`measure`).
 WORK: dict[str, Callable[[str, dict[str, float]], dict[str, Any]]] = {
     "duckdb": _work_duckdb,
     "audit": _work_audit,

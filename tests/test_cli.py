@@ -70,7 +70,7 @@ def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[
 def normalized(report: dict[str, Any]) -> dict[str, Any]:
     """The report without provenance, violating classes in a canonical order."""
     report = json.loads(json.dumps(report))
-    for key in ("audited_at", "sources", "anonaudit_version"):
+    for key in ("audited_at", "sources", "coverage", "anonaudit_version"):
         report.pop(key)
 
     def walk(node: Any) -> None:
@@ -160,15 +160,25 @@ def test_json_on_stdout_holds_every_measure(
         capsys, str(data), *ROLES, "-k", "2", "-l", "2", "--recursive", "3,2", "-t", "0.5"
     )
     assert code == 1
-    assert report["schema_version"] == "1.0"
+    assert report["schema_version"] == "1.1"
     assert report["rows"] == 6
     assert report["quasi_identifiers"] == ["zip", "age"]
     assert report["sensitive"] == ["disease"]
     assert report["passed"] is False
     assert report["policy"] == {"k": 2, "l": 2, "recursive": [3.0, 2], "t": 0.5}
+    size = data.stat().st_size
     assert report["sources"] == [
-        {"name": str(data), "format": "csv", "rows": 6, "size_bytes": data.stat().st_size}
+        {
+            "name": str(data),
+            "format": "csv",
+            "rows": 6,
+            "size_bytes": size,
+            "filter": None,
+            "version": None,
+            "files": [],
+        }
     ]
+    assert report["coverage"] == {"sources": 1, "files": 1, "rows": 6, "size_bytes": size}
 
     k = report["k_anonymity"]
     assert (k["k"], k["classes"], k["threshold"], k["passed"]) == (1, 3, 2, False)

@@ -1,10 +1,12 @@
-"""The README's quick start runs as written and the committed report is current."""
+"""The README's quick start runs as written and the committed reports are current."""
 
 from __future__ import annotations
 
+import difflib
 import json
 import math
 import re
+import shlex
 from pathlib import Path
 
 import pytest
@@ -19,11 +21,21 @@ def _quickstart_args() -> list[str]:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     command = re.search(r"pip install \. && anonaudit (audit .+)", readme)
     assert command, "the README's quick start command was not found"
-    return command.group(1).split()
+    return shlex.split(command.group(1))
+
+
+def _output(args: list[str], option: str) -> str:
+    assert option in args, f"the README's quick start should pass {option}"
+    return args[args.index(option) + 1]
 
 
 def _stable(report: dict[str, object]) -> dict[str, object]:
     return {key: value for key, value in report.items() if key not in VOLATILE}
+
+
+def _stable_html(text: str) -> str:
+    """The page without its lines marked ``data-volatile`` (time of the audit, version)."""
+    return "\n".join(line for line in text.splitlines() if "data-volatile" not in line)
 
 
 def _same(a: object, b: object) -> bool:
@@ -38,18 +50,41 @@ def _same(a: object, b: object) -> bool:
     return a == b
 
 
-def test_quickstart_regenerates_the_committed_report(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    args = _quickstart_args()
-    target = args.index("--json") + 1
-    committed = ROOT / args[target]
-    args[target] = str(tmp_path / "report.json")
-    monkeypatch.chdir(ROOT)
-    assert main(args) == 0
-    assert "k-anonymity: k = 1" in capsys.readouterr().out
-    fresh = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
-    current = json.loads(committed.read_text(encoding="utf-8"))
-    assert _same(_stable(fresh), _stable(current)), (
+@pytest.fixture(scope="module")
+def fresh(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Run the quick start exactly as written, in a scratch folder holding the samples.
+
+    The arguments are the README's, so the command printed in the HTML report is too.
+    """
+    folder = tmp_path_factory.mktemp("quickstart")
+    (folder / "sample_data").symlink_to(ROOT / "sample_data")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(folder)
+        assert main(_quickstart_args()) == 0
+    return folder
+
+
+def test_quickstart_regenerates_the_committed_json_report(fresh: Path) -> None:
+    path = _output(_quickstart_args(), "--json")
+    report = json.loads((fresh / path).read_text(encoding="utf-8"))
+    assert report["k_anonymity"]["k"] == 1
+    current = json.loads((ROOT / path).read_text(encoding="utf-8"))
+    assert _same(_stable(report), _stable(current)), (
         "reports/ is stale: rerun the README's quick start and commit the result"
+    )
+
+
+def test_quickstart_regenerates_the_committed_html_report(fresh: Path) -> None:
+    path = _output(_quickstart_args(), "--html")
+    page = (fresh / path).read_text(encoding="utf-8")
+    assert "anonaudit audit --config sample_data/adult_policy.toml" in page
+    current = (ROOT / path).read_text(encoding="utf-8")
+    changed = list(
+        difflib.unified_diff(
+            _stable_html(current).splitlines(), _stable_html(page).splitlines(), n=0
+        )
+    )
+    assert not changed, (
+        "reports/ is stale: rerun the README's quick start and commit the result\n"
+        + "\n".join(line[:200] for line in changed[:12])
     )

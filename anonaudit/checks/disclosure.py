@@ -64,16 +64,22 @@ class DisclosureResult:
     violating_records: int
 
     @property
+    def verdicts(self) -> dict[str, bool]:
+        """Whether each given threshold is met, by name: ``alpha``, ``beta``, ``delta``."""
+        verdicts = {}
+        if self.max_alpha is not None:
+            verdicts["alpha"] = self.alpha <= self.max_alpha + TOLERANCE
+        if self.max_beta is not None:
+            verdicts["beta"] = self.beta <= self.max_beta + TOLERANCE
+        if self.max_delta is not None:
+            verdicts["delta"] = self.delta < self.max_delta
+        return verdicts
+
+    @property
     def passed(self) -> bool | None:
         """Whether every given threshold is met; ``None`` without thresholds."""
-        verdicts = []
-        if self.max_alpha is not None:
-            verdicts.append(self.alpha <= self.max_alpha + TOLERANCE)
-        if self.max_beta is not None:
-            verdicts.append(self.beta <= self.max_beta + TOLERANCE)
-        if self.max_delta is not None:
-            verdicts.append(self.delta < self.max_delta)
-        return None if not verdicts else all(verdicts)
+        verdicts = self.verdicts
+        return None if not verdicts else all(verdicts.values())
 
 
 def attribute_disclosure(

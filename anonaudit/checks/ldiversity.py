@@ -73,16 +73,22 @@ class LDiversityResult:
     violating_records: int
 
     @property
+    def verdicts(self) -> dict[str, bool]:
+        """Whether each given threshold is met, by name: ``l``, ``entropy_l``, ``c``."""
+        verdicts = {}
+        if self.l is not None:
+            verdicts["l"] = self.distinct >= self.l
+        if self.entropy_l is not None:
+            verdicts["entropy_l"] = self.entropy >= self.entropy_l * (1 - TOLERANCE)
+        if self.c is not None:
+            verdicts["c"] = self.c > self.recursive_c
+        return verdicts
+
+    @property
     def passed(self) -> bool | None:
         """Whether every given threshold is met; ``None`` without thresholds."""
-        verdicts = []
-        if self.l is not None:
-            verdicts.append(self.distinct >= self.l)
-        if self.entropy_l is not None:
-            verdicts.append(self.entropy >= self.entropy_l * (1 - TOLERANCE))
-        if self.c is not None:
-            verdicts.append(self.c > self.recursive_c)
-        return None if not verdicts else all(verdicts)
+        verdicts = self.verdicts
+        return None if not verdicts else all(verdicts.values())
 
 
 def class_entropy(counts: SensitiveCounts) -> np.ndarray:

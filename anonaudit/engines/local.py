@@ -7,63 +7,166 @@ pyarrow's ``read_csv`` + ``Table.group_by`` on dictionary strings is about as fa
 (3.4-3.6 s) but materializes the whole file first, so its memory grows with the rows;
 DuckDB pulls one batch at a time, holding one batch plus the hash table of distinct
 combinations, and spills that table to disk if it outgrows memory.
+
+Every part of every source (each file of a dataset) feeds one stream and one hash
+table, so peak memory grows with the distinct combinations, not with the rows or the
+files; the rows each part gave are counted on the way (:class:`SourceStats`). Text
+columns that arrive as dictionaries (Parquet, partition keys) stay dictionaries:
+DuckDB then hashes each batch's few distinct values (``benchmarks/bench_lake.py``).
 """
 
 from __future__ import annotations
 
+import itertools
 import sys
 import time
-from collections.abc import Iterator, Sequence
-from typing import TextIO
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Literal, TextIO
 
 import duckdb
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from anonaudit.classtable import ClassTable, SourceStats
-from anonaudit.errors import AnonauditError, InputError
-from anonaudit.sources.base import Source, require_columns
+from anonaudit.errors import AnonauditError, InputError, MalformedFileError
+from anonaudit.sources.base import MultiPartSource, Source, parts_of, require_columns
 
-__all__ = ["Progress", "build_class_table"]
+__all__ = [
+    "Progress",
+    "build_class_table",
+    "check_columns",
+    "group_counts",
+    "provenance",
+    "total_size",
+]
 
 _COUNT = "__anonaudit_count__"
+# Dictionaries up to this size (or an eighth of their batch) are grouped by codes.
+_SMALL_DICTIONARY = 1024
 
 
 class Progress:
-    """Progress lines on a stream for long scans, at most one per ``interval`` seconds.
+    """Progress of a long scan: parts and bytes done, rows read, elapsed time and an ETA.
+
+    Short scans stay silent: the first line appears once a scan has run ``interval``
+    seconds. On a terminal one line is rewritten in place; elsewhere (a log file, with
+    ``when="always"``) a line is written every ``interval`` seconds.
 
     Parameters
     ----------
     stream : file, optional
         Where to write; ``None`` writes nothing.
     interval : float
-        Seconds between lines.
+        Seconds between updates.
+    when : {"terminal", "always"}
+        Write only when ``stream`` is a terminal (the default: a batch job's captured
+        stderr stays clean), or always.
+
+    Examples
+    --------
+    >>> import io
+    >>> progress = Progress(io.StringIO(), when="always")
+    >>> progress.start(parts=4, size_bytes=400 * 1024 * 1024)
+    >>> progress.advance(1_000)
+    >>> progress.part_done(100 * 1024 * 1024)
+    >>> progress.status().split(", ")[:3]
+    ['1/4 parts', '100.0 MiB of 400.0 MiB', '1,000 rows']
     """
 
-    def __init__(self, stream: TextIO | None = sys.stderr, interval: float = 2.0) -> None:
-        self.stream = stream
+    def __init__(
+        self,
+        stream: TextIO | None = sys.stderr,
+        interval: float = 1.0,
+        *,
+        when: Literal["terminal", "always"] = "terminal",
+    ) -> None:
+        self.terminal = stream is not None and stream.isatty()
+        self.stream = stream if when == "always" or self.terminal else None
         self.interval = interval
-        self._last = time.monotonic()
-        self._spoken: set[str] = set()
+        self._started = self._last = time.monotonic()
+        self._parts = self._parts_done = 0
+        self._size: int | None = None
+        self._bytes_done = self._rows = 0
+        self._spoken = False
 
-    def update(self, name: str, rows: int, *, final: bool = False) -> None:
-        """Report that ``rows`` records of ``name`` were read.
+    def start(self, *, parts: int, size_bytes: int | None) -> None:
+        """Begin a scan of ``parts`` parts holding ``size_bytes`` bytes (``None``: unknown)."""
+        self._started = self._last = time.monotonic()
+        self._parts, self._size = parts, size_bytes
+        self._parts_done = self._bytes_done = self._rows = 0
 
-        Short scans stay silent: a line appears once a scan has run ``interval``
-        seconds, and the final line only for a scan that printed before.
-        """
+    def advance(self, rows: int) -> None:
+        """Count ``rows`` more records read."""
+        self._rows += rows
+        self._maybe_write()
+
+    def part_done(self, size_bytes: int | None) -> None:
+        """Count one more part read, of ``size_bytes`` bytes."""
+        self._parts_done += 1
+        self._bytes_done += size_bytes or 0
+        self._maybe_write()
+
+    def finish(self) -> None:
+        """Write the final state, if a line was written before."""
+        if self.stream is not None and self._spoken:
+            self._write(final=True)
+
+    def status(self) -> str:
+        """The progress so far, as one line of text."""
+        elapsed = time.monotonic() - self._started
+        items = []
+        if self._parts > 1:
+            items.append(f"{self._parts_done}/{self._parts} parts")
+        if self._size:
+            items.append(f"{_size(self._bytes_done)} of {_size(self._size)}")
+        items.append(f"{self._rows:,} rows")
+        items.append(f"{_clock(elapsed)} elapsed")
+        done, total = (
+            (self._bytes_done, self._size) if self._size else (self._parts_done, self._parts)
+        )
+        if 0 < done < total:
+            items.append(f"ETA {_clock(elapsed * (total - done) / done)}")
+        return ", ".join(items)
+
+    def _maybe_write(self) -> None:
         now = time.monotonic()
-        if self.stream is None:
-            return
-        if final:
-            if name not in self._spoken:
-                return
-        elif now - self._last < self.interval:
-            return
-        self._last = now
-        self._spoken.add(name)
-        state = "done" if final else "reading"
-        print(f"anonaudit: {name}: {state}, {rows:,} rows", file=self.stream, flush=True)
+        if self.stream is not None and now - self._last >= self.interval:
+            self._last = now
+            self._write(final=False)
+
+    def _write(self, *, final: bool) -> None:
+        assert self.stream is not None
+        self._spoken = True
+        line = f"anonaudit: {'read' if final else 'reading'}: {self.status()}"
+        if self.terminal:
+            end = "\n" if final else ""
+            self.stream.write(f"\r{line}\x1b[K{end}")
+        else:
+            self.stream.write(line + "\n")
+        self.stream.flush()
+
+
+def _size(count: int) -> str:
+    """``count`` bytes in a readable unit.
+
+    >>> _size(512), _size(3 * 1024 * 1024), _size(5 * 1024**3)
+    ('512 B', '3.0 MiB', '5.0 GiB')
+    """
+    if count < 1024:
+        return f"{count} B"
+    value = count / 1024
+    for unit in ("KiB", "MiB"):
+        if value < 1024:
+            return f"{value:,.1f} {unit}"
+        value /= 1024
+    return f"{value:,.1f} GiB"
+
+
+def _clock(seconds: float) -> str:
+    minutes, secs = divmod(int(seconds + 0.5), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
 
 
 def build_class_table(
@@ -73,57 +176,149 @@ def build_class_table(
     sensitive: Sequence[str] = (),
     progress: Progress | None = None,
 ) -> ClassTable:
-    """Aggregate ``sources`` into one class table in a single streaming pass each.
+    """Aggregate ``sources`` into one class table in a single streaming pass.
 
     Parameters
     ----------
     sources : sequence of Source
-        Files or frames; every one must have all the named columns.
+        Files, datasets or frames; every one must have all the named columns.
     quasi_identifiers, sensitive : sequence of str
         Column roles.
     progress : Progress, optional
-        Where to report rows read.
+        Where to report parts, bytes and rows read.
 
     Returns
     -------
     ClassTable
-        The merged table of all sources.
+        The table of all sources, with the records each source (and each file of a
+        dataset) gave.
     """
+    columns = check_columns(sources, quasi_identifiers, sensitive)
+    flat = [part for source in sources for part in parts_of(source)]
+    rows = [0] * len(flat)
+    if progress is not None:
+        progress.start(parts=len(flat), size_bytes=total_size(flat))
+
+    def stream() -> Iterator[pa.RecordBatch]:
+        for index, part in enumerate(flat):
+            for batch in part.batches(columns):
+                rows[index] += batch.num_rows
+                if progress is not None:
+                    progress.advance(batch.num_rows)
+                yield batch
+            if progress is not None:
+                progress.part_done(part.info.size_bytes)
+
+    keys, counts = group_counts(stream(), columns)
+    if progress is not None:
+        progress.finish()
+    stats = provenance(sources, rows)
+    return ClassTable(tuple(quasi_identifiers), tuple(sensitive), keys, counts, stats)
+
+
+def check_columns(
+    sources: Sequence[Source], quasi_identifiers: Sequence[str], sensitive: Sequence[str]
+) -> list[str]:
+    """The audited columns, after checking that every source has them all."""
     if not sources:
         raise InputError("no input given; name at least one file")
     columns = list(quasi_identifiers) + list(sensitive)
     for source in sources:
         require_columns(source, columns)
-    partials = [
-        _aggregate(source, columns, quasi_identifiers, sensitive, progress) for source in sources
-    ]
-    return partials[0] if len(partials) == 1 else partials[0].merge(*partials[1:])
+    return columns
 
 
-def _aggregate(
-    source: Source,
-    columns: list[str],
-    quasi_identifiers: Sequence[str],
-    sensitive: Sequence[str],
-    progress: Progress | None,
-) -> ClassTable:
+def total_size(parts: Sequence[Source]) -> int | None:
+    """The bytes of ``parts`` in storage; ``None`` if any size is unknown (a frame)."""
+    sizes = [part.info.size_bytes for part in parts]
+    return None if None in sizes else sum(size or 0 for size in sizes)
+
+
+def provenance(sources: Sequence[Source], part_rows: Sequence[int]) -> tuple[SourceStats, ...]:
+    """Where the records came from, given the records each part of each source gave.
+
+    Parameters
+    ----------
+    sources : sequence of Source
+        The sources, in order.
+    part_rows : sequence of int
+        Records per part, the parts of all sources in order (:func:`parts_of`).
+
+    Raises
+    ------
+    MalformedFileError
+        A dataset whose files (after any filter) hold no record.
+    """
+    stats, start = [], 0
+    for source in sources:
+        info, parts = source.info, parts_of(source)
+        counts = part_rows[start : start + len(parts)]
+        start += len(parts)
+        rows = sum(counts)
+        if not isinstance(source, MultiPartSource):
+            stats.append(SourceStats(info.name, info.format, rows, info.size_bytes))
+            continue
+        if rows == 0:
+            selection = f" match --filter {info.filter}" if info.filter else ""
+            raise MalformedFileError(f"{info.name}: no records{selection}; nothing to audit")
+        files = tuple(
+            SourceStats(part.info.name, part.info.format, count, part.info.size_bytes)
+            for part, count in zip(parts, counts, strict=True)
+        )
+        stats.append(
+            SourceStats(
+                info.name, info.format, rows, info.size_bytes, files, info.filter, info.version
+            )
+        )
+    return tuple(stats)
+
+
+def group_counts(
+    batches: Iterable[pa.RecordBatch], columns: Sequence[str]
+) -> tuple[pa.Table, np.ndarray]:
+    """Count the records of every distinct combination of ``columns`` in ``batches``.
+
+    Parameters
+    ----------
+    batches : iterable of pyarrow.RecordBatch
+        Text batches (:class:`~anonaudit.sources.base.Source`) holding ``columns``; a
+        column may be a string array in one batch and a dictionary in another.
+    columns : sequence of str
+        The grouping columns.
+
+    Returns
+    -------
+    keys : pyarrow.Table
+        One row per distinct combination, plain string columns.
+    counts : numpy.ndarray
+        Records per row of ``keys`` (``int64``).
+
+    Raises
+    ------
+    AnonauditError
+        The error a source raised while streaming (DuckDB sees only that the stream
+        failed); any other exception becomes an :class:`InputError`.
+    """
     failure: list[BaseException] = []
-    rows = [0]
-    name = source.info.name
+    iterator = iter(batches)
 
-    def batches() -> Iterator[pa.RecordBatch]:
+    def guarded() -> Iterator[pa.RecordBatch]:
         try:
-            for batch in source.batches(columns):
-                rows[0] += batch.num_rows
-                if progress is not None:
-                    progress.update(name, rows[0])
-                yield batch
+            yield from iterator
         except BaseException as exc:  # re-raised below, DuckDB only sees a stream error
             failure.append(exc)
             raise
 
-    schema = pa.schema([(column, pa.string()) for column in columns])
-    reader = pa.RecordBatchReader.from_batches(schema, batches())
+    stream = guarded()
+    try:
+        first = next(stream, None)
+    except Exception as exc:
+        raise _unwrap(exc) from None
+    coding = _Coding(first, columns)
+    converted = (
+        coding.convert(batch) for batch in itertools.chain([first] if first else [], stream)
+    )
+    reader = pa.RecordBatchReader.from_batches(coding.schema, converted)
     select = ", ".join(_quote(column) for column in columns)
     query = f"SELECT {select}, count(*) AS {_COUNT} FROM reader GROUP BY ALL"
     connection = duckdb.connect()
@@ -136,13 +331,85 @@ def _aggregate(
         raise
     finally:
         connection.close()
-    if progress is not None:
-        progress.update(name, rows[0], final=True)
     counts = result.column(_COUNT).to_numpy().astype(np.int64, copy=False)
-    stats = SourceStats(name, source.info.format, rows[0], source.info.size_bytes)
-    return ClassTable(
-        tuple(quasi_identifiers), tuple(sensitive), result.select(columns), counts, (stats,)
-    )
+    return coding.decode(result), counts
+
+
+class _Codes:
+    """Integer codes for one column's values, shared by every batch of a stream.
+
+    A batch's dictionary is mapped to the codes once (Parquet repeats one dictionary for
+    all the batches of a row group), then its indices are translated with one ``take``.
+    Null stays null.
+    """
+
+    def __init__(self) -> None:
+        self._code: dict[str, int] = {}
+        self._dictionary: pa.Array | None = None
+        self._mapping = pa.array([], pa.int32())
+
+    def encode(self, array: pa.Array) -> pa.Array:
+        if not pa.types.is_dictionary(array.type):
+            array = pc.dictionary_encode(array)
+        dictionary = array.dictionary
+        seen = self._dictionary
+        if seen is None or not (dictionary is seen or dictionary.equals(seen)):
+            code = self._code
+            self._mapping = pa.array(
+                [
+                    None if v is None else code.setdefault(v, len(code))
+                    for v in dictionary.to_pylist()
+                ],
+                pa.int32(),
+            )
+            self._dictionary = dictionary
+        return self._mapping.take(array.indices)
+
+    def decode(self, codes: pa.Array) -> pa.Array:
+        return pa.array(list(self._code), pa.string()).take(codes)
+
+
+class _Coding:
+    """How a stream's text columns reach DuckDB: as integer codes, or as strings.
+
+    A column that arrives as a dictionary much smaller than its batch (Parquet text, a
+    partition key, a typed column) is grouped by integer codes: DuckDB hashes int32s
+    faster than strings (``benchmarks/bench_lake.py``), and only the distinct values are
+    kept as text. Other columns (CSV text, high-cardinality values) go in as strings.
+    The choice is made on the first batch; later batches are converted to it.
+    """
+
+    def __init__(self, first: pa.RecordBatch | None, columns: Sequence[str]) -> None:
+        self.codes: dict[str, _Codes] = {}
+        if first is not None:
+            for name in columns:
+                array = first.column(name)
+                if pa.types.is_dictionary(array.type) and (
+                    len(array.dictionary) <= max(_SMALL_DICTIONARY, len(array) // 8)
+                ):
+                    self.codes[name] = _Codes()
+        self.schema = pa.schema(
+            [(name, pa.int32() if name in self.codes else pa.string()) for name in columns]
+        )
+
+    def convert(self, batch: pa.RecordBatch) -> pa.RecordBatch:
+        arrays = []
+        for name in self.schema.names:
+            array = batch.column(name)
+            if name in self.codes:
+                array = self.codes[name].encode(array)
+            elif pa.types.is_dictionary(array.type):
+                array = array.dictionary_decode()
+            arrays.append(array)
+        return pa.RecordBatch.from_arrays(arrays, schema=self.schema)
+
+    def decode(self, result: pa.Table) -> pa.Table:
+        """DuckDB's result, codes turned back into their text."""
+        arrays = []
+        for name in self.schema.names:
+            column = result.column(name).combine_chunks()
+            arrays.append(self.codes[name].decode(column) if name in self.codes else column)
+        return pa.Table.from_arrays(arrays, names=self.schema.names)
 
 
 def _unwrap(exc: BaseException) -> BaseException:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -18,10 +19,13 @@ from anonaudit import __version__
 
 if TYPE_CHECKING:
     from anonaudit.audit import AuditReport
+    from anonaudit.classtable import SourceStats
+    from anonaudit.dp.companion import DPReport
+    from anonaudit.dp.utility import Measures
 
-__all__ = ["SCHEMA_VERSION", "dumps", "report_to_dict"]
+__all__ = ["SCHEMA_VERSION", "coverage", "dp_to_dict", "dumps", "report_to_dict"]
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"
 
 
 def _number(value: float | int | None) -> float | int | str | None:
@@ -45,6 +49,36 @@ def _classes(frame: pd.DataFrame, qi: tuple[str, ...], limit: int | None) -> dic
     return {"count": len(frame), "truncated": len(shown) < len(frame), "classes": rows}
 
 
+def _source(stats: SourceStats) -> dict[str, Any]:
+    return {
+        "name": stats.name,
+        "format": stats.format,
+        "rows": stats.rows,
+        "size_bytes": stats.size_bytes,
+        "filter": stats.filter,
+        "version": stats.version,
+        "files": [
+            {"name": f.name, "rows": f.rows, "size_bytes": f.size_bytes} for f in stats.files
+        ],
+    }
+
+
+def coverage(sources: Sequence[SourceStats]) -> dict[str, int]:
+    """What an audit read: sources, files, records (before any null drop) and bytes.
+
+    >>> from anonaudit.classtable import SourceStats
+    >>> coverage([SourceStats("a.csv", "csv", 10, 100), SourceStats("<df>", "pandas", 5)])
+    {'sources': 2, 'files': 1, 'rows': 15, 'size_bytes': 100}
+    """
+    files = sum(len(s.files) or int(s.size_bytes is not None) for s in sources)
+    return {
+        "sources": len(sources),
+        "files": files,
+        "rows": sum(s.rows for s in sources),
+        "size_bytes": sum(s.size_bytes or 0 for s in sources),
+    }
+
+
 def report_to_dict(report: AuditReport, *, max_classes: int | None = 100) -> dict[str, Any]:
     """Lay out ``report`` as the documented JSON structure.
 
@@ -63,10 +97,8 @@ def report_to_dict(report: AuditReport, *, max_classes: int | None = 100) -> dic
         "anonaudit_version": __version__,
         "audited_at": report.audited_at.isoformat(),
         "rows": report.rows,
-        "sources": [
-            {"name": s.name, "format": s.format, "rows": s.rows, "size_bytes": s.size_bytes}
-            for s in report.sources
-        ],
+        "sources": [_source(s) for s in report.sources],
+        "coverage": coverage(report.sources),
         "quasi_identifiers": list(qi),
         "sensitive": list(report.sensitive),
         "nulls": {
@@ -139,6 +171,90 @@ def report_to_dict(report: AuditReport, *, max_classes: int | None = 100) -> dic
             "max_highest": report.risk.max_highest,
             "passed": report.risk.passed,
         },
+    } | ({"dp": dp_to_dict(report.dp)} if report.dp is not None else {})
+
+
+def dp_to_dict(report: DPReport) -> dict[str, Any]:
+    """Lay out a differential-privacy companion report (the ``dp`` section)."""
+    r, a, loss, u = report.release, report.accounting, report.privacy_loss, report.utility
+    s = r.sensitivity
+    return {
+        "mechanism": r.mechanism,
+        "epsilon": _number(r.epsilon),
+        "delta": _number(r.delta),
+        "noise_scale": _number(r.noise_scale),
+        "neighbouring": s.neighbouring,
+        "privacy_unit": report.privacy_unit,
+        "max_contributions": s.max_contributions,
+        "sensitivity": {"l0": s.l0, "l1": s.l1, "l2": _number(s.l2), "linf": s.linf},
+        "domain": {"kind": r.domain, "cells": r.cells, "threshold": r.threshold},
+        "released": {"rows": r.table.rows, "combinations": len(r.table)},
+        "not_released": {
+            "outside_domain": r.outside_domain,
+            "bounded_records": report.bounded_records,
+        },
+        "accounting": {
+            "epsilon": _number(a.epsilon),
+            "delta": _number(a.delta),
+            "epsilon_pure": _number(a.cost.epsilon),
+            "rho": _number(a.rho),
+            "delta_threshold": _number(a.cost.delta),
+            "epsilon_exact_gaussian": _number(a.epsilon_exact_gaussian),
+            "epsilon_pld": _number(a.epsilon_pld),
+            "renyi": [{"alpha": alpha, "epsilon": _number(e)} for alpha, e in a.renyi],
+        },
+        "privacy_loss": {
+            "epsilon": _number(loss.epsilon),
+            "mean": _number(loss.mean),
+            "kl_bound": _number(loss.kl_bound),
+            "profile": [{"epsilon": e, "delta": _number(d)} for e, d in report.profile],
+        },
+        "utility": {
+            "cells": u.cells,
+            "expected_mean_absolute_error": _number(u.expected_mean_absolute_error),
+            "expected_rmse": _number(u.expected_rmse),
+            "expected_within": u.expected_within,
+            "confidence": u.confidence,
+            "mean_absolute_error": _number(u.mean_absolute_error),
+            "rmse": _number(u.rmse),
+            "max_absolute_error": u.max_absolute_error,
+            "bias": _number(u.bias),
+            "share_within": _number(u.share_within),
+            "classes": u.classes,
+            "classes_released": u.classes_released,
+            "classes_hidden": u.classes_hidden,
+            "classes_fabricated": u.classes_fabricated,
+        },
+        "measures": {
+            "original": _measures(report.measures.original),
+            "released": _measures(report.measures.released),
+        },
+        "contrast": {
+            sa: {
+                "epsilon": _number(c.epsilon),
+                "max_posterior": _number(c.max_posterior),
+                "dp_posterior_bound": _number(c.dp_posterior_bound),
+                "max_pml": _number(c.max_pml),
+                "min_entropy": _number(c.min_entropy),
+                "disclosed_classes": c.disclosed_classes,
+                "disclosed_records": c.disclosed_records,
+                "classes_above_bound": c.classes_above_bound,
+                "records_above_bound": c.records_above_bound,
+            }
+            for sa, c in report.contrast.items()
+        },
+    }
+
+
+def _measures(measures: Measures | None) -> dict[str, Any] | None:
+    if measures is None:
+        return None
+    return {
+        "k": measures.k,
+        "classes": measures.classes,
+        "distinct_l": measures.distinct_l,
+        "entropy_l": {sa: _number(v) for sa, v in measures.entropy_l.items()},
+        "t": {sa: _number(v) for sa, v in measures.t.items()},
     }
 
 

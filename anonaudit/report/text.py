@@ -7,8 +7,9 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from anonaudit.audit import AuditReport
+    from anonaudit.dp.companion import DPReport
 
-__all__ = ["summary"]
+__all__ = ["dp_summary", "summary"]
 
 
 def _fmt(value: float) -> str:
@@ -64,4 +65,63 @@ def summary(report: AuditReport) -> str:
     if verdict is not None:
         failed = [name for name, ok in report.verdicts() if not ok]
         lines.append("PASS: every threshold is met" if verdict else "FAIL: " + "; ".join(failed))
+    if report.dp is not None:
+        lines.append(dp_summary(report.dp))
+    return "\n".join(lines)
+
+
+def dp_summary(report: DPReport) -> str:
+    """The DP companion in a few lines: the release, its cost, its error, the contrast."""
+    r, a, u = report.release, report.accounting, report.utility
+    if r.mechanism == "randomized-response":
+        cells = f"{r.cells:,} records randomized (QI values and class sizes released as they are)"
+    elif r.domain == "public":
+        cells = f"{r.cells:,} cells of the public domain"
+    else:
+        cells = f"{r.cells:,} observed combinations, kept above threshold {r.threshold}"
+    cost = f"epsilon {_fmt(a.epsilon)}" + (f" at delta {a.delta:g}" if a.delta else " (pure)")
+    if a.rho is not None:
+        cost += f"; zCDP rho {_fmt(a.rho)}"
+    if a.epsilon_exact_gaussian is not None:
+        cost += f"; exact Gaussian epsilon {_fmt(a.epsilon_exact_gaussian)}"
+    if a.epsilon_pld is not None:
+        cost += f"; PLD epsilon {_fmt(a.epsilon_pld)}"
+    lines = [
+        f"dp: {r.mechanism} ({r.sensitivity.neighbouring}, at most "
+        f"{r.sensitivity.max_contributions} record(s) per unit"
+        + (f" of {report.privacy_unit!r}" if report.privacy_unit else "")
+        + f"), noise scale {_fmt(r.noise_scale)}, over {cells}",
+        f"  cost: {cost}",
+    ]
+    if u.expected_within is not None:
+        lines.append(
+            f"  error: counts within +-{u.expected_within} with {u.confidence:.0%} probability "
+            f"(observed {u.share_within:.1%}); mean |error| {_fmt(u.mean_absolute_error)}, "
+            f"bias {_fmt(u.bias)}"
+        )
+    lines.append(
+        f"  classes: {u.classes:,} in the data, {u.classes_released:,} released, "
+        f"{u.classes_hidden:,} hidden, {u.classes_fabricated:,} fabricated by noise"
+    )
+    before, after = report.measures.original, report.measures.released
+    if after is not None:
+        lines.append(f"  a reader of the release computes k = {after.k} (data: {before.k})")
+        for sa, value in after.distinct_l.items():
+            lines.append(
+                f"  {sa}: distinct l {value} (data: {before.distinct_l[sa]}), "
+                f"t {_fmt(after.t[sa])} (data: {_fmt(before.t[sa])})"
+            )
+    for sa, c in report.contrast.items():
+        lines.append(
+            f"  {sa}: attacker's largest posterior {_fmt(c.max_posterior)} after the syntactic "
+            f"release, at most {_fmt(c.dp_posterior_bound)} under epsilon {_fmt(c.epsilon)}; "
+            f"leakage {_fmt(c.max_pml)} nats vs epsilon; {c.disclosed_classes:,} classes disclose "
+            "a value"
+        )
+    hidden = r.outside_domain + report.bounded_records
+    if hidden:
+        lines.append(
+            f"  not released: {r.outside_domain:,} records outside the public domain, "
+            f"{report.bounded_records:,} beyond the contribution bound (do not publish these)"
+        )
     return "\n".join(lines)

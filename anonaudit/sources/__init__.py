@@ -1,15 +1,31 @@
-"""Loaders: turn a file or a frame into a stream of Arrow record batches.
+"""Loaders: turn a file, a dataset or a frame into a stream of Arrow record batches.
 
 A source knows its column names and yields, for the columns asked for, record batches
-whose columns are all strings (values compared as written; nulls kept as nulls). It never
-aggregates: building the class table is the engine's job (:mod:`anonaudit.engines`).
+whose columns are all text (values compared as written; nulls kept as nulls). A dataset
+(:mod:`anonaudit.sources.dataset`: directories, globs, object-storage URLs, Delta tables)
+is made of parts, its files, each a source of its own. A source never aggregates:
+building the class table is the engine's job (:mod:`anonaudit.engines`).
 """
 
 from __future__ import annotations
 
-from anonaudit.sources.base import Source, SourceInfo, open_source
+from anonaudit.sources.base import MultiPartSource, Source, SourceInfo, file_sha256, open_source
 from anonaudit.sources.csv import CsvSource
+from anonaudit.sources.dataset import DatasetOptions, DatasetSource, FragmentSource, open_dataset
 from anonaudit.sources.frames import FrameSource
 from anonaudit.sources.parquet import ParquetSource
 
-__all__ = ["CsvSource", "FrameSource", "ParquetSource", "Source", "SourceInfo", "open_source"]
+__all__ = [
+    "CsvSource",
+    "DatasetOptions",
+    "DatasetSource",
+    "FragmentSource",
+    "FrameSource",
+    "MultiPartSource",
+    "ParquetSource",
+    "Source",
+    "SourceInfo",
+    "file_sha256",
+    "open_dataset",
+    "open_source",
+]

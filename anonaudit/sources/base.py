@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -15,8 +16,21 @@ from anonaudit.errors import ColumnError, InputError, SourceNotFoundError
 
 if TYPE_CHECKING:
     from anonaudit.sources.csv import CsvOptions
+    from anonaudit.sources.dataset import DatasetOptions
 
-__all__ = ["Source", "SourceInfo", "open_source", "require_columns", "to_string_batch"]
+__all__ = [
+    "MultiPartSource",
+    "Source",
+    "SourceInfo",
+    "file_sha256",
+    "open_source",
+    "parts_of",
+    "require_columns",
+    "to_string_batch",
+    "to_text_batch",
+]
+
+_DIGEST_CHUNK = 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -28,18 +42,29 @@ class SourceInfo:
     name : str
         The path as given, or a description such as ``"<pandas.DataFrame>"``.
     format : str
-        ``"csv"``, ``"parquet"``, ``"pandas"`` or ``"arrow"``.
+        ``"csv"``, ``"parquet"``, ``"delta"``, ``"pandas"`` or ``"arrow"``.
     size_bytes : int or None
-        Size of the file on disk; ``None`` for in-memory frames.
+        Size of the file (or the dataset's files) in storage; ``None`` for in-memory frames.
+    filter : str or None
+        The row or partition selection applied (``--filter``), as text.
+    version : int or None
+        The table version read (Delta tables).
     """
 
     name: str
     format: str
     size_bytes: int | None = None
+    filter: str | None = None
+    version: int | None = None
 
 
 class Source(Protocol):
-    """Anything that yields record batches of string columns.
+    """Anything that yields record batches of text columns.
+
+    A text column is a ``pa.string()`` array or, where the reader already has one (Parquet
+    dictionary pages, partition keys, categoricals), a ``dictionary<int32, string>`` array:
+    the engine's hash aggregate groups those by their few distinct values instead of by
+    every row's bytes.
 
     Attributes
     ----------
@@ -53,8 +78,26 @@ class Source(Protocol):
     columns: tuple[str, ...]
 
     def batches(self, columns: Sequence[str]) -> Iterator[pa.RecordBatch]:
-        """Yield record batches holding exactly ``columns``, every one as strings."""
+        """Yield record batches holding exactly ``columns``, every one as text."""
         ...
+
+
+@runtime_checkable
+class MultiPartSource(Source, Protocol):
+    """A source made of parts read independently: the files of a dataset.
+
+    Engines read a multi-part source part by part, to count each file's records and,
+    in the Dask engine, to read the parts on different workers.
+    """
+
+    def parts(self) -> Sequence[Source]:
+        """The parts, each a source of its own (picklable, for distributed engines)."""
+        ...
+
+
+def parts_of(source: Source) -> Sequence[Source]:
+    """The independently readable parts of ``source``: its files, or ``source`` itself."""
+    return source.parts() if isinstance(source, MultiPartSource) else (source,)
 
 
 def require_columns(source: Source, wanted: Sequence[str]) -> None:
@@ -68,57 +111,118 @@ def require_columns(source: Source, wanted: Sequence[str]) -> None:
             )
 
 
-def to_string_batch(batch: pa.RecordBatch | pa.Table, columns: Sequence[str]) -> pa.RecordBatch:
-    """Return ``batch`` restricted to ``columns``, each cast to ``pa.string()``.
+def to_text_batch(batch: pa.RecordBatch | pa.Table, columns: Sequence[str]) -> pa.RecordBatch:
+    """Return ``batch`` restricted to ``columns``, each as text (see :class:`Source`).
 
-    Dictionary columns are decoded first; nulls stay nulls. Numbers become their
-    shortest decimal text, so a Parquet integer 2134 and a CSV cell ``2134`` agree.
+    String columns stay as they are; dictionary columns stay dictionaries, with their
+    values turned into text; typed columns (numbers, dates, ...) become dictionaries
+    too, so that only their distinct values are turned into text. Nulls stay nulls.
+    Numbers become their shortest decimal text, so a Parquet integer 2134 and a CSV cell
+    ``2134`` agree.
     """
     arrays = []
     for name in columns:
         array = batch.column(name)
         if isinstance(array, pa.ChunkedArray):
             array = array.combine_chunks()
-        if pa.types.is_dictionary(array.type):
-            array = array.dictionary_decode()
-        if not pa.types.is_string(array.type):
-            if pa.types.is_large_string(array.type) or pa.types.is_string_view(array.type):
-                array = array.cast(pa.string())
-            else:
-                array = pc.cast(array, pa.string())
+        if pa.types.is_large_string(array.type) or pa.types.is_string_view(array.type):
+            array = array.cast(pa.string())
+        elif not pa.types.is_string(array.type):
+            if not pa.types.is_dictionary(array.type):
+                array = pc.dictionary_encode(array)
+            array = pa.DictionaryArray.from_arrays(
+                array.indices.cast(pa.int32()), _as_string(array.dictionary)
+            )
         arrays.append(array)
     return pa.RecordBatch.from_arrays(arrays, names=list(columns))
+
+
+def to_string_batch(batch: pa.RecordBatch | pa.Table, columns: Sequence[str]) -> pa.RecordBatch:
+    """Return ``batch`` restricted to ``columns``, each a plain ``pa.string()`` array.
+
+    As :func:`to_text_batch`, with dictionaries decoded.
+
+    >>> batch = to_string_batch(pa.table({"age": [30, None]}), ["age"])
+    >>> batch.column(0).to_pylist()
+    ['30', None]
+    """
+    text = to_text_batch(batch, columns)
+    arrays = [
+        array.dictionary_decode() if pa.types.is_dictionary(array.type) else array
+        for array in text.columns
+    ]
+    return pa.RecordBatch.from_arrays(arrays, names=list(columns))
+
+
+def _as_string(array: pa.Array) -> pa.Array:
+    if pa.types.is_string(array.type):
+        return array
+    if pa.types.is_large_string(array.type) or pa.types.is_string_view(array.type):
+        return array.cast(pa.string())
+    return pc.cast(array, pa.string())
+
+
+def file_sha256(path: str | os.PathLike[str]) -> str:
+    """The SHA-256 of a file's bytes, read in 1 MiB chunks, as lowercase hex.
+
+    Reports print it as provenance: anyone holding the file can check that it is the
+    one audited.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = pathlib.Path(folder, "abc.txt")
+    ...     _ = path.write_bytes(b"abc")
+    ...     print(file_sha256(path)[:16])
+    ba7816bf8f01cfea
+    """
+    digest = hashlib.sha256()
+    with open(path, "rb") as stream:
+        while chunk := stream.read(_DIGEST_CHUNK):
+            digest.update(chunk)
+    return digest.hexdigest()
 
 
 _PARQUET_SUFFIXES = (".parquet", ".pq", ".parq")
 
 
-def open_source(obj: Any, *, csv: CsvOptions | None = None) -> Source:
+def open_source(
+    obj: Any, *, csv: CsvOptions | None = None, dataset: DatasetOptions | None = None
+) -> Source:
     """Open ``obj`` as a :class:`Source`.
 
     Parameters
     ----------
     obj : str, os.PathLike, pandas.DataFrame or pyarrow.Table
-        A CSV file (optionally ``.gz``/``.bz2``/``.zst``-compressed), a Parquet file, or
-        an in-memory frame.
+        A CSV file (optionally ``.gz``/``.bz2``/``.zst``-compressed), a Parquet file, a
+        directory, glob or object-storage URL of such files or of a Delta table
+        (:mod:`anonaudit.sources.dataset`), or an in-memory frame.
     csv : CsvOptions, optional
         Separator, encoding and null markers for CSV files.
+    dataset : DatasetOptions, optional
+        Format, filters, storage options and Delta version. When any is set, a single
+        file is read as a dataset too.
 
     Returns
     -------
     Source
-        A source whose :meth:`Source.batches` streams string columns.
+        A source whose :meth:`Source.batches` streams text columns.
     """
     from anonaudit.sources.csv import CsvOptions, CsvSource
+    from anonaudit.sources.dataset import open_dataset
     from anonaudit.sources.frames import FrameSource
     from anonaudit.sources.parquet import ParquetSource
+    from anonaudit.sources.storage import is_url
 
     if isinstance(obj, (str, os.PathLike)):
-        path = Path(obj)
+        text = os.fspath(obj)
+        path = Path(text)
+        wanted = dataset is not None and dataset.given
+        if wanted or is_url(text) or path.is_dir() or any(c in text for c in "*?["):
+            return open_dataset(text, options=dataset, csv=csv)
         if not path.exists():
             raise SourceNotFoundError(f"{path}: no such file; check the path")
-        if path.is_dir():
-            raise InputError(f"{path}: is a directory; pass the files in it (e.g. {path}/*.csv)")
         if path.name.lower().endswith(_PARQUET_SUFFIXES):
             return ParquetSource(path)
         return CsvSource(path, csv or CsvOptions())

@@ -22,7 +22,7 @@ import pyarrow.csv as pacsv
 from anonaudit.errors import ColumnError, MalformedFileError, ParameterError
 from anonaudit.sources.base import SourceInfo
 
-__all__ = ["CsvOptions", "CsvSource"]
+__all__ = ["CsvOptions", "CsvSource", "read_header"]
 
 _SNIFF_BYTES = 64 * 1024
 _BLOCK_BYTES = 16 * 1024 * 1024
@@ -67,40 +67,9 @@ class CsvSource:
     def __init__(self, path: Path, options: CsvOptions) -> None:
         self.path = path
         self.options = options
-        sample = self._read_sample()
-        self.sep = options.sep or _sniff_separator(sample)
-        self.columns = self._parse_header(sample)
+        with pa.input_stream(str(path), compression="detect") as stream:
+            self.sep, self.columns = read_header(stream, str(path), options)
         self.info = SourceInfo(name=str(path), format="csv", size_bytes=path.stat().st_size)
-
-    def _read_sample(self) -> str:
-        with pa.input_stream(str(self.path), compression="detect") as stream:
-            raw = stream.read(_SNIFF_BYTES)
-        if not raw.strip():
-            raise MalformedFileError(f"{self.path}: the file is empty; expected a header row")
-        # The sample may end inside a multi-byte character: decode up to the last newline.
-        cut = raw.rfind(b"\n")
-        head = raw if cut < 0 or len(raw) < _SNIFF_BYTES else raw[: cut + 1]
-        try:
-            text = str(head.decode(self.options.encoding))
-            return text.removeprefix("\ufeff")
-        except UnicodeDecodeError as exc:
-            raise _decode_error(self.path, self.options.encoding, head, exc) from None
-        except LookupError:
-            raise ParameterError(
-                f"unknown encoding {self.options.encoding!r}; use a codec name such as latin-1"
-            ) from None
-
-    def _parse_header(self, sample: str) -> tuple[str, ...]:
-        first = next(_csv.reader(sample.splitlines()[:1], delimiter=self.sep), [])
-        names = tuple(name.strip() for name in first)
-        seen: set[str] = set()
-        for name in names:
-            if name in seen:
-                raise ColumnError(
-                    f"{self.path}: the header names column {name!r} twice; rename one of them"
-                )
-            seen.add(name)
-        return names
 
     def batches(self, columns: Sequence[str]) -> Iterator[pa.RecordBatch]:
         """Stream ``columns`` as string record batches.
@@ -179,6 +148,54 @@ class CsvSource:
         return record
 
 
+def read_header(
+    stream: pa.NativeFile, name: str, options: CsvOptions
+) -> tuple[str, tuple[str, ...]]:
+    """The separator and the column names of a CSV file, from its first 64 KiB.
+
+    Parameters
+    ----------
+    stream : pyarrow.NativeFile
+        The file, opened for reading (decompressed).
+    name : str
+        The file's name, for messages.
+    options : CsvOptions
+        The separator (sniffed when ``None``) and encoding.
+
+    Raises
+    ------
+    MalformedFileError
+        An empty file or bytes that do not decode.
+    ColumnError
+        A column named twice in the header.
+    """
+    raw = stream.read(_SNIFF_BYTES)
+    if not raw.strip():
+        raise MalformedFileError(f"{name}: the file is empty; expected a header row")
+    # The sample may end inside a multi-byte character: decode up to the last newline.
+    cut = raw.rfind(b"\n")
+    head = raw if cut < 0 or len(raw) < _SNIFF_BYTES else raw[: cut + 1]
+    try:
+        sample = str(head.decode(options.encoding)).removeprefix("\ufeff")
+    except UnicodeDecodeError as exc:
+        raise _decode_error(name, options.encoding, head, exc) from None
+    except LookupError:
+        raise ParameterError(
+            f"unknown encoding {options.encoding!r}; use a codec name such as latin-1"
+        ) from None
+    sep = options.sep or _sniff_separator(sample)
+    first = next(_csv.reader(sample.splitlines()[:1], delimiter=sep), [])
+    names = tuple(column.strip() for column in first)
+    seen: set[str] = set()
+    for column in names:
+        if column in seen:
+            raise ColumnError(
+                f"{name}: the header names column {column!r} twice; rename one of them"
+            )
+        seen.add(column)
+    return sep, names
+
+
 def _sniff_separator(sample: str) -> str:
     lines = sample.splitlines()[:50]
     try:
@@ -191,7 +208,7 @@ def _sniff_separator(sample: str) -> str:
 
 
 def _decode_error(
-    path: Path, encoding: str, data: bytes, exc: UnicodeDecodeError, lines_before: int = 0
+    path: Path | str, encoding: str, data: bytes, exc: UnicodeDecodeError, lines_before: int = 0
 ) -> MalformedFileError:
     line = lines_before + data.count(b"\n", 0, exc.start) + 1
     byte = data[exc.start : exc.start + 1].hex()

@@ -9,7 +9,7 @@ import pandas as pd
 import pyarrow as pa
 
 from anonaudit.errors import ColumnError, MalformedFileError
-from anonaudit.sources.base import SourceInfo, to_string_batch
+from anonaudit.sources.base import SourceInfo, to_text_batch
 
 __all__ = ["FrameSource"]
 
@@ -46,7 +46,7 @@ class FrameSource:
         return isinstance(obj, (pd.DataFrame, pa.Table))
 
     def batches(self, columns: Sequence[str]) -> Iterator[pa.RecordBatch]:
-        """Yield ``columns`` as string record batches, without copying the whole frame."""
+        """Yield ``columns`` as text record batches, without copying the whole frame."""
         if len(self._frame) == 0:
             raise MalformedFileError(f"{self.info.name}: the frame has no rows")
         frame = self._frame
@@ -55,10 +55,10 @@ class FrameSource:
             for start in range(0, len(frame), _BATCH_ROWS):
                 chunk = frame.iloc[start : start + _BATCH_ROWS][labels]
                 chunk = chunk.set_axis(list(columns), axis=1)
-                yield to_string_batch(_pandas_to_arrow(chunk), columns)
+                yield to_text_batch(_pandas_to_arrow(chunk), columns)
         else:
             for batch in frame.select(list(columns)).to_batches(max_chunksize=_BATCH_ROWS):
-                yield to_string_batch(batch, columns)
+                yield to_text_batch(batch, columns)
 
 
 def _pandas_to_arrow(chunk: pd.DataFrame) -> pa.Table:

@@ -9,7 +9,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from anonaudit.errors import MalformedFileError
-from anonaudit.sources.base import SourceInfo, to_string_batch
+from anonaudit.sources.base import SourceInfo, to_text_batch
 
 __all__ = ["ParquetSource"]
 
@@ -18,6 +18,8 @@ _BATCH_ROWS = 1 << 20
 
 class ParquetSource:
     """One Parquet file; typed columns are turned into their text form.
+
+    Holds no open file, so it can be pickled to a Dask worker.
 
     Parameters
     ----------
@@ -28,18 +30,23 @@ class ParquetSource:
     def __init__(self, path: Path) -> None:
         self.path = path
         try:
-            self._file = pq.ParquetFile(str(path))
+            metadata = pq.read_metadata(str(path))
         except (pa.ArrowInvalid, OSError) as exc:
             raise MalformedFileError(f"{path}: not a readable Parquet file ({exc})") from None
-        self.columns = tuple(self._file.schema_arrow.names)
+        schema = metadata.schema.to_arrow_schema()
+        self._rows = metadata.num_rows
+        # Text columns as dictionaries: see anonaudit.sources.dataset.dictionary_format.
+        self._dictionary = [field.name for field in schema if pa.types.is_string(field.type)]
+        self.columns = tuple(schema.names)
         self.info = SourceInfo(name=str(path), format="parquet", size_bytes=path.stat().st_size)
 
     def batches(self, columns: Sequence[str]) -> Iterator[pa.RecordBatch]:
-        """Stream ``columns`` as string record batches."""
-        if self._file.metadata.num_rows == 0:
+        """Stream ``columns`` as text record batches."""
+        if self._rows == 0:
             raise MalformedFileError(f"{self.path}: the file has no rows")
         try:
-            for batch in self._file.iter_batches(batch_size=_BATCH_ROWS, columns=list(columns)):
-                yield to_string_batch(batch, columns)
+            file = pq.ParquetFile(str(self.path), read_dictionary=self._dictionary)
+            for batch in file.iter_batches(batch_size=_BATCH_ROWS, columns=list(columns)):
+                yield to_text_batch(batch, columns)
         except (pa.ArrowInvalid, OSError) as exc:
             raise MalformedFileError(f"{self.path}: cannot read: {exc}") from None
