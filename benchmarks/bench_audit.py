@@ -246,6 +246,7 @@ def duckdb_group_by(relation: str) -> Any:
 
     query = f"SELECT {', '.join(COLUMNS)}, count(*) FROM {relation} GROUP BY ALL"
     connection = duckdb.connect()
+    connection.execute("SET enable_progress_bar = false")  # as anonaudit's engine does
     try:
         return connection.sql(query).to_arrow_table()
     finally:

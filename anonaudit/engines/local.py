@@ -36,6 +36,7 @@ __all__ = [
     "Progress",
     "build_class_table",
     "check_columns",
+    "connect",
     "group_counts",
     "provenance",
     "total_size",
@@ -321,7 +322,7 @@ def group_counts(
     reader = pa.RecordBatchReader.from_batches(coding.schema, converted)
     select = ", ".join(_quote(column) for column in columns)
     query = f"SELECT {select}, count(*) AS {_COUNT} FROM reader GROUP BY ALL"
-    connection = duckdb.connect()
+    connection = connect()
     try:
         connection.register("reader", reader)
         result = connection.sql(query).to_arrow_table()
@@ -410,6 +411,17 @@ class _Coding:
             column = result.column(name).combine_chunks()
             arrays.append(self.codes[name].decode(column) if name in self.codes else column)
         return pa.Table.from_arrays(arrays, names=self.schema.names)
+
+
+def connect() -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB connection that prints nothing.
+
+    DuckDB draws its own progress bar on stdout for queries over two seconds, which
+    would corrupt ``--json -``; anonaudit reports progress itself, on stderr.
+    """
+    connection = duckdb.connect()
+    connection.execute("SET enable_progress_bar = false")
+    return connection
 
 
 def _unwrap(exc: BaseException) -> BaseException:
