@@ -218,3 +218,14 @@ def test_public_domain_parsing(tmp_path: Path) -> None:
         PublicDomain.parse(["zip=a,a"])
     with pytest.raises(SourceNotFoundError, match="no such domain file"):
         PublicDomain.parse(["zip=@missing.txt"], base=tmp_path)
+
+
+def test_public_domain_from_an_arx_hierarchy_file(tmp_path):
+    # Issue 6: "a hierarchy file can serve too": its leaves are the declared values.
+    from anonaudit.dp.domain import PublicDomain
+
+    hierarchy = tmp_path / "diagnosis.csv"
+    hierarchy.write_text("flu;respiratory;*\ncold;respiratory;*\nulcer;digestive;*\n")
+    domain = PublicDomain.parse([f"diagnosis=@{hierarchy}", "sex=F,M"])
+    assert domain.values["diagnosis"] == ("flu", "cold", "ulcer")
+    assert domain.size(["diagnosis", "sex"]) == 6

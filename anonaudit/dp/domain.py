@@ -24,6 +24,7 @@ import pandas as pd
 import pyarrow as pa
 
 from anonaudit.errors import InputError, ParameterError, SourceNotFoundError
+from anonaudit.hierarchy import Hierarchy
 
 __all__ = ["MAX_CELLS", "PublicDomain"]
 
@@ -52,7 +53,10 @@ class PublicDomain:
 
     @classmethod
     def parse(cls, items: Sequence[str], *, base: Path | None = None) -> PublicDomain:
-        """Read ``COL=v1,v2,...`` or ``COL=@FILE`` (one value a line) declarations.
+        """Read ``COL=v1,v2,...`` or ``COL=@FILE`` declarations.
+
+        ``FILE`` holds one value a line, or is an ARX hierarchy file
+        (``leaf;parent;...;*``), whose leaves are the declared values.
 
         Parameters
         ----------
@@ -80,6 +84,8 @@ class PublicDomain:
                 except UnicodeDecodeError as exc:
                     raise InputError(f"{path}: not UTF-8 text: {exc}") from None
                 declared = [line.strip() for line in lines if line.strip()]
+                if any(";" in line for line in declared):  # an ARX hierarchy: its leaves
+                    declared = list(Hierarchy.from_csv(path, sep=";").levels[0])
             else:
                 declared = [value.strip() for value in text.split(",") if value.strip()]
             values[column] = tuple(declared)
