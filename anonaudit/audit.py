@@ -23,6 +23,15 @@ from anonaudit.checks import (
     prosecutor_risk,
     t_closeness,
 )
+from anonaudit.checks.population import (
+    JournalistRisk,
+    MarketerRisk,
+    PopulationModel,
+    PopulationUniqueness,
+    journalist_risk,
+    marketer_risk,
+    population_uniqueness,
+)
 from anonaudit.classtable import ClassTable, SourceStats
 from anonaudit.engines.local import Progress, build_class_table
 from anonaudit.errors import ColumnError, ParameterError, PolicyViolationError
@@ -170,6 +179,12 @@ class AuditReport:
     dp : DPReport or None
         The differential-privacy companion (:func:`anonaudit.dp.companion` of
         ``table``), when asked for: ``dataclasses.replace(report, dp=...)``.
+    population : PopulationUniqueness or None
+        Estimated population uniques, when a population size or sampling fraction is
+        given.
+    journalist : JournalistRisk or None
+    marketer : MarketerRisk or None
+        Journalist and marketer risk, with ``population``.
     """
 
     quasi_identifiers: tuple[str, ...]
@@ -188,6 +203,9 @@ class AuditReport:
     table: ClassTable = field(repr=False)
     audited_at: _dt.datetime = field(default_factory=lambda: _dt.datetime.now(_dt.UTC))
     dp: DPReport | None = field(default=None, repr=False)
+    population: PopulationUniqueness | None = None
+    journalist: JournalistRisk | None = None
+    marketer: MarketerRisk | None = None
 
     def verdicts(self) -> list[tuple[str, bool]]:
         """``(measure, passed)`` for every threshold of the policy."""
@@ -263,6 +281,9 @@ def audit(
     ground_distances: Mapping[str, GroundDistance | str | os.PathLike[str]] | None = None,
     nulls: NullPolicy = "value",
     risk_threshold: float = 0.2,
+    population_size: float | None = None,
+    sampling_fraction: float | None = None,
+    population_model: PopulationModel = "dankar",
     sep: str | None = None,
     encoding: str = "utf-8",
     na_values: Sequence[str] = ("",),
@@ -300,6 +321,14 @@ def audit(
         (and counted in :attr:`AuditReport.dropped_records`).
     risk_threshold : float
         Prosecutor risk above which a record counts as at risk.
+    population_size, sampling_fraction : float, optional
+        The population the data was sampled from: its size ``N`` (at least the
+        records audited), or the sampling fraction ``n / N`` in (0, 1]. Either one
+        adds population uniqueness, journalist and marketer risk
+        (:mod:`anonaudit.checks.population`).
+    population_model : {"dankar", "pitman", "zayatz", "snb"}
+        The population uniqueness estimate to report; ``dankar`` picks one by
+        Dankar et al.'s (2012) rule.
     sep, encoding, na_values, format, filter
         As for :func:`load`.
     storage_options, delta_version, engine, scheduler, progress
@@ -346,6 +375,9 @@ def audit(
         ground_distances=ground_distances,
         nulls=nulls,
         risk_threshold=risk_threshold,
+        population_size=population_size,
+        sampling_fraction=sampling_fraction,
+        population_model=population_model,
     )
 
 
@@ -359,9 +391,14 @@ def audit_table(
     ground_distances: Mapping[str, GroundDistance | str | os.PathLike[str]] | None = None,
     nulls: NullPolicy = "value",
     risk_threshold: float = 0.2,
+    population_size: float | None = None,
+    sampling_fraction: float | None = None,
+    population_model: PopulationModel = "dankar",
 ) -> AuditReport:
     """Run every check on a class table; see :func:`audit` for the parameters."""
     policy = policy or Policy()
+    if population_size is not None and sampling_fraction is not None:
+        raise ParameterError("give population_size or sampling_fraction, not both")
     if nulls not in ("value", "drop"):
         raise ParameterError(f"nulls must be 'value' or 'drop' (got {nulls!r})")
     defaults = {sa: "hierarchical" for sa in hierarchies or {}}
@@ -386,6 +423,14 @@ def audit_table(
         for sa, g in (ground_distances or {}).items()
     }
     recursive_c, recursive_l = policy.recursive or (None, None)
+    population = None
+    if population_size is not None or sampling_fraction is not None:
+        population = population_uniqueness(
+            audited,
+            population_size=population_size,
+            sampling_fraction=sampling_fraction,
+            model=population_model,
+        )
     return AuditReport(
         quasi_identifiers=table.quasi_identifiers,
         sensitive=table.sensitive,
@@ -427,6 +472,11 @@ def audit_table(
         },
         risk=prosecutor_risk(audited, threshold=risk_threshold, max_highest=policy.max_risk),
         table=audited,
+        population=population,
+        journalist=None
+        if population is None
+        else journalist_risk(audited, threshold=risk_threshold),
+        marketer=None if population is None else marketer_risk(audited),
     )
 
 

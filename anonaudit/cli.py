@@ -8,6 +8,7 @@ with ``--debug``).
 from __future__ import annotations
 
 import argparse
+import math
 import shlex
 import sys
 from collections.abc import Sequence
@@ -19,6 +20,7 @@ from anonaudit import __version__
 from anonaudit.audit import load
 from anonaudit.batch import audit_config, audit_datasets, summary_to_dict
 from anonaudit.checks import DISTANCES
+from anonaudit.checks.population import POPULATION_MODELS
 from anonaudit.config import AuditConfig, read_config
 from anonaudit.dp import cli as dp_cli
 from anonaudit.dp.bounding import load_bounded
@@ -103,6 +105,24 @@ def _parser() -> argparse.ArgumentParser:
         help="ground-distance matrix CSV for an SA (implies matrix distance)",
     )
     m.add_argument("--risk-threshold", type=float, help="risk above which a record is at risk")
+    population = m.add_mutually_exclusive_group()
+    population.add_argument(
+        "--population-size",
+        type=float,
+        metavar="N",
+        help="people in the population the data was sampled from (adds population risk)",
+    )
+    population.add_argument(
+        "--sampling-fraction",
+        type=float,
+        metavar="F",
+        help="share of the population in the data, in (0, 1] (adds population risk)",
+    )
+    m.add_argument(
+        "--population-model",
+        choices=POPULATION_MODELS,
+        help="population uniqueness estimate (default dankar: Dankar et al.'s rule)",
+    )
     m.add_argument(
         "--nulls",
         choices=("value", "drop"),
@@ -283,6 +303,12 @@ def _override(config: AuditConfig, args: argparse.Namespace) -> None:
     for name in ("nulls", "sep", "encoding", "risk_threshold", "json", "html", "max_classes"):
         if getattr(args, name) is not None:
             setattr(config, name, getattr(args, name))
+    if args.population_size is not None:  # one population option replaces the other
+        config.population_size, config.sampling_fraction = args.population_size, None
+    if args.sampling_fraction is not None:
+        config.population_size, config.sampling_fraction = None, args.sampling_fraction
+    if args.population_model is not None:
+        config.population_model = args.population_model
     if args.na is not None:
         config.na_values = list(args.na)
     for name in ("format", "delta_version", "engine", "scheduler"):
@@ -316,6 +342,18 @@ def _validate(config: AuditConfig) -> None:
         raise ParameterError(f"-t must lie between 0 and 1 (got {t})")
     if config.max_classes < 0:
         raise ParameterError("--max-classes must be >= 0 (0 lists every class)")
+    size, fraction = config.population_size, config.sampling_fraction
+    if size is not None and fraction is not None:
+        raise ParameterError("give population_size or sampling_fraction, not both")
+    if size is not None and not (math.isfinite(size) and size >= 1):
+        raise ParameterError(f"--population-size must be a positive number of people (got {size})")
+    if fraction is not None and not (math.isfinite(fraction) and 0 < fraction <= 1):
+        raise ParameterError(f"--sampling-fraction must lie in (0, 1] (got {fraction})")
+    if config.population_model not in POPULATION_MODELS:
+        raise ParameterError(
+            f"unknown population model {config.population_model!r}; "
+            f"choose one of {', '.join(POPULATION_MODELS)}"
+        )
     if config.engine not in ("local", "dask"):
         raise ParameterError(f"unknown engine {config.engine!r}; choose local or dask")
 

@@ -50,6 +50,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from anonaudit.checks.population import PopulationModel
 from anonaudit.errors import InputError, ParameterError, SourceNotFoundError
 from anonaudit.policy import Policy
 from anonaudit.sources.storage import is_url
@@ -71,6 +72,9 @@ _TOP: dict[str, type | tuple[type, ...]] = {
     "encoding": str,
     "na_values": list,
     "risk_threshold": (int, float),
+    "population_size": (int, float),
+    "sampling_fraction": (int, float),
+    "population_model": str,
     "json": str,
     "html": str,
     "max_classes": int,
@@ -104,6 +108,9 @@ class AuditConfig:
     encoding: str = "utf-8"
     na_values: list[str] = field(default_factory=lambda: [""])
     risk_threshold: float = 0.2
+    population_size: float | None = None
+    sampling_fraction: float | None = None
+    population_model: PopulationModel = "dankar"
     json: str | None = None
     html: str | None = None
     max_classes: int = 100

@@ -9,19 +9,35 @@ from __future__ import annotations
 from anonaudit.checks.disclosure import DisclosureResult, attribute_disclosure
 from anonaudit.checks.kanonymity import KAnonymityResult, k_anonymity
 from anonaudit.checks.ldiversity import LDiversityResult, l_diversity
+from anonaudit.checks.population import (
+    POPULATION_MODELS,
+    JournalistRisk,
+    MarketerRisk,
+    PopulationUniqueness,
+    journalist_risk,
+    marketer_risk,
+    population_uniqueness,
+)
 from anonaudit.checks.risk import RiskResult, prosecutor_risk
 from anonaudit.checks.tcloseness import DISTANCES, TClosenessResult, t_closeness
 
 __all__ = [
     "DISTANCES",
+    "POPULATION_MODELS",
     "DisclosureResult",
+    "JournalistRisk",
     "KAnonymityResult",
     "LDiversityResult",
+    "MarketerRisk",
+    "PopulationUniqueness",
     "RiskResult",
     "TClosenessResult",
     "attribute_disclosure",
+    "journalist_risk",
     "k_anonymity",
     "l_diversity",
+    "marketer_risk",
+    "population_uniqueness",
     "prosecutor_risk",
     "t_closeness",
 ]

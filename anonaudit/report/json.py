@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 __all__ = ["SCHEMA_VERSION", "coverage", "dp_to_dict", "dumps", "report_to_dict"]
 
-SCHEMA_VERSION = "1.1"
+SCHEMA_VERSION = "1.2"
 
 
 def _number(value: float | int | None) -> float | int | str | None:
@@ -170,8 +170,42 @@ def report_to_dict(report: AuditReport, *, max_classes: int | None = 100) -> dic
             "bands": {str(edge): n for edge, n in report.risk.bands.items()},
             "max_highest": report.risk.max_highest,
             "passed": report.risk.passed,
-        },
+        }
+        | _population(report),
     } | ({"dp": dp_to_dict(report.dp)} if report.dp is not None else {})
+
+
+def _population(report: AuditReport) -> dict[str, Any]:
+    """``risk.population``, ``risk.journalist`` and ``risk.marketer``, when asked for."""
+    p, j, m = report.population, report.journalist, report.marketer
+    if p is None or j is None or m is None:
+        return {}
+    return {
+        "population": {
+            "model": p.model_used,
+            "requested_model": p.model,
+            "reason": p.reason,
+            "uniques": _number(p.uniques),
+            "uniques_fraction": _number(p.uniques_fraction),
+            "population_size": _number(p.population_size),
+            "sampling_fraction": _number(p.sampling_fraction),
+            "sample_uniques": p.sample_uniques,
+            "estimates": {
+                "pitman": _number(p.pitman),
+                "zayatz": _number(p.zayatz),
+                "snb": _number(p.snb),
+            },
+        },
+        "journalist": {
+            "highest": _number(j.highest),
+            "average": _number(j.average),
+            "threshold": j.threshold,
+            "records_at_risk": j.records_at_risk,
+            "records_at_risk_fraction": _number(j.records_at_risk_fraction),
+            "population_class_sizes": j.basis,
+        },
+        "marketer": {"average": _number(m.average), "population_class_sizes": m.basis},
+    }
 
 
 def dp_to_dict(report: DPReport) -> dict[str, Any]:

@@ -61,6 +61,13 @@ def summary(report: AuditReport) -> str:
         f"{risk.sample_uniques:,} sample uniques ({risk.sample_uniques_fraction:.2%}), "
         f"{risk.records_at_risk:,} records above {_fmt(risk.threshold)}{_mark(risk.passed)}"
     )
+    population = report.population
+    if population is not None:
+        lines.append(
+            f"risk (population, {population.model_used}): "
+            f"{population.uniques_fraction:.4%} of the population estimated unique, "
+            f"sampling fraction {population.sampling_fraction:.4g} ({population.reason})"
+        )
     verdict = report.passed
     if verdict is not None:
         failed = [name for name, ok in report.verdicts() if not ok]
