@@ -149,6 +149,14 @@ class SensitiveCounts:
         """Number of equivalence classes."""
         return len(self.class_sizes)
 
+    def prior(self) -> np.ndarray:
+        """``p(s)``: each value's share of the whole table (length m)."""
+        return np.asarray(self.totals / self.totals.sum())
+
+    def posterior(self) -> np.ndarray:
+        """``p(s | E)``: each entry's share of its class, what the class reveals."""
+        return np.asarray(self.counts / self.class_sizes[self.class_ids])
+
     def distinct_per_class(self) -> np.ndarray:
         """Number of distinct values in each class."""
         return np.bincount(self.class_ids, minlength=self.n_classes)

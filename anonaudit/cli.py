@@ -319,11 +319,16 @@ def _override(config: AuditConfig, args: argparse.Namespace) -> None:
     config.storage_options.update(_assignments(args.storage_option, "--storage-option", key="KEY"))
 
 
-def _validate(config: AuditConfig) -> None:
-    if not config.inputs:
-        raise ParameterError("name at least one INPUT file (or inputs in --config)")
-    if not config.quasi_identifiers:
+def _require_roles(inputs: Sequence[object], qi: Sequence[str], *, where: str) -> None:
+    """Refuse a run without input or quasi-identifiers; ``where`` says where else to name them."""
+    if not inputs:
+        raise ParameterError(f"name at least one INPUT file{where}")
+    if not qi:
         raise ParameterError("name the quasi-identifiers with --qi COL1,COL2,...")
+
+
+def _validate(config: AuditConfig) -> None:
+    _require_roles(config.inputs, config.quasi_identifiers, where=" (or inputs in --config)")
     distances = (
         [config.t_distance]
         if isinstance(config.t_distance, str)
@@ -417,10 +422,7 @@ def _run_datasets(
 def _run_dp(args: argparse.Namespace) -> int:
     qi = [c for item in args.qi for c in _columns(item)]
     sensitive = [c for item in args.sensitive for c in _columns(item)]
-    if not args.inputs:
-        raise ParameterError("name at least one INPUT file")
-    if not qi:
-        raise ParameterError("name the quasi-identifiers with --qi COL1,COL2,...")
+    _require_roles(args.inputs, qi, where="")
     if args.max_contributions is not None and not args.privacy_unit:
         raise ParameterError("--max-contributions bounds the rows of a --privacy-unit; add it")
     reading: dict[str, Any] = {

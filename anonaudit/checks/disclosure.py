@@ -129,8 +129,8 @@ def attribute_disclosure(
         if value is not None and not value > 0:
             raise ParameterError(f"{name} must be a number > 0 (got {value!r})")
     counts = table.sensitive_counts(sensitive)
-    share = counts.counts / counts.class_sizes[counts.class_ids]
-    prior = (counts.totals / counts.totals.sum())[counts.codes]
+    share = counts.posterior()
+    prior = counts.prior()[counts.codes]
     per_alpha = counts.per_class_max(share)
     per_beta = counts.per_class_max(np.maximum((share - prior) / prior, 0.0))
     per_delta = counts.per_class_max(np.abs(np.log(share / prior)))

@@ -93,8 +93,7 @@ class LDiversityResult:
 
 def class_entropy(counts: SensitiveCounts) -> np.ndarray:
     """Shannon entropy (natural log) of each class's SA distribution."""
-    sizes = counts.class_sizes[counts.class_ids]
-    terms = counts.counts * np.log(counts.counts / sizes)
+    terms = counts.counts * np.log(counts.posterior())
     return np.asarray(-counts.per_class_sum(terms) / counts.class_sizes)
 
 

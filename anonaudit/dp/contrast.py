@@ -180,9 +180,9 @@ def contrast(
     (1.0, 0.6931, 1)
     """
     counts = table.sensitive_counts(sensitive)
-    prior = counts.totals / counts.rows
+    prior = counts.prior()
     entry_prior = prior[counts.codes]
-    entry_posterior = counts.counts / counts.class_sizes[counts.class_ids]
+    entry_posterior = counts.posterior()
     entry_pml = np.log(entry_posterior / entry_prior)
     exceeds = entry_posterior > posterior_bound(entry_prior, epsilon) * (1 + 1e-12)
     posterior = counts.per_class_max(entry_posterior)

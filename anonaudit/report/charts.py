@@ -392,12 +392,12 @@ def distribution_chart(
     top : int
         Values drawn; the rest are summed into one "other values" row.
     """
-    table = counts.totals / counts.totals.sum()
-    series = [(f"Whole table ({counts.rows:,} records)", table)]
+    series = [(f"Whole table ({counts.rows:,} records)", counts.prior())]
+    posterior = counts.posterior()
     for class_id, label in classes:
         share = np.zeros(len(counts.values))
         mine = counts.class_ids == class_id
-        share[counts.codes[mine]] = counts.counts[mine] / counts.class_sizes[class_id]
+        share[counts.codes[mine]] = posterior[mine]
         series.append((label, share))
     stacked = np.vstack([share for _, share in series])
     names = ["(null)" if v is None else v for v in counts.values]
