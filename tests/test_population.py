@@ -132,6 +132,26 @@ def test_no_sample_uniques_gives_zero() -> None:
     assert (result.pitman, result.zayatz, result.snb) == (0.0, 0.0, 0.0)
 
 
+def test_shlosser_with_a_large_class_matches_exact_arithmetic() -> None:
+    # A class of 5,000 records made (1 + q)^j overflow and the estimate NaN; the
+    # rewritten denominator must equal Haas et al.'s D_Sh3 computed in exact rationals.
+    from fractions import Fraction
+
+    from anonaudit.checks.population import _shlosser
+
+    sizes = {1: 3, 2: 1, 5000: 1}
+    q = Fraction(3, 10)
+    top = sum(j * q * q * (1 - q * q) ** (j - 1) * c for j, c in sizes.items())
+    bottom = sum((1 - q) ** j * ((1 + q) ** j - 1) * c for j, c in sizes.items())
+    ratio = sum((1 - q) ** j * c for j, c in sizes.items()) / sum(
+        j * q * (1 - q) ** (j - 1) * c for j, c in sizes.items()
+    )
+    exact = sum(sizes.values()) + sizes[1] * top / bottom * ratio * ratio
+    values = np.array(list(sizes), dtype=np.int64)
+    counts = np.array(list(sizes.values()), dtype=np.int64)
+    assert _shlosser(values, counts, 0.3) == pytest.approx(float(exact), rel=1e-12)
+
+
 def test_zayatz_by_hand() -> None:
     # Sizes [1, 2], n = 3, N = 6: h_1 = P(1 of 1 drawn) = 3/6, h_2 = P(1 of 2 drawn)
     # = 2 * 4 * 3 / (2 * 20) = 0.6. P(1) = (1/2 * 0.5) / (1/2 * 0.5 + 1/2 * 0.6) = 5/11,

@@ -339,7 +339,8 @@ def _shlosser(values: NDArray[np.int64], counts: NDArray[np.int64], pi: float) -
     q, j, c = pi, values.astype(np.float64), counts.astype(np.float64)
     u, c1 = c.sum(), c[values == 1].sum()
     top = (j * q * q * (1 - q * q) ** (j - 1) * c).sum()
-    bottom = ((1 - q) ** j * ((1 + q) ** j - 1) * c).sum()
+    # (1-q)^j ((1+q)^j - 1) written so that large classes neither overflow nor give 0 * inf
+    bottom = (((1 - q * q) ** j - (1 - q) ** j) * c).sum()
     ratio = ((1 - q) ** j * c).sum() / (j * q * (1 - q) ** (j - 1) * c).sum()
     return float(u + c1 * top / bottom * ratio * ratio) if bottom > 0 else float(u)
 
