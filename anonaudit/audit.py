@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from anonaudit.checks import (
     DisclosureResult,
@@ -23,6 +25,7 @@ from anonaudit.checks import (
     prosecutor_risk,
     t_closeness,
 )
+from anonaudit.checks.individual import IndividualRisk, individual_risk
 from anonaudit.checks.population import (
     JournalistRisk,
     MarketerRisk,
@@ -32,16 +35,24 @@ from anonaudit.checks.population import (
     marketer_risk,
     population_uniqueness,
 )
+from anonaudit.checks.qi_analysis import QIAnalysis
+from anonaudit.checks.qi_analysis import qi_analysis as analyse_quasi_identifiers
+from anonaudit.checks.suda import DEFAULT_DIS_FRACTION, SudaResult
+from anonaudit.checks.suda import suda as find_special_uniques
+from anonaudit.checks.utility import InformationLoss, information_loss
+from anonaudit.checks.wildcard import NullPolicy, class_frequencies
 from anonaudit.classtable import ClassTable, SourceStats
 from anonaudit.engines.local import Progress, build_class_table
 from anonaudit.errors import ColumnError, ParameterError, PolicyViolationError
+from anonaudit.generalization import Generalization, qi_hierarchy
 from anonaudit.hierarchy import GroundDistance, Hierarchy
 from anonaudit.policy import Policy
 from anonaudit.report.html import DEFAULT_MAX_ROWS
-from anonaudit.sources.base import open_source
-from anonaudit.sources.csv import CsvOptions
+from anonaudit.rows import open_inputs
 
-if TYPE_CHECKING:  # anonaudit.dp imports this module
+if TYPE_CHECKING:  # anonaudit.dp and anonaudit.advice import this module
+    from anonaudit.advice.lattice import Advice
+    from anonaudit.advice.suppression import SuppressionAdvice
     from anonaudit.dp.companion import DPReport
 
 __all__ = ["AuditReport", "Source", "audit", "audit_table", "load"]
@@ -50,7 +61,6 @@ __all__ = ["AuditReport", "Source", "audit", "audit_table", "load"]
 Source: TypeAlias = (
     str | os.PathLike[str] | pd.DataFrame | pa.Table | Sequence[str | os.PathLike[str]]
 )
-NullPolicy = Literal["value", "drop"]
 #: Where the class table is built: in this process, or on a Dask cluster.
 Engine = Literal["local", "dask"]
 
@@ -70,6 +80,7 @@ def load(
     engine: Engine = "local",
     scheduler: Any = None,
     progress: Progress | None = None,
+    weights: str | None = None,
 ) -> ClassTable:
     """Read ``source`` in one streaming pass into a :class:`ClassTable`.
 
@@ -102,30 +113,35 @@ def load(
         a local cluster.
     progress : Progress, optional
         Where to report progress of long scans.
+    weights : str, optional
+        A column of survey weights (the people each record stands for), summed per
+        combination into :attr:`ClassTable.weights`; local engine only. A null,
+        non-numeric or negative weight is an :class:`~anonaudit.errors.InputError`.
 
     Returns
     -------
     ClassTable
     """
     from anonaudit.engines.spark import from_spark, is_spark_frame
-    from anonaudit.sources.dataset import DatasetOptions
 
     quasi_identifiers, sensitive = _roles(quasi_identifiers, sensitive)
     if engine not in ("local", "dask"):
         raise ParameterError(f"engine must be 'local' or 'dask' (got {engine!r})")
-    csv = CsvOptions(sep=sep, encoding=encoding, na_values=tuple(na_values))
-    lake = DatasetOptions(
+    items: list[Any] = list(source) if isinstance(source, (list, tuple)) else [source]
+    sources = open_inputs(
+        [item for item in items if not is_spark_frame(item)],
+        sep=sep,
+        encoding=encoding,
+        na_values=na_values,
         format=format,
-        filters=(filter,) if isinstance(filter, str) else tuple(filter),
-        storage_options=dict(storage_options or {}),
+        filter=filter,
+        storage_options=storage_options,
         delta_version=delta_version,
     )
-    items: list[Any] = list(source) if isinstance(source, (list, tuple)) else [source]
     roles: dict[str, Any] = {"quasi_identifiers": quasi_identifiers, "sensitive": sensitive}
     spark = [from_spark(item, **roles) for item in items if is_spark_frame(item)]
-    sources = [
-        open_source(item, csv=csv, dataset=lake) for item in items if not is_spark_frame(item)
-    ]
+    if weights is not None and (engine != "local" or spark):
+        raise ParameterError("--weights needs the local engine (not Dask or Spark)")
     if not sources and spark:
         return spark[0].merge(*spark[1:])
     if engine == "dask":
@@ -133,7 +149,7 @@ def load(
 
         table = build_on_dask(sources, **roles, scheduler=scheduler, progress=progress)
     else:
-        table = build_class_table(sources, **roles, progress=progress)
+        table = build_class_table(sources, **roles, weights=weights, progress=progress)
     return table.merge(*spark) if spark else table
 
 
@@ -162,8 +178,8 @@ class AuditReport:
         Inputs and the records read from each.
     nulls : dict of str to int
         Records with a null value, per audited column (before any drop).
-    null_policy : {"value", "drop"}
-        How null QI values were treated.
+    null_policy : {"value", "drop", "wildcard"}
+        How null QI values were treated (:mod:`anonaudit.checks.wildcard`).
     dropped_records : int
         Records left out because a QI was null (``null_policy="drop"``).
     policy : Policy
@@ -172,6 +188,9 @@ class AuditReport:
     l_diversity, t_closeness, disclosure : dict of str to result
         Per SA.
     risk : RiskResult
+    utility : InformationLoss
+        Information loss of the audited (possibly generalized) table
+        (:mod:`anonaudit.checks.utility`).
     table : ClassTable
         The class table the measures were computed from.
     audited_at : datetime.datetime
@@ -185,6 +204,23 @@ class AuditReport:
     journalist : JournalistRisk or None
     marketer : MarketerRisk or None
         Journalist and marketer risk, with ``population``.
+    generalization : Generalization or None
+        The generalization the data was audited under (``generalize=``), if any.
+    suppression : SuppressionAdvice or None
+        When the policy fails: the classes to suppress so the rest passes
+        (:mod:`anonaudit.advice.suppression`).
+    qi_analysis : QIAnalysis or None
+        Distinction and separation of QI subsets, and k without each QI, when asked
+        for (:mod:`anonaudit.checks.qi_analysis`).
+    suda : SudaResult or None
+        Minimal sample uniques and SUDA / DIS-SUDA scores per class, when asked for
+        (:mod:`anonaudit.checks.suda`).
+    individual : IndividualRisk or None
+        sdcMicro's individual and global risk, with survey weights or a population
+        size or sampling fraction (:mod:`anonaudit.checks.individual`).
+    advice : Advice or None
+        The Pareto-best generalizations (and suppression) that pass the policy, when
+        asked for (:func:`anonaudit.advice.advise`).
     """
 
     quasi_identifiers: tuple[str, ...]
@@ -200,12 +236,19 @@ class AuditReport:
     t_closeness: dict[str, TClosenessResult]
     disclosure: dict[str, DisclosureResult]
     risk: RiskResult
+    utility: InformationLoss
     table: ClassTable = field(repr=False)
     audited_at: _dt.datetime = field(default_factory=lambda: _dt.datetime.now(_dt.UTC))
     dp: DPReport | None = field(default=None, repr=False)
     population: PopulationUniqueness | None = None
     journalist: JournalistRisk | None = None
     marketer: MarketerRisk | None = None
+    generalization: Generalization | None = None
+    suppression: SuppressionAdvice | None = None
+    qi_analysis: QIAnalysis | None = None
+    suda: SudaResult | None = field(default=None, repr=False)
+    individual: IndividualRisk | None = None
+    advice: Advice | None = field(default=None, repr=False)
 
     def verdicts(self) -> list[tuple[str, bool]]:
         """``(measure, passed)`` for every threshold of the policy."""
@@ -284,6 +327,12 @@ def audit(
     population_size: float | None = None,
     sampling_fraction: float | None = None,
     population_model: PopulationModel = "dankar",
+    generalize: Mapping[str, int] | None = None,
+    advise_suppression: bool = True,
+    qi_analysis: bool | int | None = None,
+    suda: bool | int | None = None,
+    advise: bool = False,
+    suppression_limit: float = 0.0,
     sep: str | None = None,
     encoding: str = "utf-8",
     na_values: Sequence[str] = ("",),
@@ -294,6 +343,7 @@ def audit(
     engine: Engine = "local",
     scheduler: Any = None,
     progress: Progress | None = None,
+    weights: str | None = None,
 ) -> AuditReport:
     """Audit ``source`` for every syntactic anonymity measure.
 
@@ -311,16 +361,20 @@ def audit(
         ``hierarchical`` when it has a hierarchy, ``matrix`` when it has a ground
         distance, else ``equal``; the distance is never guessed from the data.
     hierarchies : mapping, optional
-        Per SA, a :class:`Hierarchy` or the path of an ARX hierarchy file.
+        Per SA, a :class:`Hierarchy` or the path of an ARX hierarchy file. Per QI, the
+        same or a built-in (``"interval:5,10,20"``, ``"prefix"``, ``"prefix:N"``; see
+        :mod:`anonaudit.generalization`), used by ``generalize``.
     orders : mapping, optional
         Per SA, its values from lowest to highest (ordered distance on text).
     ground_distances : mapping, optional
         Per SA, a :class:`GroundDistance` or the path of a matrix file.
-    nulls : {"value", "drop"}
+    nulls : {"value", "drop", "wildcard"}
         Null QI values form a value of their own, or their records are left out
-        (and counted in :attr:`AuditReport.dropped_records`).
+        (and counted in :attr:`AuditReport.dropped_records`), or a null matches any
+        value when counting class sizes (sdcMicro's convention; changes k-anonymity,
+        prosecutor and individual risk only: :mod:`anonaudit.checks.wildcard`).
     risk_threshold : float
-        Prosecutor risk above which a record counts as at risk.
+        Prosecutor (and individual) risk above which a record counts as at risk.
     population_size, sampling_fraction : float, optional
         The population the data was sampled from: its size ``N`` (at least the
         records audited), or the sampling fraction ``n / N`` in (0, 1]. Either one
@@ -329,10 +383,41 @@ def audit(
     population_model : {"dankar", "pitman", "zayatz", "snb"}
         The population uniqueness estimate to report; ``dankar`` picks one by
         Dankar et al.'s (2012) rule.
+    generalize : mapping of str to int, optional
+        Audit the data as it would be after generalizing each named QI to this level of
+        its hierarchy (:class:`~anonaudit.generalization.Generalization`); the report's
+        ``generalization`` says which.
+    advise_suppression : bool
+        When the policy fails, work out which classes to suppress so the rest passes
+        (:mod:`anonaudit.advice.suppression`; a few more audits of the shrinking table).
+    qi_analysis : bool or int, optional
+        Analyse distinction and separation of every QI subset of up to this many QIs
+        (:func:`anonaudit.checks.qi_analysis.qi_analysis`); ``True`` for the default
+        size.
+    suda : bool or int, optional
+        Search minimal sample uniques of up to this many QIs and score every record
+        (:func:`anonaudit.checks.suda.suda`); ``True`` for the default size. The
+        DIS-SUDA scores use the sampling fraction when one is given (directly or as
+        ``n / population_size``), else sdcMicro's default 0.01.
+    advise : bool
+        Search the lattice of the QIs' hierarchy levels (those of ``hierarchies``) for
+        the Pareto-best transformations that pass the policy
+        (:func:`anonaudit.advice.advise`; at most 10 listed) and keep them in
+        :attr:`AuditReport.advice`. The search starts from the data as it is (before any
+        ``generalize``; without the records ``nulls="drop"`` leaves out), and needs a
+        threshold, a QI hierarchy, and ``nulls`` other than ``"wildcard"``.
+    suppression_limit : float
+        With ``advise``: the largest share of the records, in [0, 1), that a
+        transformation may suppress.
     sep, encoding, na_values, format, filter
         As for :func:`load`.
     storage_options, delta_version, engine, scheduler, progress
         As for :func:`load`.
+    weights : str, optional
+        A column of survey weights (:func:`load`): adds sdcMicro's individual and
+        global risk with ``F_k`` the sum of each class's weights
+        (:mod:`anonaudit.checks.individual`). Without it, a population size or
+        sampling fraction adds the same risk with uniform weights ``N / n``.
 
     Returns
     -------
@@ -365,6 +450,7 @@ def audit(
             engine=engine,
             scheduler=scheduler,
             progress=progress,
+            weights=weights,
         )
     return audit_table(
         table,
@@ -378,6 +464,13 @@ def audit(
         population_size=population_size,
         sampling_fraction=sampling_fraction,
         population_model=population_model,
+        generalize=generalize,
+        advise_suppression=advise_suppression,
+        qi_analysis=qi_analysis,
+        suda=suda,
+        advise=advise,
+        suppression_limit=suppression_limit,
+        weights=weights,
     )
 
 
@@ -394,14 +487,32 @@ def audit_table(
     population_size: float | None = None,
     sampling_fraction: float | None = None,
     population_model: PopulationModel = "dankar",
+    generalize: Mapping[str, int] | None = None,
+    advise_suppression: bool = True,
+    qi_analysis: bool | int | None = None,
+    suda: bool | int | None = None,
+    advise: bool = False,
+    suppression_limit: float = 0.0,
+    weights: str | None = None,
 ) -> AuditReport:
-    """Run every check on a class table; see :func:`audit` for the parameters."""
+    """Run every check on a class table; see :func:`audit` for the parameters.
+
+    ``weights`` here only names the column :attr:`ClassTable.weights` came from.
+    """
     policy = policy or Policy()
     if population_size is not None and sampling_fraction is not None:
         raise ParameterError("give population_size or sampling_fraction, not both")
-    if nulls not in ("value", "drop"):
-        raise ParameterError(f"nulls must be 'value' or 'drop' (got {nulls!r})")
-    defaults = {sa: "hierarchical" for sa in hierarchies or {}}
+    if nulls not in ("value", "drop", "wildcard"):
+        raise ParameterError(f"nulls must be 'value', 'drop' or 'wildcard' (got {nulls!r})")
+    qi_specs = {c: h for c, h in (hierarchies or {}).items() if c in table.quasi_identifiers}
+    sa_hierarchies = {c: h for c, h in (hierarchies or {}).items() if c not in qi_specs}
+    if advise:
+        _check_advise(qi_specs, nulls)
+    original = table
+    generalization = _generalization(table, qi_specs, generalize)
+    if generalization is not None:
+        table = generalization.apply(table)
+    defaults = {sa: "hierarchical" for sa in sa_hierarchies}
     defaults.update({sa: "matrix" for sa in ground_distances or {}})
     distances = _per_sa(table.sensitive, distance, defaults)
     null_counts = table.null_counts()
@@ -416,13 +527,25 @@ def audit_table(
         raise ColumnError("every record has a null quasi-identifier; nothing is left to audit")
     hierarchy_objects = {
         sa: h if isinstance(h, Hierarchy) else Hierarchy.from_csv(h)
-        for sa, h in (hierarchies or {}).items()
+        for sa, h in sa_hierarchies.items()
     }
     ground_objects = {
         sa: g if isinstance(g, GroundDistance) else GroundDistance.from_csv(g)
         for sa, g in (ground_distances or {}).items()
     }
     recursive_c, recursive_l = policy.recursive or (None, None)
+    fk = class_frequencies(audited, nulls="wildcard")[0] if nulls == "wildcard" else None
+    individual = None
+    given = population_size is not None or sampling_fraction is not None
+    if audited.weights is not None or given:
+        individual = individual_risk(
+            audited,
+            nulls=nulls,
+            threshold=risk_threshold,
+            population_size=population_size,
+            sampling_fraction=sampling_fraction,
+            weight_column=weights,
+        )
     population = None
     if population_size is not None or sampling_fraction is not None:
         population = population_uniqueness(
@@ -431,7 +554,7 @@ def audit_table(
             sampling_fraction=sampling_fraction,
             model=population_model,
         )
-    return AuditReport(
+    report = AuditReport(
         quasi_identifiers=table.quasi_identifiers,
         sensitive=table.sensitive,
         rows=audited.rows,
@@ -440,7 +563,7 @@ def audit_table(
         null_policy=nulls,
         dropped_records=rows_read - audited.rows,
         policy=policy,
-        k_anonymity=k_anonymity(audited, k=policy.k),
+        k_anonymity=k_anonymity(audited, k=policy.k, fk=fk),
         l_diversity={
             sa: l_diversity(
                 audited,
@@ -470,14 +593,102 @@ def audit_table(
             )
             for sa in table.sensitive
         },
-        risk=prosecutor_risk(audited, threshold=risk_threshold, max_highest=policy.max_risk),
+        risk=prosecutor_risk(audited, threshold=risk_threshold, max_highest=policy.max_risk, fk=fk),
+        individual=individual,
+        utility=information_loss(audited, k=policy.k, generalization=generalization),
+        generalization=generalization,
         table=audited,
         population=population,
         journalist=None
         if population is None
         else journalist_risk(audited, threshold=risk_threshold),
         marketer=None if population is None else marketer_risk(audited),
+        qi_analysis=None
+        if qi_analysis is None or qi_analysis is False
+        else analyse_quasi_identifiers(audited, max_size=_size(qi_analysis)),
+        suda=None
+        if suda is None or suda is False
+        else find_special_uniques(
+            audited,
+            max_msu_size=_size(suda),
+            dis_fraction=DEFAULT_DIS_FRACTION
+            if population is None
+            else population.sampling_fraction,
+        ),
     )
+    if advise_suppression and report.passed is False:
+        from anonaudit.advice.suppression import suppression_advice
+
+        reaudit = functools.partial(
+            audit_table,
+            policy=policy,
+            distance=distances,
+            hierarchies=hierarchy_objects,
+            orders=orders,
+            ground_distances=ground_objects,
+            risk_threshold=risk_threshold,
+            advise_suppression=False,
+        )
+        report = replace(report, suppression=suppression_advice(report, reaudit))
+    if advise:
+        from anonaudit.advice.lattice import advise as search
+        from anonaudit.advice.lattice import qi_hierarchies
+
+        searched = original.without_null_quasi_identifiers() if nulls == "drop" else original
+        advice = search(
+            searched,
+            hierarchies=qi_hierarchies(searched, qi_specs),
+            policy=policy,
+            suppression_limit=suppression_limit,
+            audit_options={
+                "distance": distances,
+                "hierarchies": hierarchy_objects,
+                "orders": orders,
+                "ground_distances": ground_objects,
+                "risk_threshold": risk_threshold,
+            },
+        )
+        report = replace(report, advice=advice)
+    return report
+
+
+def _check_advise(qi_specs: Mapping[str, object], nulls: NullPolicy) -> None:
+    """Refuse an advice search the lattice cannot run, before the audit's work."""
+    if not qi_specs:
+        raise ParameterError(
+            "advise needs a hierarchy for at least one quasi-identifier: "
+            "--hierarchy COL=FILE|interval:W1,W2,...|prefix[:N]"
+        )
+    if nulls == "wildcard":
+        raise ParameterError(
+            "advise counts null QI values as a value or drops them; use --nulls value or drop"
+        )
+
+
+def _generalization(
+    table: ClassTable,
+    specs: Mapping[str, Hierarchy | str | os.PathLike[str]],
+    levels: Mapping[str, int] | None,
+) -> Generalization | None:
+    """The generalization ``levels`` asks for, with the QI hierarchies ``specs`` names."""
+    hierarchies = {
+        qi: qi_hierarchy(spec, pc.unique(table.keys.column(qi)).to_pylist(), column=qi)
+        for qi, spec in specs.items()
+    }
+    if not levels:
+        return None
+    for qi in levels:
+        if qi not in table.quasi_identifiers:
+            raise ParameterError(
+                f"cannot generalize {qi!r}: it is not a quasi-identifier "
+                f"({', '.join(table.quasi_identifiers)})"
+            )
+    return Generalization(hierarchies, dict(levels))
+
+
+def _size(asked: bool | int) -> int | None:
+    """The subset size asked for an optional analysis; ``None`` (default) for ``True``."""
+    return None if asked is True else asked
 
 
 def _per_sa(

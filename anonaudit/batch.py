@@ -12,17 +12,27 @@ import datetime as _dt
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from anonaudit import __version__
 from anonaudit.audit import AuditReport, audit
+from anonaudit.checks.wildcard import NullPolicy
 from anonaudit.config import AuditConfig
 from anonaudit.engines.local import Progress
 from anonaudit.errors import AnonauditError
 from anonaudit.report.json import SCHEMA_VERSION, coverage, dumps, report_to_dict
+from anonaudit.rows import open_inputs, write_records
+from anonaudit.sources.base import Source
 from anonaudit.util import atomic_write_text
 
-__all__ = ["DatasetResult", "audit_config", "audit_datasets", "summary_to_dict"]
+__all__ = [
+    "DatasetResult",
+    "audit_config",
+    "audit_datasets",
+    "open_config_inputs",
+    "summary_to_dict",
+    "write_config_records",
+]
 
 EXIT_OK, EXIT_VIOLATION, EXIT_ERROR = 0, 1, 2
 
@@ -50,22 +60,39 @@ def audit_config(
         hierarchies=config.hierarchy,
         orders=config.order,
         ground_distances=config.ground_distance,
-        nulls="drop" if config.nulls == "drop" else "value",
+        nulls=cast("NullPolicy", config.nulls),  # audit_table refuses any other value
         risk_threshold=config.risk_threshold,
         population_size=config.population_size,
         sampling_fraction=config.sampling_fraction,
         population_model=config.population_model,
-        sep=config.sep,
-        encoding=config.encoding,
-        na_values=config.na_values,
-        format=config.format,
-        filter=config.filter,
-        storage_options=config.storage_options,
-        delta_version=config.delta_version,
+        weights=config.weights,
+        generalize=config.generalize or None,
+        qi_analysis=config.qi_analysis,
+        suda=config.suda,
+        **config.reading(),
         engine="dask" if config.engine == "dask" else "local",
         scheduler=scheduler or config.scheduler,
         progress=progress,
     )
+
+
+def write_config_records(
+    config: AuditConfig, report: AuditReport, *, progress: Progress | None = None
+) -> int | None:
+    """Write ``config.records_out``, if set: every record of the inputs with its measures.
+
+    The inputs are re-read as :func:`audit_config` read them
+    (:func:`anonaudit.rows.write_records`). Returns the records written, or ``None``.
+    """
+    if config.records_out is None:
+        return None
+    sources = open_config_inputs(config)
+    return write_records(sources, report, config.records_out, progress=progress)
+
+
+def open_config_inputs(config: AuditConfig) -> list[Source]:
+    """The inputs of ``config``, opened as :func:`audit_config` reads them, to read again."""
+    return open_inputs(config.inputs, **config.reading())
 
 
 @dataclass(frozen=True)
@@ -127,6 +154,7 @@ def audit_datasets(
         name = config.name or "dataset"
         try:
             report = audit_config(config, progress=progress, scheduler=scheduler)
+            write_config_records(config, report, progress=progress)
         except (AnonauditError, OSError) as exc:
             results.append(DatasetResult(name, EXIT_ERROR, error=str(exc)))
             continue

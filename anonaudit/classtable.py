@@ -13,7 +13,12 @@ batch or partition and combine the partials. Memory grows with the number of dis
 combinations, not with the number of records.
 
 Values are strings (or null); a null QI value forms its own class value unless the
-audit drops such records.
+audit drops such records (or counts it as a wildcard: :mod:`anonaudit.checks.wildcard`).
+
+A table built with a weight column (survey weights, ``--weights``) also holds, per
+combination, the sum of its records' weights; summed per class that is ``F_k``, the
+estimated number of people in the population sharing the class's QI values (Benedetti
+& Franconi 1998; sdcMicro's ``freqCalc``).
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from anonaudit.errors import ColumnError, InputError
 __all__ = ["ClassTable", "Classes", "SensitiveCounts", "SourceStats"]
 
 _COUNT = "__anonaudit_count__"
+_WEIGHT = "__anonaudit_weight__"
 
 
 @dataclass(frozen=True)
@@ -81,11 +87,15 @@ class Classes:
         The QI values of each class (C rows, string columns). Kept in Arrow: turning
         millions of keys into Python strings would cost more than the audit; checks
         convert only the classes they list.
+    weights : numpy.ndarray or None
+        ``F_k``: the sum of the survey weights of each class's records (``float64``,
+        length C); ``None`` when the table has no weight column.
     """
 
     index: np.ndarray
     sizes: np.ndarray
     keys: pa.Table
+    weights: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.sizes)
@@ -192,6 +202,9 @@ class ClassTable:
         Records per row of ``keys`` (``int64``, all positive).
     sources : tuple of SourceStats
         Where the records came from.
+    weights : numpy.ndarray or None
+        The sum of the survey weights of the records of each row of ``keys``
+        (``float64``, non-negative); ``None`` when no weight column was read.
     """
 
     quasi_identifiers: tuple[str, ...]
@@ -199,6 +212,7 @@ class ClassTable:
     keys: pa.Table
     counts: np.ndarray
     sources: tuple[SourceStats, ...] = field(default=())
+    weights: np.ndarray | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         expected = list(self.quasi_identifiers) + list(self.sensitive)
@@ -206,6 +220,8 @@ class ClassTable:
             raise ValueError(f"class table columns {self.keys.column_names} != {expected}")
         if len(self.counts) != self.keys.num_rows:
             raise ValueError("class table keys and counts differ in length")
+        if self.weights is not None and len(self.weights) != self.keys.num_rows:
+            raise ValueError("class table keys and weights differ in length")
 
     # -- construction ---------------------------------------------------------------
 
@@ -217,6 +233,7 @@ class ClassTable:
         quasi_identifiers: Sequence[str],
         sensitive: Sequence[str] = (),
         count: str = "count",
+        weight: str | None = None,
         source: SourceStats | None = None,
     ) -> ClassTable:
         """Make a class table from a frame of counts, summing repeated combinations.
@@ -230,6 +247,9 @@ class ClassTable:
             Column roles.
         count : str
             Name of the count column.
+        weight : str, optional
+            Name of a column holding each row's sum of survey weights (non-negative
+            numbers); the table then carries :attr:`weights`.
         source : SourceStats, optional
             Provenance; by default one source named ``"<counts>"``.
 
@@ -246,22 +266,34 @@ class ClassTable:
 
         table = frame if isinstance(frame, pa.Table) else pa.Table.from_pandas(frame)
         columns = list(quasi_identifiers) + list(sensitive)
-        for name in [*columns, count]:
+        for name in [*columns, count, *([weight] if weight is not None else [])]:
             if name not in table.column_names:
                 raise ColumnError(f"counts frame: no column named {name!r}")
         keys = pa.Table.from_batches([to_string_batch(table, columns)])
         counts = np.asarray(table.column(count).to_numpy(zero_copy_only=False), dtype=np.int64)
         if len(counts) and counts.min() < 0:
             raise InputError("counts frame: counts must not be negative")
+        weights = None
+        if weight is not None:
+            weights = np.asarray(
+                table.column(weight).to_numpy(zero_copy_only=False), dtype=np.float64
+            )
+            bad = ~np.isfinite(weights) | (weights < 0)
+            if bad.any():
+                raise InputError(
+                    f"counts frame: weight column {weight!r} holds {weights[bad][0]!r}; "
+                    "weights must be non-negative numbers"
+                )
         stats = source or SourceStats(name="<counts>", format="counts", rows=int(counts.sum()))
-        raw = cls(tuple(quasi_identifiers), tuple(sensitive), keys, counts, (stats,))
+        raw = cls(tuple(quasi_identifiers), tuple(sensitive), keys, counts, (stats,), weights)
         return raw.merge()
 
     def merge(self, *others: ClassTable) -> ClassTable:
         """Sum this table and ``others`` into one table with unique combinations.
 
         The result is the class table of the union of the underlying records, whatever
-        the order of the parts (a property the tests check).
+        the order of the parts (a property the tests check). Weights are summed too;
+        weighted and unweighted tables do not merge.
         """
         for other in others:
             if (other.quasi_identifiers, other.sensitive) != (
@@ -270,11 +302,22 @@ class ClassTable:
             ):
                 raise ValueError("cannot merge class tables over different columns")
         parts = [self, *others]
+        weighted = self.weights is not None
+        if any((part.weights is not None) != weighted for part in parts):
+            raise ValueError("cannot merge a weighted class table with an unweighted one")
         columns = list(self.quasi_identifiers) + list(self.sensitive)
         stacked = pa.concat_tables(
-            [part.keys.append_column(_COUNT, pa.array(part.counts, pa.int64())) for part in parts]
+            [
+                part.keys.append_column(_COUNT, pa.array(part.counts, pa.int64()))
+                if part.weights is None
+                else part.keys.append_column(
+                    _COUNT, pa.array(part.counts, pa.int64())
+                ).append_column(_WEIGHT, pa.array(part.weights, pa.float64()))
+                for part in parts
+            ]
         )
-        summed = stacked.group_by(columns, use_threads=False).aggregate([(_COUNT, "sum")])
+        sums = [(_COUNT, "sum"), (_WEIGHT, "sum")] if weighted else [(_COUNT, "sum")]
+        summed = stacked.group_by(columns, use_threads=False).aggregate(sums)
         positive = pc.greater(summed.column(f"{_COUNT}_sum"), 0)
         summed = summed.filter(positive)
         return ClassTable(
@@ -283,6 +326,7 @@ class ClassTable:
             summed.select(columns),
             summed.column(f"{_COUNT}_sum").to_numpy().astype(np.int64, copy=False),
             tuple(stats for part in parts for stats in part.sources),
+            summed.column(f"{_WEIGHT}_sum").to_numpy().astype(np.float64) if weighted else None,
         )
 
     # -- views ----------------------------------------------------------------------
@@ -307,7 +351,12 @@ class ClassTable:
             first, index = _combine(codes)
         sizes = np.bincount(index, weights=self.counts, minlength=len(first)).astype(np.int64)
         keys = self.keys.select(list(self.quasi_identifiers)).take(pa.array(first))
-        return Classes(index=index, sizes=sizes, keys=keys)
+        weights = (
+            None
+            if self.weights is None
+            else np.bincount(index, weights=self.weights, minlength=len(first))
+        )
+        return Classes(index=index, sizes=sizes, keys=keys, weights=weights)
 
     def sensitive_counts(self, name: str) -> SensitiveCounts:
         """The distribution of sensitive column ``name`` in every class."""
@@ -362,6 +411,7 @@ class ClassTable:
             self.keys.filter(pa.array(keep)),
             self.counts[keep],
             self.sources,
+            None if self.weights is None else self.weights[keep],
         )
 
 

@@ -17,18 +17,33 @@ from pathlib import Path
 from typing import Any
 
 from anonaudit import __version__
+from anonaudit.advice import advise, qi_hierarchies
 from anonaudit.audit import load
-from anonaudit.batch import audit_config, audit_datasets, summary_to_dict
+from anonaudit.batch import (
+    audit_config,
+    audit_datasets,
+    open_config_inputs,
+    summary_to_dict,
+    write_config_records,
+)
 from anonaudit.checks import DISTANCES
 from anonaudit.checks.population import POPULATION_MODELS
+from anonaudit.checks.wildcard import NULL_POLICIES
 from anonaudit.config import AuditConfig, read_config
 from anonaudit.dp import cli as dp_cli
 from anonaudit.dp.bounding import load_bounded
 from anonaudit.engines.local import Progress
 from anonaudit.errors import AnonauditError, ParameterError
 from anonaudit.report.csv import table_to_csv
-from anonaudit.report.json import SCHEMA_VERSION, dp_to_dict, dumps, report_to_dict
-from anonaudit.report.text import dp_summary, summary
+from anonaudit.report.json import (
+    SCHEMA_VERSION,
+    advice_to_dict,
+    dp_to_dict,
+    dumps,
+    report_to_dict,
+)
+from anonaudit.report.text import advice_summary, dp_summary, summary
+from anonaudit.rows import write_transformed
 from anonaudit.sources.dataset import FORMATS
 from anonaudit.util import atomic_write_text
 
@@ -67,16 +82,7 @@ def _parser() -> argparse.ArgumentParser:
         "them against thresholds. Exit 0: all met; 1: a threshold violated; 2: error.",
     )
     _add_columns(a)
-    g = a.add_argument_group("thresholds")
-    g.add_argument("-k", type=int, help="smallest class size (k-anonymity)")
-    g.add_argument("-l", type=int, help="distinct sensitive values per class (l-diversity)")
-    g.add_argument("--entropy-l", type=float, help="entropy l-diversity")
-    g.add_argument("--recursive", metavar="C,L", help="recursive (c,l)-diversity")
-    g.add_argument("-t", type=float, help="t-closeness: largest EMD between class and table")
-    g.add_argument("--alpha", type=float, help="largest share of one value in a class")
-    g.add_argument("--beta", type=float, help="basic beta-likeness")
-    g.add_argument("--delta", type=float, help="delta-disclosure privacy")
-    g.add_argument("--max-risk", type=float, help="largest prosecutor risk of a record")
+    _add_thresholds(a.add_argument_group("thresholds"))
     m = a.add_argument_group("measures")
     m.add_argument(
         "--t-distance",
@@ -87,8 +93,16 @@ def _parser() -> argparse.ArgumentParser:
         "--hierarchy",
         action="append",
         default=[],
-        metavar="COL=FILE",
-        help="ARX hierarchy file for an SA (implies hierarchical distance)",
+        metavar="COL=FILE|SPEC",
+        help="ARX hierarchy file for an SA (implies hierarchical distance) or a QI; "
+        "for a QI also interval:W1,W2,... (numeric bands) or prefix[:N] (ZIP truncation)",
+    )
+    m.add_argument(
+        "--generalize",
+        action="append",
+        default=[],
+        metavar="COL=LEVEL,...",
+        help="audit the data generalized to these levels of the QIs' --hierarchy",
     )
     m.add_argument(
         "--order",
@@ -124,9 +138,34 @@ def _parser() -> argparse.ArgumentParser:
         help="population uniqueness estimate (default dankar: Dankar et al.'s rule)",
     )
     m.add_argument(
+        "--qi-analysis",
+        nargs="?",
+        const=True,
+        type=int,
+        metavar="MAX_SUBSET_SIZE",
+        help="which columns identify: distinction and separation of every QI subset up to "
+        "this size (default: all subsets up to 10 QIs, else 3), and k without each QI",
+    )
+    m.add_argument(
+        "--suda",
+        nargs="?",
+        const=True,
+        type=int,
+        metavar="MAX_MSU_SIZE",
+        help="minimal sample uniques up to this size and SUDA / DIS-SUDA scores "
+        "(default: all sizes up to 10 QIs, else 3)",
+    )
+    m.add_argument(
         "--nulls",
-        choices=("value", "drop"),
-        help="null QI values: a value of their own (default) or drop the records",
+        choices=NULL_POLICIES,
+        help="null QI values: a value of their own (default), drop the records, or "
+        "wildcard: a null matches any value when counting class sizes (sdcMicro)",
+    )
+    m.add_argument(
+        "--weights",
+        metavar="COL",
+        help="survey weight column: adds sdcMicro's individual and global risk, with "
+        "Fk the sum of each class's weights",
     )
     dp_cli.add_options(
         a.add_argument_group("differential privacy (see: anonaudit dp --help)"),
@@ -139,6 +178,11 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--json", metavar="PATH|-", help="write the JSON report; - for stdout")
     r.add_argument("--html", metavar="PATH", help="write the HTML report (one self-contained file)")
     r.add_argument(
+        "--records-out",
+        metavar="PATH",
+        help="write every input record with its class size fk and risk, in input order (CSV)",
+    )
+    r.add_argument(
         "--redact",
         action="store_true",
         help="HTML report: replace the QI values of listed classes by [redacted] "
@@ -150,7 +194,21 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     r.add_argument("--debug", action="store_true", help="show tracebacks")
     _add_dp_command(commands)
+    _add_advise_command(commands, a)
     return parser
+
+
+def _add_thresholds(group: argparse._ArgumentGroup) -> None:
+    """The policy's thresholds, shared by ``audit`` and ``advise``."""
+    group.add_argument("-k", type=int, help="smallest class size (k-anonymity)")
+    group.add_argument("-l", type=int, help="distinct sensitive values per class (l-diversity)")
+    group.add_argument("--entropy-l", type=float, help="entropy l-diversity")
+    group.add_argument("--recursive", metavar="C,L", help="recursive (c,l)-diversity")
+    group.add_argument("-t", type=float, help="t-closeness: largest EMD between class and table")
+    group.add_argument("--alpha", type=float, help="largest share of one value in a class")
+    group.add_argument("--beta", type=float, help="basic beta-likeness")
+    group.add_argument("--delta", type=float, help="delta-disclosure privacy")
+    group.add_argument("--max-risk", type=float, help="largest prosecutor risk of a record")
 
 
 def _add_columns(parser: argparse.ArgumentParser) -> None:
@@ -245,6 +303,67 @@ def _add_dp_command(commands: Any) -> None:
     r.add_argument("--debug", action="store_true", help="show tracebacks")
 
 
+def _add_advise_command(commands: Any, audit: argparse.ArgumentParser) -> None:
+    v = commands.add_parser(
+        "advise",
+        help="search the generalization lattice for the least loss that passes the policy",
+        description="Search every combination of hierarchy levels of the QIs (with a "
+        "suppression limit) and list the Pareto-best transformations that pass the policy, "
+        "with their information loss; --out writes one. The input is never modified. "
+        "Exit 0: a transformation passes; 1: none does; 2: error.",
+    )
+    _add_columns(v)
+    _add_thresholds(v.add_argument_group("thresholds"))
+    s = v.add_argument_group("search")
+    s.add_argument(
+        "--hierarchy",
+        action="append",
+        default=[],
+        metavar="COL=FILE|SPEC",
+        help="hierarchy of a QI to generalize: ARX file, interval:W1,W2,... or prefix[:N] "
+        "(repeatable); for an SA, an ARX file for the hierarchical t-closeness distance",
+    )
+    s.add_argument(
+        "--suppression-limit",
+        type=float,
+        default=0.0,
+        metavar="F",
+        help="largest share of records that may be suppressed, in [0, 1) (default 0)",
+    )
+    s.add_argument(
+        "--max-results",
+        type=int,
+        default=10,
+        metavar="N",
+        help="transformations of the Pareto front to list (default 10; 0 = all)",
+    )
+    s.add_argument("--t-distance", metavar="DIST|COL=DIST,...", help="as for audit")
+    s.add_argument("--order", action="append", default=[], metavar="COL=V1,...|COL=@FILE")
+    s.add_argument("--ground-distance", action="append", default=[], metavar="COL=FILE")
+    s.add_argument("--nulls", choices=("value", "drop"), help="null QI values (as for audit)")
+    _add_lake(v.add_argument_group("datasets, object storage and engines"))
+    r = v.add_argument_group("input and output")
+    _add_reading(r)
+    r.add_argument("--json", metavar="PATH|-", help="write the advice as JSON; - for stdout")
+    r.add_argument(
+        "--out",
+        metavar="PATH",
+        help="write the data transformed by the chosen transformation (CSV, or Parquet "
+        "for .parquet); suppressed records show * in every QI",
+    )
+    r.add_argument(
+        "--choose", type=int, metavar="N", help="with --out: the N-th listed (default 1)"
+    )
+    r.add_argument("--config", metavar="FILE", help="TOML policy file; options override it")
+    r.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    r.add_argument("--debug", action="store_true", help="show tracebacks")
+    # The audit's other settings keep their defaults, so the policy file is read alike.
+    own = vars(v.parse_known_args([])[0])
+    v.set_defaults(
+        **{k: val for k, val in vars(audit.parse_known_args([])[0]).items() if k not in own}
+    )
+
+
 def _config(args: argparse.Namespace) -> AuditConfig:
     config = read_config(args.config) if args.config else AuditConfig()
     if not config.datasets:
@@ -258,6 +377,8 @@ def _config(args: argparse.Namespace) -> AuditConfig:
         )
     if args.html:
         raise ParameterError("with [[datasets]], set html per dataset in the policy file")
+    if args.records_out:
+        raise ParameterError("with [[datasets]], set records_out per dataset in the policy file")
     for dataset in config.datasets:
         own = dataset.json, dataset.html
         _override(dataset, args)
@@ -293,6 +414,12 @@ def _override(config: AuditConfig, args: argparse.Namespace) -> None:
         else:
             config.t_distance = args.t_distance
     config.hierarchy.update(_assignments(args.hierarchy, "--hierarchy"))
+    for column, level in _assignments(
+        [item for text in args.generalize for item in text.split(",")], "--generalize", "COL"
+    ).items():
+        if not level.isdigit():
+            raise ParameterError(f"--generalize {column}={level}: the level must be a whole number")
+        config.generalize[column] = int(level)
     config.ground_distance.update(_assignments(args.ground_distance, "--ground-distance"))
     for column, value in _assignments(args.order, "--order").items():
         if value.startswith("@"):
@@ -303,12 +430,19 @@ def _override(config: AuditConfig, args: argparse.Namespace) -> None:
     for name in ("nulls", "sep", "encoding", "risk_threshold", "json", "html", "max_classes"):
         if getattr(args, name) is not None:
             setattr(config, name, getattr(args, name))
+    if args.records_out is not None:
+        config.records_out = args.records_out
     if args.population_size is not None:  # one population option replaces the other
         config.population_size, config.sampling_fraction = args.population_size, None
     if args.sampling_fraction is not None:
         config.population_size, config.sampling_fraction = None, args.sampling_fraction
     if args.population_model is not None:
         config.population_model = args.population_model
+    if args.weights is not None:
+        config.weights = args.weights
+    for name in ("qi_analysis", "suda"):
+        if getattr(args, name) is not None:
+            setattr(config, name, getattr(args, name))
     if args.na is not None:
         config.na_values = list(args.na)
     for name in ("format", "delta_version", "engine", "scheduler"):
@@ -361,6 +495,13 @@ def _validate(config: AuditConfig) -> None:
         )
     if config.engine not in ("local", "dask"):
         raise ParameterError(f"unknown engine {config.engine!r}; choose local or dask")
+    if config.nulls not in NULL_POLICIES:
+        raise ParameterError(
+            f"unknown nulls policy {config.nulls!r}; choose one of {', '.join(NULL_POLICIES)}"
+        )
+    for option, size in (("--qi-analysis", config.qi_analysis), ("--suda", config.suda)):
+        if not isinstance(size, bool) and size is not None and size < 1:
+            raise ParameterError(f"{option} takes a largest subset size >= 1 (got {size})")
 
 
 def _run_audit(args: argparse.Namespace, command: str) -> int:
@@ -382,6 +523,7 @@ def _run_audit(args: argparse.Namespace, command: str) -> int:
         print(summary(report))
     if config.html:
         report.save_html(config.html, redact=args.redact, command=command)
+    write_config_records(config, report, progress=progress)
     if report.passed is False and not args.exit_zero:
         return EXIT_VIOLATION
     return EXIT_OK
@@ -457,6 +599,72 @@ def _run_dp(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _run_advise(args: argparse.Namespace) -> int:
+    config = _config(args)
+    if config.datasets:
+        raise ParameterError("advise takes one dataset; use a policy file without [[datasets]]")
+    if config.nulls == "wildcard":
+        raise ParameterError("advise counts null QI values as a value or drops them (--nulls)")
+    if args.choose is not None and not args.out:
+        raise ParameterError("--choose picks the transformation --out writes; add --out PATH")
+    if args.out and config.nulls == "drop":
+        raise ParameterError(
+            "--out writes every record, and --nulls drop left those with a null QI out of the "
+            "search; use --nulls value with --out"
+        )
+    table = load(
+        config.inputs,
+        quasi_identifiers=config.quasi_identifiers,
+        sensitive=config.sensitive,
+        **config.reading(),
+        engine="dask" if config.engine == "dask" else "local",
+        scheduler=config.scheduler,
+        progress=None if args.quiet else Progress(sys.stderr),
+    )
+    if config.nulls == "drop":
+        table = table.without_null_quasi_identifiers()
+    qi = set(config.quasi_identifiers)
+    advice = advise(
+        table,
+        hierarchies=qi_hierarchies(table, {c: h for c, h in config.hierarchy.items() if c in qi}),
+        policy=config.policy(),
+        suppression_limit=args.suppression_limit,
+        max_results=args.max_results or None,
+        audit_options={
+            "distance": config.t_distance,
+            "hierarchies": {c: h for c, h in config.hierarchy.items() if c not in qi},
+            "orders": config.order,
+            "ground_distances": config.ground_distance,
+            "risk_threshold": config.risk_threshold,
+        },
+    )
+    document = {"schema_version": SCHEMA_VERSION, "anonaudit_version": __version__}
+    document |= advice_to_dict(advice)
+    if config.json == "-":
+        print(dumps(document))
+    else:
+        if config.json:
+            atomic_write_text(Path(config.json), dumps(document))
+        print(advice_summary(advice))
+    if args.out and advice.transformations:
+        choose = args.choose or 1
+        if not 1 <= choose <= len(advice.transformations):
+            raise ParameterError(
+                f"--choose {choose}: pick one of the {len(advice.transformations)} listed"
+            )
+        chosen = advice.transformations[choose - 1]
+        written = write_transformed(
+            open_config_inputs(config),
+            args.out,
+            quasi_identifiers=config.quasi_identifiers,
+            recode=chosen.generalization.recode_maps(),
+            suppressed=chosen.suppressed_classes if chosen.suppressed else None,
+        )
+        if not args.quiet:
+            print(f"anonaudit: wrote {written:,} records to {args.out}", file=sys.stderr)
+    return EXIT_OK if advice.passed else EXIT_VIOLATION
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     try:
@@ -465,6 +673,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(exit_.code or 0)
     command = shlex.join(["anonaudit", *(sys.argv[1:] if argv is None else argv)])
     try:
+        if args.command == "advise":
+            return _run_advise(args)
         return _run_dp(args) if args.command == "dp" else _run_audit(args, command)
     except (AnonauditError, OSError) as exc:
         if args.debug:

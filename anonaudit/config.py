@@ -20,12 +20,16 @@ the command line override the file. Paths are relative to the file. Example::
 
     [hierarchy]
     diagnosis = "hierarchies/diagnosis.csv"
+    age = "interval:5,10,20"  # a QI: a file or a built-in (not relative to the file)
+
+    [generalize]              # audit the data as it would be generalized
+    age = 2
 
 Several datasets, each with its own roles and thresholds, are ``[[datasets]]`` tables;
 every top-level key is their default (``thresholds`` and ``storage_options`` are
 refined key by key), except the outputs: the top-level ``json`` is the run's summary,
 and each dataset writes its own ``json``/``html`` (default ``<name>.json`` beside the
-summary)::
+summary) and ``records_out`` (none by default; not allowed at the top level)::
 
     sensitive = ["diagnosis"]
     json = "reports/summary.json"
@@ -52,6 +56,7 @@ from typing import Any
 
 from anonaudit.checks.population import PopulationModel
 from anonaudit.errors import InputError, ParameterError, SourceNotFoundError
+from anonaudit.generalization import is_builtin
 from anonaudit.policy import Policy
 from anonaudit.sources.storage import is_url
 
@@ -65,6 +70,7 @@ _TOP: dict[str, type | tuple[type, ...]] = {
     "thresholds": dict,
     "t_distance": (str, dict),
     "hierarchy": dict,
+    "generalize": dict,
     "order": dict,
     "ground_distance": dict,
     "nulls": str,
@@ -75,8 +81,12 @@ _TOP: dict[str, type | tuple[type, ...]] = {
     "population_size": (int, float),
     "sampling_fraction": (int, float),
     "population_model": str,
+    "weights": str,
+    "qi_analysis": (bool, int),
+    "suda": (bool, int),
     "json": str,
     "html": str,
+    "records_out": str,
     "max_classes": int,
     "format": str,
     "filter": list,
@@ -88,7 +98,7 @@ _TOP: dict[str, type | tuple[type, ...]] = {
     "datasets": list,
 }
 # Keys a [[datasets]] table does not inherit from the top level: its own outputs.
-_OWN = ("json", "html", "name", "datasets")
+_OWN = ("json", "html", "records_out", "name", "datasets")
 
 
 @dataclass
@@ -101,6 +111,7 @@ class AuditConfig:
     thresholds: dict[str, Any] = field(default_factory=dict)
     t_distance: str | dict[str, str] | None = None
     hierarchy: dict[str, str] = field(default_factory=dict)
+    generalize: dict[str, int] = field(default_factory=dict)
     order: dict[str, list[str]] = field(default_factory=dict)
     ground_distance: dict[str, str] = field(default_factory=dict)
     nulls: str = "value"
@@ -111,8 +122,12 @@ class AuditConfig:
     population_size: float | None = None
     sampling_fraction: float | None = None
     population_model: PopulationModel = "dankar"
+    weights: str | None = None
+    qi_analysis: bool | int | None = None
+    suda: bool | int | None = None
     json: str | None = None
     html: str | None = None
+    records_out: str | None = None
     max_classes: int = 100
     format: str | None = None
     filter: list[str] = field(default_factory=list)
@@ -122,6 +137,19 @@ class AuditConfig:
     scheduler: str | None = None
     name: str | None = None
     datasets: list[AuditConfig] = field(default_factory=list)
+
+    def reading(self) -> dict[str, Any]:
+        """How the inputs are opened: the keyword arguments :func:`anonaudit.rows.open_inputs`
+        takes, which :func:`anonaudit.load` and :func:`anonaudit.audit` take too."""
+        return {
+            "sep": self.sep,
+            "encoding": self.encoding,
+            "na_values": self.na_values,
+            "format": self.format,
+            "filter": self.filter,
+            "storage_options": self.storage_options,
+            "delta_version": self.delta_version,
+        }
 
     def policy(self) -> Policy:
         """The thresholds as a :class:`Policy`."""
@@ -149,6 +177,10 @@ def read_config(path: str | Path) -> AuditConfig:
         raise InputError(f"{path}: not valid TOML: {exc}") from None
     config = _settings(data, path)
     tables = data.get("datasets", [])
+    if tables and "records_out" in data:
+        raise InputError(
+            f"{path}: records_out names one file; with [[datasets]], set it in each dataset"
+        )
     if not all(isinstance(table, dict) for table in tables):
         raise InputError(f"{path}: 'datasets' must be [[datasets]] tables")
     inherited = {key: value for key, value in data.items() if key not in _OWN}
@@ -187,10 +219,17 @@ def _settings(data: dict[str, Any], path: Path) -> AuditConfig:
     base = path.parent
     config.inputs = [p if is_url(p) else str(base / p) for p in config.inputs]
     config.storage_options = {k: str(v) for k, v in config.storage_options.items()}
-    config.hierarchy = {sa: str(base / p) for sa, p in config.hierarchy.items()}
+    config.hierarchy = {
+        c: p if is_builtin(p) else str(base / p) for c, p in config.hierarchy.items()
+    }
+    for column, level in config.generalize.items():
+        if isinstance(level, bool) or not isinstance(level, int):
+            raise InputError(f"{path}: generalize.{column} must be a whole number (a level)")
     config.ground_distance = {sa: str(base / p) for sa, p in config.ground_distance.items()}
     if config.json not in (None, "-"):
         config.json = str(base / config.json)
     if config.html is not None:
         config.html = str(base / config.html)
+    if config.records_out is not None:
+        config.records_out = str(base / config.records_out)
     return config

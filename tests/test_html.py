@@ -217,6 +217,7 @@ def test_csv_downloads_hold_every_class_and_defuse_formulas(
         "l-diversity-diagnosis.csv",
         "t-closeness-diagnosis.csv",
         "disclosure-diagnosis.csv",
+        "classes-to-suppress.csv",
     }
     rows = downloads["k-anonymity.csv"]
     assert rows[0] == ["zip", "<b>age</b>", "size"]

@@ -16,6 +16,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from adult_data import ADULT_CSV as ADULT
+from adult_data import ADULT_QIS as QIS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -27,19 +29,6 @@ from anonaudit.checks.population import (
 )
 from anonaudit.cli import main
 from anonaudit.errors import ParameterError
-
-ADULT = Path(__file__).resolve().parents[1] / "sample_data" / "adult" / "adult.csv"
-QIS = [
-    "sex",
-    "age",
-    "race",
-    "marital-status",
-    "education",
-    "native-country",
-    "workclass",
-    "occupation",
-    "salary-class",
-]
 
 
 @pytest.fixture(scope="module")
@@ -218,7 +207,7 @@ def test_cli_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert main([*argv, "--population-size", "301620", "--json", str(out)]) == 0
     assert "risk (population, pitman): 27.6850% of the population" in capsys.readouterr().out
     risk = json.loads(out.read_text())["risk"]
-    assert json.loads(out.read_text())["schema_version"] == "1.2"
+    assert json.loads(out.read_text())["schema_version"] == "1.3"
     assert risk["population"]["model"] == "pitman"
     assert risk["population"]["uniques_fraction"] == pytest.approx(0.27684993883653597, abs=1e-6)
     assert risk["population"]["sampling_fraction"] == pytest.approx(0.1)

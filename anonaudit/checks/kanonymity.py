@@ -57,7 +57,9 @@ class KAnonymityResult:
         return None if self.threshold is None else self.k >= self.threshold
 
 
-def k_anonymity(table: ClassTable, *, k: int | None = None) -> KAnonymityResult:
+def k_anonymity(
+    table: ClassTable, *, k: int | None = None, fk: np.ndarray | None = None
+) -> KAnonymityResult:
     """Measure k-anonymity (Sweeney 2002) and list the classes smaller than ``k``.
 
     Parameters
@@ -66,6 +68,11 @@ def k_anonymity(table: ClassTable, *, k: int | None = None) -> KAnonymityResult:
         The class table of the audited data.
     k : int, optional
         Required smallest class size (>= 1).
+    fk : numpy.ndarray, optional
+        Per class, the records it is indistinguishable from, when that is not its size:
+        the ``wildcard`` null policy's frequencies
+        (:func:`~anonaudit.checks.wildcard.class_frequencies`). ``k`` and the histogram
+        are then over ``fk``, and the listed classes show it beside their size.
 
     Returns
     -------
@@ -85,14 +92,18 @@ def k_anonymity(table: ClassTable, *, k: int | None = None) -> KAnonymityResult:
         raise ParameterError(f"k must be a whole number >= 1 (got {k!r})")
     classes = table.classes
     sizes = classes.sizes
-    values, counts = np.unique(sizes, return_counts=True)
-    mask = sizes < k if k is not None else np.zeros(len(sizes), dtype=bool)
+    frequencies = sizes if fk is None else fk
+    measures = {} if fk is None else {"fk": fk}
+    values, counts = np.unique(frequencies, return_counts=True)
+    mask = frequencies < k if k is not None else np.zeros(len(sizes), dtype=bool)
     return KAnonymityResult(
-        k=int(sizes.min()),
+        k=int(frequencies.min()),
         classes=len(sizes),
         rows=table.rows,
         histogram={int(v): int(c) for v, c in zip(values, counts, strict=True)},
         threshold=None if k is None else int(k),
-        violating=offending_classes(classes, mask, {}, worst_first="size", descending=False),
+        violating=offending_classes(
+            classes, mask, measures, worst_first="size" if fk is None else "fk", descending=False
+        ),
         violating_records=int(sizes[mask].sum()),
     )

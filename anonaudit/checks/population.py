@@ -86,6 +86,7 @@ __all__ = [
     "journalist_risk",
     "marketer_risk",
     "population_uniqueness",
+    "resolve_population",
 ]
 
 PopulationModel: TypeAlias = Literal["dankar", "pitman", "zayatz", "snb"]
@@ -267,9 +268,16 @@ def marketer_risk(
     return MarketerRisk(average=float((sizes / big).sum()) / int(sizes.sum()), basis=basis)
 
 
-def _resolve(
+def resolve_population(
     n: int, population_size: float | None, sampling_fraction: float | None
 ) -> tuple[float, float]:
+    """``(N, pi)`` from one of the population size ``N >= n`` or the fraction ``n / N``.
+
+    Raises
+    ------
+    ParameterError
+        Both or neither given, or a value out of range (named).
+    """
     if population_size is not None and sampling_fraction is not None:
         raise ParameterError("give population_size or sampling_fraction, not both")
     if population_size is not None:
@@ -413,7 +421,7 @@ def population_uniqueness(
         )
     sizes = _sizes(table)
     n = int(sizes.sum())
-    big, pi = _resolve(n, population_size, sampling_fraction)
+    big, pi = resolve_population(n, population_size, sampling_fraction)
     values, counts = np.unique(sizes, return_counts=True)
     c1 = int(counts[values == 1].sum())
 

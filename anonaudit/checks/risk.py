@@ -72,7 +72,11 @@ class RiskResult:
 
 
 def prosecutor_risk(
-    table: ClassTable, *, threshold: float = 0.2, max_highest: float | None = None
+    table: ClassTable,
+    *,
+    threshold: float = 0.2,
+    max_highest: float | None = None,
+    fk: np.ndarray | None = None,
 ) -> RiskResult:
     """Prosecutor re-identification risk of every record (El Emam & Dankar 2008).
 
@@ -84,6 +88,10 @@ def prosecutor_risk(
         Risk above which a record counts as at risk (0.2: classes smaller than 5).
     max_highest : float, optional
         Policy bound on the highest risk, in (0, 1].
+    fk : numpy.ndarray, optional
+        Per class, the records matching it, when that is not its size (the
+        ``wildcard`` null policy, :func:`~anonaudit.checks.wildcard.class_frequencies`):
+        a record's risk is then ``1 / fk`` and the average ``(1/N) sum size / fk``.
 
     Returns
     -------
@@ -103,10 +111,11 @@ def prosecutor_risk(
         if value is not None and not 0 < value <= 1:
             raise ParameterError(f"{name} must lie in (0, 1] (got {value!r})")
     sizes = table.classes.sizes
+    frequencies = sizes if fk is None else fk
     rows = int(sizes.sum())
-    risk = 1.0 / sizes
+    risk = 1.0 / frequencies
     at_risk = int(sizes[risk > threshold + TOLERANCE].sum())
-    uniques = int(sizes[sizes == 1].sum())
+    uniques = int(sizes[frequencies == 1].sum())
     edges = np.array((0.0, *RISK_BANDS))
     band = np.clip(
         np.searchsorted(edges, risk - TOLERANCE, side="left") - 1, 0, len(RISK_BANDS) - 1
@@ -114,7 +123,7 @@ def prosecutor_risk(
     per_band = np.bincount(band, weights=sizes, minlength=len(RISK_BANDS)).astype(np.int64)
     return RiskResult(
         highest=float(risk.max()),
-        average=len(sizes) / rows,
+        average=float((sizes / frequencies).sum()) / rows,
         lowest=float(risk.min()),
         threshold=float(threshold),
         records_at_risk=at_risk,

@@ -130,7 +130,7 @@ def _partial(part: Source, audited: list[str]) -> pd.DataFrame:
 
     (Not named ``columns``: ``dask.dataframe.from_map`` passes that for projections.)
     """
-    keys, counts = group_counts(part.batches(audited), audited)
+    keys, counts, _ = group_counts(part.batches(audited), audited)
     table = keys.combine_chunks().append_column(_COUNT, pa.array(counts, pa.int64()))
     frame: pd.DataFrame = table.to_pandas(types_mapper={pa.string(): _TEXT}.get)
     return frame

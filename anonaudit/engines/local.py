@@ -29,7 +29,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from anonaudit.classtable import ClassTable, SourceStats
-from anonaudit.errors import AnonauditError, InputError, MalformedFileError
+from anonaudit.errors import AnonauditError, InputError, MalformedFileError, ParameterError
 from anonaudit.sources.base import MultiPartSource, Source, parts_of, require_columns
 
 __all__ = [
@@ -43,6 +43,7 @@ __all__ = [
 ]
 
 _COUNT = "__anonaudit_count__"
+_WEIGHT = "__anonaudit_weight__"
 # Dictionaries up to this size (or an eighth of their batch) are grouped by codes.
 _SMALL_DICTIONARY = 1024
 
@@ -175,6 +176,7 @@ def build_class_table(
     *,
     quasi_identifiers: Sequence[str],
     sensitive: Sequence[str] = (),
+    weights: str | None = None,
     progress: Progress | None = None,
 ) -> ClassTable:
     """Aggregate ``sources`` into one class table in a single streaming pass.
@@ -185,6 +187,9 @@ def build_class_table(
         Files, datasets or frames; every one must have all the named columns.
     quasi_identifiers, sensitive : sequence of str
         Column roles.
+    weights : str, optional
+        A column of survey weights, summed per combination into
+        :attr:`ClassTable.weights`; every value must be a non-negative number.
     progress : Progress, optional
         Where to report parts, bytes and rows read.
 
@@ -193,8 +198,21 @@ def build_class_table(
     ClassTable
         The table of all sources, with the records each source (and each file of a
         dataset) gave.
+
+    Raises
+    ------
+    InputError
+        A weight that is null, not a number, negative or infinite (the column, the
+        value and the file are named).
     """
     columns = check_columns(sources, quasi_identifiers, sensitive)
+    read = columns
+    if weights is not None:
+        if weights in columns:
+            raise ParameterError(
+                f"the weight column {weights!r} is also a quasi-identifier or sensitive column"
+            )
+        read = [*columns, *check_columns(sources, [weights], ())]
     flat = [part for source in sources for part in parts_of(source)]
     rows = [0] * len(flat)
     if progress is not None:
@@ -202,19 +220,69 @@ def build_class_table(
 
     def stream() -> Iterator[pa.RecordBatch]:
         for index, part in enumerate(flat):
-            for batch in part.batches(columns):
+            for batch in part.batches(read):
                 rows[index] += batch.num_rows
                 if progress is not None:
                     progress.advance(batch.num_rows)
+                if weights is not None:
+                    start = rows[index] - batch.num_rows
+                    batch = _with_weights(batch, weights, part.info.name, start)
                 yield batch
             if progress is not None:
                 progress.part_done(part.info.size_bytes)
 
-    keys, counts = group_counts(stream(), columns)
+    keys, counts, sums = group_counts(
+        stream(), columns, weight=None if weights is None else _WEIGHT
+    )
     if progress is not None:
         progress.finish()
     stats = provenance(sources, rows)
-    return ClassTable(tuple(quasi_identifiers), tuple(sensitive), keys, counts, stats)
+    return ClassTable(tuple(quasi_identifiers), tuple(sensitive), keys, counts, stats, sums)
+
+
+def _with_weights(batch: pa.RecordBatch, name: str, where: str, start: int) -> pa.RecordBatch:
+    """``batch`` with its text weight column ``name`` checked and turned into ``float64``.
+
+    ``where`` names the source and ``start`` counts the records read from it before this
+    batch, for the error message. The column is renamed :data:`_WEIGHT` (it may not
+    clash with an audited column).
+    """
+    text = batch.column(name)
+    if pa.types.is_dictionary(text.type):
+        text = text.dictionary_decode()
+    if text.null_count:
+        row = pc.index(pc.is_null(text), True).as_py()
+        raise InputError(
+            f"{where}: weight column {name!r} is empty in record {start + row + 1:,}; "
+            "every record needs a weight (or drop --weights)"
+        )
+    try:
+        values = pc.cast(pc.utf8_trim_whitespace(text), pa.float64())
+    except pa.ArrowInvalid:
+        bad = next(v for v in pc.unique(text).to_pylist() if not _is_number(v))
+        raise InputError(
+            f"{where}: weight column {name!r} holds {bad!r}, not a number; "
+            "weights must be non-negative numbers"
+        ) from None
+    bad_mask = pc.or_(pc.invert(pc.is_finite(values)), pc.less(values, 0.0))
+    if pc.any(bad_mask).as_py():
+        bad = text.filter(bad_mask)[0].as_py()
+        raise InputError(
+            f"{where}: weight column {name!r} holds {bad!r}; "
+            "weights must be non-negative finite numbers"
+        )
+    arrays = [batch.column(i) for i, field in enumerate(batch.schema) if field.name != name]
+    names = [field.name for field in batch.schema if field.name != name]
+    return pa.RecordBatch.from_arrays([*arrays, values], names=[*names, _WEIGHT])
+
+
+def _is_number(text: str) -> bool:
+    """Whether Arrow reads ``text`` (trimmed) as a ``float64``."""
+    try:
+        pc.cast(pa.array([text.strip()]), pa.float64())
+    except pa.ArrowInvalid:
+        return False
+    return True
 
 
 def check_columns(
@@ -275,8 +343,8 @@ def provenance(sources: Sequence[Source], part_rows: Sequence[int]) -> tuple[Sou
 
 
 def group_counts(
-    batches: Iterable[pa.RecordBatch], columns: Sequence[str]
-) -> tuple[pa.Table, np.ndarray]:
+    batches: Iterable[pa.RecordBatch], columns: Sequence[str], *, weight: str | None = None
+) -> tuple[pa.Table, np.ndarray, np.ndarray | None]:
     """Count the records of every distinct combination of ``columns`` in ``batches``.
 
     Parameters
@@ -286,6 +354,8 @@ def group_counts(
         column may be a string array in one batch and a dictionary in another.
     columns : sequence of str
         The grouping columns.
+    weight : str, optional
+        A ``float64`` column of the batches to sum per combination as well.
 
     Returns
     -------
@@ -293,6 +363,8 @@ def group_counts(
         One row per distinct combination, plain string columns.
     counts : numpy.ndarray
         Records per row of ``keys`` (``int64``).
+    sums : numpy.ndarray or None
+        The sum of ``weight`` per row of ``keys`` (``float64``); ``None`` without it.
 
     Raises
     ------
@@ -316,12 +388,23 @@ def group_counts(
     except Exception as exc:
         raise _unwrap(exc) from None
     coding = _Coding(first, columns)
-    converted = (
-        coding.convert(batch) for batch in itertools.chain([first] if first else [], stream)
-    )
-    reader = pa.RecordBatchReader.from_batches(coding.schema, converted)
+    batches_in = itertools.chain([first] if first else [], stream)
+    schema = coding.schema
     select = ", ".join(_quote(column) for column in columns)
-    query = f"SELECT {select}, count(*) AS {_COUNT} FROM reader GROUP BY ALL"
+    if weight is None:
+        converted = (coding.convert(batch) for batch in batches_in)
+        query = f"SELECT {select}, count(*) AS {_COUNT} FROM reader GROUP BY ALL"
+    else:
+        schema = schema.append(pa.field(weight, pa.float64()))
+        converted = (
+            coding.convert(batch).append_column(schema.field(weight), batch.column(weight))
+            for batch in batches_in
+        )
+        query = (
+            f"SELECT {select}, count(*) AS {_COUNT}, sum({_quote(weight)}) AS {_quote(weight)} "
+            "FROM reader GROUP BY ALL"
+        )
+    reader = pa.RecordBatchReader.from_batches(schema, converted)
     connection = connect()
     try:
         connection.register("reader", reader)
@@ -333,7 +416,10 @@ def group_counts(
     finally:
         connection.close()
     counts = result.column(_COUNT).to_numpy().astype(np.int64, copy=False)
-    return coding.decode(result), counts
+    sums = None
+    if weight is not None:
+        sums = result.column(weight).to_numpy().astype(np.float64, copy=False)
+    return coding.decode(result), counts, sums
 
 
 class _Codes:

@@ -12,8 +12,9 @@ import csv
 import io
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
-__all__ = ["table_to_csv"]
+__all__ = ["defuse", "table_to_csv"]
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
@@ -27,6 +28,31 @@ def _safe(value: object) -> object:
         except ValueError:
             return "'" + value
     return value
+
+
+def defuse(array: pa.Array) -> pa.Array:
+    """``array`` with its formula-looking text cells defused as :func:`table_to_csv` does.
+
+    For writers that stream Arrow batches to CSV: only the distinct values that start
+    with a formula character are converted in Python; other arrays (numbers) and other
+    cells are returned as they are, nulls included.
+
+    >>> defuse(pa.array(["=1+1", "-2", "a", None, "=1+1"])).to_pylist()
+    ["'=1+1", '-2', 'a', None, "'=1+1"]
+    """
+    if pa.types.is_dictionary(array.type):
+        array = array.dictionary_decode()
+    if not (pa.types.is_string(array.type) or pa.types.is_large_string(array.type)):
+        return array
+    risky = pc.starts_with(array, _FORMULA_START[0])
+    for start in _FORMULA_START[1:]:
+        risky = pc.or_(risky, pc.starts_with(array, start))
+    risky = pc.fill_null(risky, False)
+    if not pc.any(risky).as_py():
+        return array
+    found = pc.unique(array.filter(risky))
+    fixed = pa.array([_safe(value) for value in found.to_pylist()], array.type)
+    return pc.if_else(risky, fixed.take(pc.index_in(array, value_set=found)), array)
 
 
 def table_to_csv(table: pa.Table) -> str:

@@ -43,7 +43,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from anonaudit import __version__
 from anonaudit.errors import ParameterError
-from anonaudit.report import views
+from anonaudit.report import view_advice, view_individual, view_qi, views
 from anonaudit.report.views import describe_call
 from anonaudit.util import atomic_write_text
 
@@ -191,6 +191,41 @@ def _sections(report: AuditReport, *, command: str | None, options: views.Option
         ]
     sections.append(
         Section(_MEASURE, "risk", "Re-identification risk", views.risk_view(report.risk, report))
+    )
+    if report.individual is not None:
+        sections.append(
+            Section(
+                "sections/individual.html.j2",
+                "individual-risk",
+                "Individual risk (survey weights)",
+                view_individual.individual_view(report.individual, report, options),
+            )
+        )
+    if report.qi_analysis is not None:
+        sections.append(
+            Section(
+                "sections/qi_analysis.html.j2",
+                "qi-analysis",
+                "Which columns identify",
+                view_qi.qi_analysis_view(report.qi_analysis, options),
+            )
+        )
+    if report.suda is not None:
+        sections.append(
+            Section(
+                "sections/suda.html.j2",
+                "suda",
+                "Special uniques (SUDA)",
+                view_qi.suda_view(report.suda, report, options),
+            )
+        )
+    sections.append(
+        Section(
+            "sections/suppression.html.j2",
+            "utility",
+            "Information loss and how to pass",
+            view_advice.advice_view(report, options),
+        )
     )
     if report.dp is not None:
         sections.append(

@@ -18,14 +18,23 @@ import pandas as pd
 from anonaudit import __version__
 
 if TYPE_CHECKING:
+    from anonaudit.advice.lattice import Advice
     from anonaudit.audit import AuditReport
+    from anonaudit.checks.utility import InformationLoss
     from anonaudit.classtable import SourceStats
     from anonaudit.dp.companion import DPReport
     from anonaudit.dp.utility import Measures
 
-__all__ = ["SCHEMA_VERSION", "coverage", "dp_to_dict", "dumps", "report_to_dict"]
+__all__ = [
+    "SCHEMA_VERSION",
+    "advice_to_dict",
+    "coverage",
+    "dp_to_dict",
+    "dumps",
+    "report_to_dict",
+]
 
-SCHEMA_VERSION = "1.2"
+SCHEMA_VERSION = "1.3"
 
 
 def _number(value: float | int | None) -> float | int | str | None:
@@ -111,6 +120,7 @@ def report_to_dict(report: AuditReport, *, max_classes: int | None = 100) -> dic
         },
         "passed": report.passed,
         "verdicts": [{"measure": name, "passed": ok} for name, ok in report.verdicts()],
+        **_advice(report, max_classes),
         "k_anonymity": {
             "k": k.k,
             "classes": k.classes,
@@ -171,8 +181,52 @@ def report_to_dict(report: AuditReport, *, max_classes: int | None = 100) -> dic
             "max_highest": report.risk.max_highest,
             "passed": report.risk.passed,
         }
-        | _population(report),
-    } | ({"dp": dp_to_dict(report.dp)} if report.dp is not None else {})
+        | _population(report)
+        | _individual(report, max_classes),
+        **_identifying(report),
+        **({"dp": dp_to_dict(report.dp)} if report.dp is not None else {}),
+    }
+
+
+def _advice(report: AuditReport, max_classes: int | None) -> dict[str, Any]:
+    """``utility``, ``generalization`` and ``suppression`` (the last two may be null)."""
+    g, s = report.generalization, report.suppression
+    return {
+        "utility": _loss(report.utility),
+        "generalization": None
+        if g is None
+        else {
+            "levels": dict(g.levels),
+            "hierarchies": {qi: h.name for qi, h in g.hierarchies.items() if qi in g.levels},
+            "height": g.height(),
+        },
+        "suppression": None
+        if s is None
+        else {
+            "passed": s.passed,
+            "classes": s.classes,
+            "records": s.records,
+            "fraction": _number(s.fraction),
+            "rounds": s.rounds,
+            "measures": [
+                {"measure": m.measure, "classes": m.classes, "records": m.records}
+                for m in s.measures
+            ],
+            "utility": None if s.utility is None else _loss(s.utility),
+            "suppressed": _classes(s.suppressed, report.quasi_identifiers, max_classes),
+        },
+    }
+
+
+def _loss(loss: InformationLoss) -> dict[str, Any]:
+    return {
+        "discernibility": _number(loss.discernibility),
+        "average_class_size": _number(loss.average_class_size),
+        "k": loss.k,
+        "height": loss.height,
+        "precision": _number(loss.precision),
+        "suppressed": loss.suppressed,
+    }
 
 
 def _population(report: AuditReport) -> dict[str, Any]:
@@ -205,6 +259,139 @@ def _population(report: AuditReport) -> dict[str, Any]:
             "population_class_sizes": j.basis,
         },
         "marketer": {"average": _number(m.average), "population_class_sizes": m.basis},
+    }
+
+
+def _individual(report: AuditReport, max_classes: int | None) -> dict[str, Any]:
+    """``risk.individual``: sdcMicro's individual and global risk, when computed."""
+    r = report.individual
+    if r is None:
+        return {}
+    return {
+        "individual": {
+            "method": r.method,
+            "weights": r.weights,
+            "basis": r.basis,
+            "population_size": _number(r.population_size),
+            "expected_reidentifications": _number(r.expected_reidentifications),
+            "global_risk": _number(r.global_risk),
+            "highest": _number(r.highest),
+            "threshold": r.threshold,
+            "records_at_risk": r.records_at_risk,
+            "records_at_risk_fraction": _number(r.records_at_risk_fraction),
+            "at_risk": _classes(r.at_risk, report.quasi_identifiers, max_classes),
+        }
+    }
+
+
+def _identifying(report: AuditReport) -> dict[str, Any]:
+    """``qi_analysis``, ``qi_analysis_summary`` and ``suda``, when asked for."""
+    result: dict[str, Any] = {}
+    q, su = report.qi_analysis, report.suda
+    if q is not None:
+        result["qi_analysis"] = [
+            {"qi": list(e.qi), "distinction": e.distinction, "separation": e.separation}
+            for e in q.entries
+        ]
+        result["qi_analysis_summary"] = {
+            "max_subset_size": q.max_size,
+            "k": q.k,
+            "sample_uniques": q.uniques,
+            "sample_uniques_fraction": q.uniques_fraction,
+            "without": [
+                {
+                    "qi": d.dropped,
+                    "k": d.k,
+                    "sample_uniques": d.uniques,
+                    "sample_uniques_fraction": d.uniques_fraction,
+                }
+                for d in q.drops
+            ],
+        }
+    if su is not None:
+        result["suda"] = {
+            "max_msu_size": su.max_msu_size,
+            "complete": su.complete,
+            "original_scores": su.original_scores,
+            "dis_fraction": su.dis_fraction,
+            "sample_uniques": su.sample_uniques,
+            "special_uniques": su.special_uniques,
+            "pairs": su.pairs,
+            "dis": su.dis,
+            "msus_by_size": {str(size): n for size, n in su.msus_by_size.items()},
+            "dis_score_bands": {str(edge): n for edge, n in su.dis_bands.items()},
+            "attribute_contributions": su.attribute_contributions,
+            "top": [
+                {
+                    "quasi_identifiers": dict(zip(report.quasi_identifiers, r.values, strict=True)),
+                    "score": r.score,
+                    "dis_score": r.dis_score,
+                    "msus": [list(msu) for msu in r.msus],
+                }
+                for r in su.top
+            ],
+        }
+    return result
+
+
+def advice_to_dict(advice: Advice) -> dict[str, Any]:
+    """``search`` (the lattice and how it was searched) and ``advice`` (the listed front).
+
+    Each entry of ``advice``: ``levels`` per generalizable QI, ``height``, ``suppressed``
+    records and their ``suppressed_fraction``, ``passed`` and the audit's ``verdicts``,
+    the ``measures`` of the transformed table and its ``information_loss``.
+    """
+    return {
+        "search": {
+            "policy": {
+                key: list(v) if isinstance(v, tuple) else v
+                for key, v in advice.policy.active().items()
+            },
+            "suppression_limit": advice.suppression_limit,
+            "hierarchy_heights": dict(advice.hierarchies),
+            "nodes": advice.nodes,
+            "evaluated": advice.evaluated,
+            "pruned": advice.pruned,
+            "measured": advice.measured,
+            "passing": advice.passing,
+            "monotone": advice.monotone,
+            "front": advice.front,
+            "seconds": _number(advice.seconds),
+        },
+        "advice": [
+            {
+                "levels": dict(t.levels),
+                "height": t.height,
+                "suppressed": t.suppressed,
+                "suppressed_fraction": _number(t.suppressed / (t.report.rows + t.suppressed)),
+                "passed": t.passed,
+                "verdicts": [{"measure": name, "passed": ok} for name, ok in t.report.verdicts()],
+                "measures": {
+                    "k": t.report.k_anonymity.k,
+                    "classes": t.report.k_anonymity.classes,
+                    "highest_risk": _number(t.report.risk.highest),
+                    "l_diversity": {
+                        sa: {
+                            "distinct": r.distinct,
+                            "entropy": _number(r.entropy),
+                            "recursive_c": _number(r.recursive_c),
+                        }
+                        for sa, r in t.report.l_diversity.items()
+                    },
+                    "t_closeness": {sa: _number(r.t) for sa, r in t.report.t_closeness.items()},
+                    "disclosure": {
+                        sa: {
+                            "alpha": _number(r.alpha),
+                            "beta": _number(r.beta),
+                            "delta": _number(r.delta),
+                        }
+                        for sa, r in t.report.disclosure.items()
+                    },
+                },
+                "information_loss": _loss(t.information_loss),
+            }
+            for t in advice.transformations
+        ],
     }
 
 

@@ -5,11 +5,14 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+from anonaudit.report.view_advice import suppression_sentence
+
 if TYPE_CHECKING:
+    from anonaudit.advice.lattice import Advice
     from anonaudit.audit import AuditReport
     from anonaudit.dp.companion import DPReport
 
-__all__ = ["dp_summary", "summary"]
+__all__ = ["advice_summary", "dp_summary", "summary"]
 
 
 def _fmt(value: float) -> str:
@@ -68,6 +71,21 @@ def summary(report: AuditReport) -> str:
             f"{population.uniques_fraction:.4%} of the population estimated unique, "
             f"sampling fraction {population.sampling_fraction:.4g} ({population.reason})"
         )
+    individual = report.individual
+    if individual is not None:
+        lines.append(
+            f"risk (individual, sdcMicro, {individual.basis}): "
+            f"{individual.expected_reidentifications:,.2f} expected re-identifications "
+            f"(global risk {individual.global_risk:.4%}), highest {_fmt(individual.highest)}, "
+            f"{individual.records_at_risk:,} records above {_fmt(individual.threshold)}"
+        )
+    if report.null_policy == "wildcard":
+        lines.append(
+            "  nulls as wildcards: class sizes count every record a null could match "
+            "(k-anonymity and risk; l, t and disclosure keep nulls as a value)"
+        )
+    lines.extend(_identifying(report))
+    lines.extend(_advice(report))
     verdict = report.passed
     if verdict is not None:
         failed = [name for name, ok in report.verdicts() if not ok]
@@ -75,6 +93,53 @@ def summary(report: AuditReport) -> str:
     if report.dp is not None:
         lines.append(dp_summary(report.dp))
     return "\n".join(lines)
+
+
+def _advice(report: AuditReport) -> list[str]:
+    """The generalization, information loss and suppression advice lines."""
+    g, loss = report.generalization, report.utility
+    lines = []
+    if g is not None and g.height():
+        levels = ", ".join(f"{qi} level {n}" for qi, n in g.levels.items() if n)
+        lines.append(f"generalized: {levels} (height {g.height()})")
+    lines.append(
+        f"information loss: discernibility {_fmt(loss.discernibility)}, average class size "
+        f"{_fmt(loss.average_class_size)}"
+        + (f" (relative to k = {loss.k})" if loss.k is not None else "")
+        + f", precision {_fmt(loss.precision)}"
+    )
+    sentence = suppression_sentence(report)
+    if sentence is not None:
+        lines.append(f"suppression: {sentence}")
+    return lines
+
+
+def _identifying(report: AuditReport) -> list[str]:
+    """The QI analysis and SUDA lines, when asked for."""
+    lines = []
+    q, su = report.qi_analysis, report.suda
+    if q is not None:
+        lines.append(
+            f"qi analysis ({len(q.entries):,} subsets of up to {q.max_size} QIs): "
+            f"sample uniques {q.uniques_fraction:.2%} with every QI; left without one QI: "
+            + ", ".join(f"{d.dropped} {d.uniques_fraction:.2%} (k = {d.k})" for d in q.drops)
+        )
+    if su is not None:
+        lines.append(
+            f"suda (MSUs of up to {su.max_msu_size} QIs): {su.special_uniques:,} special "
+            f"uniques among {su.sample_uniques:,} sample uniques; DIS {_fmt(su.dis)}"
+            + (
+                f"; highest score {_fmt(su.top[0].score)} (DIS-SUDA {_fmt(su.top[0].dis_score)})"
+                if su.top
+                else ""
+            )
+        )
+        shares = su.attribute_contributions.items()
+        lines.append(
+            "  share of the SUDA score carried by each QI: "
+            + ", ".join(f"{name} {share:.1f}%" for name, share in shares)
+        )
+    return lines
 
 
 def dp_summary(report: DPReport) -> str:
@@ -131,4 +196,50 @@ def dp_summary(report: DPReport) -> str:
             f"  not released: {r.outside_domain:,} records outside the public domain, "
             f"{report.bounded_records:,} beyond the contribution bound (do not publish these)"
         )
+    return "\n".join(lines)
+
+
+def advice_summary(advice: Advice) -> str:
+    """How the lattice was searched, then the listed transformations as a table."""
+    heights = ", ".join(f"{qi} {h}" for qi, h in advice.hierarchies.items())
+    lines = [
+        f"anonaudit advise: {advice.nodes:,} transformations (hierarchy heights: {heights}), "
+        f"suppression limit {advice.suppression_limit:.4g}",
+        f"searched in {advice.seconds:.2f} s: {advice.evaluated:,} evaluated, "
+        f"{advice.pruned:,} inferred by monotonicity"
+        + ("" if advice.monotone else " (none: the policy is not monotone here)")
+        + (f", {advice.measured:,} measured for the front" if advice.measured else "")
+        + f"; {advice.passing:,} pass",
+    ]
+    if not advice.passed:
+        lines.append(
+            "FAIL: no transformation passes, even the most general; raise the suppression "
+            "limit, add hierarchies or relax the policy"
+        )
+        return "\n".join(lines)
+    lines.append(
+        f"Pareto front on DM*, average class size, height and suppressed records: "
+        f"{advice.front:,} transformation(s), {len(advice.transformations)} listed"
+    )
+    header = ("#", "DM*", "C_AVG", "height", "precision", "suppressed", "k", "levels")
+    rows = []
+    for number, t in enumerate(advice.transformations, start=1):
+        loss = t.information_loss
+        levels = " ".join(f"{qi}={n}" for qi, n in t.levels.items() if n) or "(none)"
+        rows.append(
+            (
+                str(number),
+                _fmt(loss.discernibility),
+                _fmt(loss.average_class_size),
+                str(t.height),
+                _fmt(loss.precision),
+                f"{t.suppressed:,}",
+                str(t.report.k_anonymity.k),
+                levels,
+            )
+        )
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header) - 1)]
+    for row in [header, *rows]:
+        cells = [cell.rjust(width) for cell, width in zip(row, widths, strict=False)]
+        lines.append("  " + "  ".join([*cells, row[-1]]))
     return "\n".join(lines)

@@ -1,0 +1,646 @@
+"""The least generalization (and suppression) that passes a policy: a lattice search.
+
+Full-domain generalization (Samarati 2001, "Protecting respondents' identities in
+microdata release", IEEE TKDE 13(6); LeFevre, DeWitt & Ramakrishnan 2005, "Incognito:
+efficient full-domain k-anonymity", SIGMOD) recodes every value of a quasi-identifier
+(QI) to the same level of its hierarchy. A *node* of the generalization lattice is one
+level per QI that has a hierarchy (the other QIs stay as they are); node ``a`` is a
+generalization of ``b`` when ``a >= b`` level by level. Generalizing merges equivalence
+classes and never splits one.
+
+Suppression (ARX semantics, Prasser, Kohlmayer et al. 2014, "ARX - A comprehensive tool
+for anonymizing biomedical data", AMIA): the records of the classes that fail the policy
+at a node are suppressed (removed, or written as ``*`` in every QI) when they are at
+most ``suppression_limit`` of all records; the node *passes* when the audit of the
+remaining records (:func:`anonaudit.audit.audit_table`) passes. The classes are those
+:func:`anonaudit.advice.suppression.suppression_advice` names (for t-closeness, beta and
+delta, whose table distribution moves with suppression, iterated to a fixed point where
+ARX keeps the input's distribution). A node that suppresses every record does not pass.
+
+Evaluation on the class table
+-----------------------------
+A node is never evaluated on rows. For each QI the distinct values of the class table
+are mapped once to the ids of their ancestors (:meth:`Hierarchy.ancestors`); a node's
+classes are the distinct combinations of those integer codes over the class table's
+classes, its class sizes one ``bincount``. When the policy sets l-diversity,
+t-closeness, disclosure or recursive thresholds the node's class table is built with
+the codes standing for the generalized values (checks depend only on the partition
+and the sensitive values, so every measure equals that of the generalized table) and
+the audit itself judges it.
+
+Pruning with monotonicity
+-------------------------
+A criterion is *monotone* when every generalization of a passing node passes; then a
+passing node marks its generalizations as passing and a failing node its
+specializations as failing without evaluating them (Flash, Kohlmayer, Prasser, Eckert,
+Kemper & Kuhn 2012, "Flash: efficient, stable and optimal k-anonymity", PASSAT: chains
+of unknown nodes from the bottom up, binary-searched). Without suppression every
+criterion of :class:`~anonaudit.policy.Policy` is monotone: merging classes keeps the
+smallest class size from shrinking (k, highest risk), never loses a distinct value
+(distinct l), mixes distributions, and the class entropy (Machanavajjhala et al. 2007,
+"l-Diversity: privacy beyond k-anonymity", ACM TKDD 1(1), monotonicity of entropy and
+recursive (c,l)-diversity), the EMD to the table's distribution (convex in the class
+distribution: Li, Li & Venkatasubramanian 2007, "t-Closeness", ICDE, generalization
+property), the largest share (alpha), the relative gain (beta) and the bounded log-ratio
+(delta) of a mixture are no worse than those of its parts; the table's distribution
+does not change. With suppression only k, the highest risk and distinct l stay monotone
+(the records in failing classes can only become fewer); entropy and recursive l, t,
+alpha, beta and delta are not (a failing class merged with a passing one may fail, and
+suppression changes the table's distribution t, beta and delta compare with), so every
+node is evaluated.
+
+The front
+---------
+Among the passing nodes, :func:`advise` returns those that are Pareto-optimal on four
+losses, all to be minimized: the discernibility metric DM* (Bayardo & Agrawal 2005,
+"Data privacy through optimal k-anonymization", ICDE: ``sum |E|^2`` over kept classes
+plus ``n`` per suppressed record), the average class size ``records / classes`` of the
+kept records (C_AVG of LeFevre, DeWitt & Ramakrishnan 2006, "Mondrian multidimensional
+k-anonymity", ICDE, without the constant ``1/k``), the generalization height (sum of
+levels) and the number of suppressed records. A node is on the front when no other
+passing node is at least as good on all four and better on one. Without suppression a
+passing generalization of a passing node is dominated by it (same suppression, DM* and
+C_AVG no smaller, greater height), so only the minimal passing nodes, which the search
+evaluates anyway, are candidates. With suppression a generalization may suppress fewer
+records and so be on the front: the losses of every passing node are computed (counted
+in :attr:`Advice.measured`), even where its verdict was inferred.
+
+Each listed transformation is then materialized with
+:meth:`anonaudit.generalization.Generalization.apply`, its failing classes suppressed,
+and audited with :func:`anonaudit.audit.audit_table`: the reported measures and the
+information loss (:func:`anonaudit.checks.utility.information_loss`) are the audit's own.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import os
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from anonaudit.advice.suppression import suppression_advice
+from anonaudit.checks._classes import TOLERANCE
+from anonaudit.checks.utility import InformationLoss, information_loss
+from anonaudit.classtable import ClassTable, _combine
+from anonaudit.errors import ColumnError, HierarchyError, ParameterError
+from anonaudit.generalization import Generalization, qi_hierarchy
+from anonaudit.hierarchy import Hierarchy
+from anonaudit.policy import Policy
+
+if TYPE_CHECKING:  # anonaudit.audit imports this package
+    from anonaudit.audit import AuditReport
+
+__all__ = ["MAX_NODES", "Advice", "Transformation", "advise", "qi_hierarchies"]
+
+#: Largest lattice :func:`advise` searches; more nodes than this is a sign of too many
+#: generalizable QIs or too deep hierarchies.
+MAX_NODES = 2_000_000
+
+# Criteria whose failing records can only become fewer when classes merge: monotone
+# with suppression as well.
+_MONOTONE_WITH_SUPPRESSION = frozenset({"k", "l", "max_risk"})
+# Criteria decided by class sizes alone.
+_SIZE_CRITERIA = frozenset({"k", "max_risk"})
+
+_UNKNOWN, _PASS, _FAIL = 0, 1, 2
+
+
+@dataclass(frozen=True)
+class Transformation:
+    """One passing transformation: the levels, what is suppressed, and its audit.
+
+    Attributes
+    ----------
+    levels : dict of str to int
+        Hierarchy level per generalizable QI (0: the value as it is).
+    suppressed : int
+        Records suppressed (in classes failing the policy after generalization).
+    suppressed_classes : pyarrow.Table
+        The generalized QI tuples of the suppressed classes (one row each), what
+        :func:`anonaudit.rows.write_transformed` replaces by ``*``.
+    generalization : Generalization
+        The recoding; ``generalization.recode_maps()`` gives value -> generalized value.
+    report : AuditReport
+        The audit of the generalized table without the suppressed records.
+    information_loss : InformationLoss
+        DM*, average class size, height, precision and suppressed records.
+    """
+
+    levels: dict[str, int]
+    suppressed: int
+    suppressed_classes: pa.Table = field(repr=False)
+    generalization: Generalization = field(repr=False)
+    report: AuditReport = field(repr=False)
+    information_loss: InformationLoss
+
+    @property
+    def height(self) -> int:
+        """Sum of the levels."""
+        return sum(self.levels.values())
+
+    @property
+    def passed(self) -> bool:
+        """Whether the audit of the transformed table meets the policy."""
+        return bool(self.report.passed)
+
+
+@dataclass(frozen=True)
+class Advice:
+    """Result of :func:`advise`: the Pareto-best transformations and how they were found.
+
+    Attributes
+    ----------
+    policy : Policy
+        The thresholds searched for.
+    suppression_limit : float
+        Largest share of records that may be suppressed.
+    hierarchies : dict of str to int
+        Height of the hierarchy of each generalizable QI, in search order.
+    nodes : int
+        Nodes in the lattice (product of ``height + 1``).
+    evaluated : int
+        Nodes whose verdict was computed.
+    pruned : int
+        Nodes whose verdict was inferred by monotonicity (``nodes - evaluated``).
+    measured : int
+        Passing nodes whose verdict was inferred but whose losses were computed for the
+        front anyway (with suppression; see the module notes).
+    passing : int
+        Nodes that pass.
+    monotone : bool
+        Whether the criteria allowed pruning.
+    front : int
+        Transformations on the Pareto front (some may not be listed).
+    seconds : float
+        Time of the search and of auditing the listed transformations.
+    transformations : tuple of Transformation
+        The front, least DM* first (then fewest suppressed, lowest height), at most
+        ``max_results`` of it.
+    """
+
+    policy: Policy
+    suppression_limit: float
+    hierarchies: dict[str, int]
+    nodes: int
+    evaluated: int
+    pruned: int
+    measured: int
+    passing: int
+    monotone: bool
+    front: int
+    seconds: float
+    transformations: tuple[Transformation, ...]
+
+    @property
+    def passed(self) -> bool:
+        """Whether some transformation passes."""
+        return self.passing > 0
+
+
+@dataclass(frozen=True)
+class _Verdict:
+    """A node's verdict and the sizes behind its losses."""
+
+    passed: bool
+    suppressed: int
+    kept_sizes: np.ndarray
+
+
+class _Lattice:
+    """Integer codes of the class table's classes at every level of every QI."""
+
+    def __init__(self, table: ClassTable, hierarchies: Mapping[str, Hierarchy]) -> None:
+        self.table = table
+        self.base = table.classes
+        self.names = [name for name in table.quasi_identifiers if name in hierarchies]
+        self.codes: dict[str, np.ndarray] = {}
+        for name in table.quasi_identifiers:
+            column = self.base.keys.column(name)
+            hierarchy = hierarchies.get(name)
+            self.codes[name] = _level_codes(name, column, hierarchy)
+        self.heights = tuple(self.codes[name].shape[1] - 1 for name in self.names)
+
+    def classes(self, levels: Sequence[int]) -> np.ndarray:
+        """Each base class's class id at the node ``levels``."""
+        level = dict(zip(self.names, levels, strict=True))
+        columns = [self.codes[n][:, level.get(n, 0)] for n in self.table.quasi_identifiers]
+        return _combine(columns)[1]
+
+    def coded_table(self, levels: Sequence[int]) -> ClassTable:
+        """The node's class table, with each QI value replaced by its code at the node."""
+        level = dict(zip(self.names, levels, strict=True))
+        keys = {
+            name: pa.array(self.codes[name][self.base.index, level.get(name, 0)]).cast(pa.string())
+            for name in self.table.quasi_identifiers
+        }
+        for name in self.table.sensitive:
+            keys[name] = self.table.keys.column(name)
+        raw = ClassTable(
+            self.table.quasi_identifiers,
+            self.table.sensitive,
+            pa.table(keys),
+            self.table.counts,
+            self.table.sources,
+        )
+        return raw.merge()
+
+
+def _level_codes(name: str, column: pa.ChunkedArray, hierarchy: Hierarchy | None) -> np.ndarray:
+    """``(classes, height + 1)`` ids of each class's value at every level of ``hierarchy``.
+
+    A null value stays null at every level: its own id. Without a hierarchy, one column.
+    """
+    encoded = pc.dictionary_encode(column.combine_chunks(), null_encoding="encode")
+    values: list[str | None] = encoded.dictionary.to_pylist()
+    indices = encoded.indices.to_numpy(zero_copy_only=False)
+    if hierarchy is None:
+        return np.asarray(indices, dtype=np.int64).reshape(-1, 1)
+    present = [v for v in values if v is not None]
+    _check_tree(name, hierarchy, present)
+    ancestors = hierarchy.ancestors(present)
+    table = np.empty((len(values), ancestors.shape[1]), dtype=np.int64)
+    null_id = ancestors.max(axis=0, initial=-1) + 1
+    rows = iter(ancestors)
+    for i, value in enumerate(values):
+        table[i] = null_id if value is None else next(rows)
+    return np.asarray(table[indices])
+
+
+def _check_tree(name: str, hierarchy: Hierarchy, values: Sequence[str]) -> None:
+    """Refuse a hierarchy whose label at one level has two parents among ``values``.
+
+    The written table shows labels, so two leaves with the same label at a level must
+    share the levels above it; otherwise generalizing further would split a class and
+    the search's monotonicity (and its agreement with the audit of the output) fails.
+    """
+    position = {leaf: i for i, leaf in enumerate(hierarchy.levels[0])}
+    rows = [position[v] for v in values if v in position]
+    for j in range(1, hierarchy.height):
+        parent: dict[str, str] = {}
+        for r in rows:
+            label, above = hierarchy.levels[j][r], hierarchy.levels[j + 1][r]
+            if parent.setdefault(label, above) != above:
+                raise HierarchyError(
+                    f"{hierarchy.name}: {name} value {label!r} at level {j} has two parents, "
+                    f"{parent[label]!r} and {above!r}; give every value one parent"
+                )
+
+
+def qi_hierarchies(
+    table: ClassTable, specs: Mapping[str, str | os.PathLike[str] | Hierarchy]
+) -> dict[str, Hierarchy]:
+    """Build the hierarchy of each QI in ``specs`` over its values in ``table``.
+
+    Parameters
+    ----------
+    table : ClassTable
+        The class table of the data.
+    specs : mapping
+        Per QI, an ARX hierarchy file, a built-in (``interval:W1,W2,...``, ``prefix[:N]``)
+        or a :class:`Hierarchy` (:func:`anonaudit.generalization.qi_hierarchy`).
+
+    Returns
+    -------
+    dict of str to Hierarchy
+    """
+    result = {}
+    for name, spec in specs.items():
+        if name not in table.quasi_identifiers:
+            raise ColumnError(f"a hierarchy is given for {name!r}, which is not a quasi-identifier")
+        values = pc.unique(table.classes.keys.column(name)).to_pylist()
+        result[name] = qi_hierarchy(spec, values, column=name)
+    return result
+
+
+def advise(
+    table: ClassTable,
+    *,
+    hierarchies: Mapping[str, Hierarchy],
+    policy: Policy,
+    suppression_limit: float = 0.0,
+    max_results: int | None = 10,
+    audit_options: Mapping[str, Any] | None = None,
+    prune: bool = True,
+) -> Advice:
+    """Search the generalization lattice for the Pareto-best passing transformations.
+
+    Parameters
+    ----------
+    table : ClassTable
+        The class table of the data (records with null QIs already dropped if wanted).
+    hierarchies : mapping of str to Hierarchy
+        Per generalizable QI, its hierarchy (:func:`anonaudit.generalization.qi_hierarchy`
+        builds them from files and built-in specs). QIs not named are never generalized.
+    policy : Policy
+        The thresholds to meet (at least one).
+    suppression_limit : float
+        Largest share of the records, in [0, 1), that may be suppressed.
+    max_results : int or None
+        Transformations of the front to materialize and list (``None``: all).
+    audit_options : mapping, optional
+        Further keyword arguments of :func:`anonaudit.audit.audit_table` for the
+        sensitive attributes: ``distance``, ``hierarchies``, ``orders``,
+        ``ground_distances``, ``risk_threshold``.
+    prune : bool
+        Infer verdicts by monotonicity where it holds (``False`` evaluates every node,
+        the baseline the benchmark and the tests compare with).
+
+    Returns
+    -------
+    Advice
+        See the module notes for the front; ``advice.passed`` is False when no node
+        passes.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from anonaudit.hierarchy import Hierarchy
+    >>> t = ClassTable.from_frame(
+    ...     pd.DataFrame({"age": ["31", "32", "47", "48"], "count": [2, 1, 1, 2]}),
+    ...     quasi_identifiers=["age"])
+    >>> h = Hierarchy.from_rows([["31", "30-39"], ["32", "30-39"],
+    ...                          ["47", "40-49"], ["48", "40-49"]])
+    >>> advice = advise(t, hierarchies={"age": h}, policy=Policy(k=3))
+    >>> [(x.levels, x.report.k_anonymity.k) for x in advice.transformations]
+    [({'age': 1}, 3)]
+    """
+    started = time.perf_counter()
+    options = dict(audit_options or {})
+    _check_arguments(table, hierarchies, policy, suppression_limit, max_results, options)
+    lattice = _Lattice(table, hierarchies)
+    nodes = int(np.prod([h + 1 for h in lattice.heights]))
+    if nodes > MAX_NODES:
+        raise ParameterError(
+            f"the lattice has {nodes:,} nodes (more than {MAX_NODES:,}); give hierarchies "
+            "for fewer QIs or use shallower ones"
+        )
+    active = set(policy.active())
+    monotone = prune and (suppression_limit == 0 or active <= _MONOTONE_WITH_SUPPRESSION)
+    judge = _Judge(lattice, policy, suppression_limit, options)
+    search = _search(lattice.heights, judge, monotone=monotone)
+    verdicts, evaluated = search
+    measured = 0
+    if suppression_limit > 0:  # inferred passes: their losses are needed for the front
+        for node in _passing(verdicts):
+            if node not in judge.cache:
+                judge(node)
+                measured += 1
+    candidates = [node for node in _passing(verdicts) if node in judge.cache]
+    front = _front(candidates, judge.cache, table.rows)
+    listed = front if max_results is None else front[:max_results]
+    transformations = tuple(
+        _materialize(table, lattice, hierarchies, node, policy, options) for node in listed
+    )
+    return Advice(
+        policy=policy,
+        suppression_limit=suppression_limit,
+        hierarchies=dict(zip(lattice.names, lattice.heights, strict=True)),
+        nodes=nodes,
+        evaluated=evaluated,
+        pruned=nodes - evaluated,
+        measured=measured,
+        passing=int((verdicts == _PASS).sum()),
+        monotone=monotone,
+        front=len(front),
+        seconds=time.perf_counter() - started,
+        transformations=transformations,
+    )
+
+
+def _check_arguments(
+    table: ClassTable,
+    hierarchies: Mapping[str, Hierarchy],
+    policy: Policy,
+    suppression_limit: float,
+    max_results: int | None,
+    options: Mapping[str, Any],
+) -> None:
+    if not policy.active():
+        raise ParameterError("set at least one threshold (-k, -l, -t, ...) to advise on")
+    if not hierarchies:
+        raise ParameterError("give a hierarchy for at least one QI (--hierarchy COL=SPEC)")
+    for name in hierarchies:
+        if name not in table.quasi_identifiers:
+            raise ColumnError(
+                f"a hierarchy is given for {name!r}, which is not a quasi-identifier "
+                f"({', '.join(table.quasi_identifiers)})"
+            )
+    if not 0 <= suppression_limit < 1:
+        raise ParameterError(f"the suppression limit must lie in [0, 1) (got {suppression_limit})")
+    if max_results is not None and max_results < 1:
+        raise ParameterError(f"max_results must be at least 1 (got {max_results})")
+    unknown = set(options) - {
+        "distance",
+        "hierarchies",
+        "orders",
+        "ground_distances",
+        "risk_threshold",
+    }
+    if unknown:
+        raise ParameterError(f"unknown audit option {sorted(unknown)[0]!r} for advise")
+
+
+class _Judge:
+    """Evaluates nodes, caching each verdict with the sizes of its kept classes."""
+
+    def __init__(
+        self,
+        lattice: _Lattice,
+        policy: Policy,
+        suppression_limit: float,
+        options: Mapping[str, Any],
+    ) -> None:
+        self.lattice = lattice
+        self.policy = policy
+        self.check = _checker(policy, options)
+        self.allowed = int(np.floor(suppression_limit * lattice.table.rows + TOLERANCE))
+        self.sizes_only = set(policy.active()) <= _SIZE_CRITERIA
+        self.cache: dict[tuple[int, ...], _Verdict] = {}
+
+    def __call__(self, node: tuple[int, ...]) -> bool:
+        verdict = self.cache.get(node)
+        if verdict is None:
+            verdict = self.cache[node] = self._evaluate(node)
+        return verdict.passed
+
+    def _evaluate(self, node: tuple[int, ...]) -> _Verdict:
+        index = self.lattice.classes(node)
+        sizes = np.bincount(index, weights=self.lattice.base.sizes).astype(np.int64)
+        small = _too_small(sizes, self.policy)
+        suppressed = int(sizes[small].sum())
+        if suppressed > self.allowed or suppressed == sizes.sum():
+            return _Verdict(False, suppressed, sizes[~small])
+        if self.sizes_only:
+            return _Verdict(True, suppressed, sizes[~small])
+        report, kept, suppressed, _ = _suppress(self.lattice.coded_table(node), self.check)
+        passed = report is not None and bool(report.passed) and suppressed <= self.allowed
+        return _Verdict(passed, suppressed, kept.classes.sizes if kept.rows else sizes)
+
+
+def _checker(policy: Policy, options: Mapping[str, Any]) -> Callable[[ClassTable], AuditReport]:
+    """The audit of a class table under ``policy`` and the sensitive-attribute options."""
+    from anonaudit.audit import audit_table
+
+    return functools.partial(audit_table, policy=policy, advise_suppression=False, **options)
+
+
+def _too_small(sizes: np.ndarray, policy: Policy) -> np.ndarray:
+    """Classes failing k or the highest-risk bound: the audit's own comparisons.
+
+    k-anonymity (Sweeney 2002) needs ``|E| >= k``; the prosecutor risk ``1/|E|``
+    (El Emam & Dankar 2008) must be at most ``max_risk`` (with the audit's tolerance).
+    """
+    small = np.zeros(len(sizes), dtype=bool)
+    if policy.k is not None:
+        small |= sizes < policy.k
+    if policy.max_risk is not None:
+        small |= 1.0 / sizes > policy.max_risk + TOLERANCE
+    return small
+
+
+def _suppress(
+    table: ClassTable, check: Callable[[ClassTable], AuditReport]
+) -> tuple[AuditReport | None, ClassTable, int, pa.Table]:
+    """Audit ``table``; if it fails, suppress as :func:`suppression_advice` advises.
+
+    Returns the audit of the kept records (``None`` when suppression cannot pass or
+    leaves nothing), their class table, the records suppressed and the QI values of
+    the suppressed classes.
+    """
+    report = check(table)
+    if report.passed:
+        return report, table, 0, table.classes.keys.slice(0, 0)
+    advice = suppression_advice(report, check)
+    kept = advice.remaining
+    final = check(kept) if advice.passed and kept.rows else None
+    return final, kept, advice.records, advice.keys
+
+
+def _nodes(heights: Sequence[int]) -> Iterator[tuple[int, ...]]:
+    """Every node, lowest height first (then in lexicographic order)."""
+    every = itertools.product(*(range(h + 1) for h in heights))
+    return iter(sorted(every, key=lambda node: (sum(node), node)))
+
+
+def _search(heights: Sequence[int], judge: _Judge, *, monotone: bool) -> tuple[np.ndarray, int]:
+    """Verdicts of every node (an array over the lattice) and how many were evaluated.
+
+    With ``monotone``, Flash's strategy: from each lowest unknown node a chain of
+    unknown nodes up to the top, binary-searched for its lowest passing node; a pass
+    marks the node's generalizations (a box above it), a failure its specializations.
+    """
+    status = np.zeros([h + 1 for h in heights], dtype=np.int8)
+    evaluated = 0
+    for start in _nodes(heights):
+        if status[start] != _UNKNOWN:
+            continue
+        if not monotone:
+            status[start] = _PASS if judge(start) else _FAIL
+            evaluated += 1
+            continue
+        chain = _chain(start, heights, status)
+        low, high = 0, len(chain) - 1
+        while low <= high:
+            middle = (low + high) // 2
+            node = chain[middle]
+            if status[node] == _UNKNOWN:
+                evaluated += 1
+                if judge(node):
+                    box = status[tuple(slice(level, None) for level in node)]
+                    box[box == _UNKNOWN] = _PASS
+                    status[node] = _PASS
+                else:
+                    box = status[tuple(slice(0, level + 1) for level in node)]
+                    box[box == _UNKNOWN] = _FAIL
+                    status[node] = _FAIL
+            if status[node] == _PASS:
+                high = middle - 1
+            else:
+                low = middle + 1
+    return status, evaluated
+
+
+def _chain(
+    start: tuple[int, ...], heights: Sequence[int], status: np.ndarray
+) -> list[tuple[int, ...]]:
+    """A path of unknown nodes from ``start`` upwards, raising one level at a time."""
+    chain = [start]
+    node = start
+    while True:
+        for q, h in enumerate(heights):
+            if node[q] < h:
+                above = (*node[:q], node[q] + 1, *node[q + 1 :])
+                if status[above] == _UNKNOWN:
+                    chain.append(above)
+                    node = above
+                    break
+        else:
+            return chain
+
+
+def _passing(status: np.ndarray) -> Iterator[tuple[int, ...]]:
+    """The passing nodes."""
+    for index in zip(*np.nonzero(status == _PASS), strict=True):
+        yield tuple(int(i) for i in index)
+
+
+def _losses(node: tuple[int, ...], verdict: _Verdict, rows: int) -> tuple[float, ...]:
+    """The four losses the front minimizes (see the module notes)."""
+    kept = verdict.kept_sizes
+    dm_star = float((kept.astype(float) ** 2).sum()) + verdict.suppressed * rows
+    average = float(kept.sum()) / len(kept)
+    return (dm_star, average, float(sum(node)), float(verdict.suppressed))
+
+
+def _front(
+    candidates: Sequence[tuple[int, ...]], cache: Mapping[tuple[int, ...], _Verdict], rows: int
+) -> list[tuple[int, ...]]:
+    """The non-dominated candidates, least DM* first, then suppressed, height, levels."""
+    if not candidates:
+        return []
+    losses = np.array([_losses(node, cache[node], rows) for node in candidates])
+    keep = np.ones(len(candidates), dtype=bool)
+    for i, row in enumerate(losses):
+        no_worse = (losses <= row).all(axis=1)
+        better = (losses < row).any(axis=1)
+        keep[i] = not (no_worse & better).any()
+    front = [(tuple(losses[i]), candidates[i]) for i in np.flatnonzero(keep)]
+    front.sort(key=lambda item: (item[0][0], item[0][3], item[0][2], item[1]))
+    return [node for _, node in front]
+
+
+def _materialize(
+    table: ClassTable,
+    lattice: _Lattice,
+    hierarchies: Mapping[str, Hierarchy],
+    node: tuple[int, ...],
+    policy: Policy,
+    options: Mapping[str, Any],
+) -> Transformation:
+    """Generalize ``table`` to ``node`` with the string recoding, suppress, and audit."""
+    levels = dict(zip(lattice.names, node, strict=True))
+    generalization = Generalization(
+        hierarchies={name: hierarchies[name] for name in lattice.names}, levels=levels
+    )
+    report, kept, suppressed, keys = _suppress(
+        generalization.apply(table), _checker(policy, options)
+    )
+    if report is None:  # the search lists passing nodes only
+        raise AssertionError(f"transformation {levels} does not pass after suppression")
+    return Transformation(
+        levels=levels,
+        suppressed=suppressed,
+        suppressed_classes=keys,
+        generalization=generalization,
+        report=report,
+        information_loss=information_loss(
+            kept, k=policy.k, suppressed=suppressed, generalization=generalization
+        ),
+    )

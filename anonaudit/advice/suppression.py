@@ -1,0 +1,244 @@
+"""Suppression advice: which equivalence classes to withhold so the rest passes the policy.
+
+Record suppression (Samarati & Sweeney 1998; Sweeney 2002, "Achieving k-anonymity
+privacy protection using generalization and suppression", IJUFKS 10(5)) withholds whole
+records; ARX suppresses every record of a class that fails a privacy model, which is
+what this advice does, computed on the class table alone:
+
+* **k-anonymity**: the classes smaller than k;
+* **l-diversity**, **(alpha, k), beta-likeness, delta-disclosure**: the classes failing
+  them (each class's verdict depends on the class alone for l-diversity and alpha);
+* **t-closeness** (and beta, delta): a class is compared with the SA distribution of the
+  *whole table*, which changes when classes are withheld. ARX keeps that distribution
+  fixed at the input's; anonaudit instead iterates to a fixed point: withhold the
+  failing classes, audit what is left (its own distribution, as any reader of the
+  release would compute it), withhold the classes that fail now, and so on until the
+  rest passes or nothing is left. Each round removes at least one class, so it ends.
+* **prosecutor risk** bound ``max_risk``: the classes whose records' risk ``1 / f`` is
+  above it.
+
+The advice is checked, not assumed: :attr:`SuppressionAdvice.passed` is the verdict of
+a real audit of the table without the suppressed classes. The share of the data is the
+suppressed records over the records audited.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from anonaudit.checks._classes import TOLERANCE, offending_classes
+from anonaudit.checks.utility import InformationLoss, information_loss
+from anonaudit.classtable import Classes, ClassTable
+
+if TYPE_CHECKING:
+    from anonaudit.audit import AuditReport
+
+__all__ = ["MeasureSuppression", "SuppressionAdvice", "suppression_advice"]
+
+_ID = "__anonaudit_class__"
+
+
+@dataclass(frozen=True)
+class MeasureSuppression:
+    """The classes that fail one measure of the audited table.
+
+    Attributes
+    ----------
+    measure : str
+        The verdict's name, as in :meth:`AuditReport.verdicts` (``"k-anonymity"``,
+        ``"t-closeness of disease"``, ...).
+    classes : int
+        Classes failing it.
+    records : int
+        Records in them: suppressing them reaches this measure alone, except for
+        t-closeness, beta and delta, whose table distribution moves (see the module
+        docstring).
+    """
+
+    measure: str
+    classes: int
+    records: int
+
+
+@dataclass(frozen=True)
+class SuppressionAdvice:
+    """What to suppress so the rest of the table passes the policy.
+
+    Attributes
+    ----------
+    measures : tuple of MeasureSuppression
+        Per failed measure of the audited table, the classes failing it.
+    classes : int
+        Classes to suppress in all (every round of the fixed point).
+    records : int
+        Records in them.
+    rows : int
+        Records audited.
+    rounds : int
+        Audits of the shrinking table it took (1 unless t-closeness, beta or delta
+        moved with the table distribution).
+    passed : bool
+        Whether the audit of the table without those classes passes the policy (False
+        when suppression alone cannot pass without withholding everything).
+    suppressed : pandas.DataFrame
+        The classes to suppress: QI values and ``size``, smallest first.
+    keys : pyarrow.Table
+        Their QI values (one row per class), to mark the records of a transformed table.
+    utility : InformationLoss or None
+        Information loss of the release without them (None when nothing is left).
+    remaining : ClassTable
+        The class table without them.
+    """
+
+    measures: tuple[MeasureSuppression, ...]
+    classes: int
+    records: int
+    rows: int
+    rounds: int
+    passed: bool
+    suppressed: pd.DataFrame = field(repr=False)
+    keys: pa.Table = field(repr=False)
+    utility: InformationLoss | None
+    remaining: ClassTable = field(repr=False)
+
+    @property
+    def fraction(self) -> float:
+        """Suppressed records as a share of the records audited."""
+        return self.records / self.rows if self.rows else 0.0
+
+
+def suppression_advice(
+    report: AuditReport, reaudit: Callable[[ClassTable], AuditReport]
+) -> SuppressionAdvice:
+    """The classes to suppress so that ``report``'s table passes its policy.
+
+    Parameters
+    ----------
+    report : AuditReport
+        The audit of the table (possibly generalized).
+    reaudit : callable
+        Audits a class table under the same policy and options as ``report`` (the
+        audit passes ``functools.partial`` of :func:`anonaudit.audit_table`); called
+        once per round on the table without the classes suppressed so far.
+
+    Returns
+    -------
+    SuppressionAdvice
+
+    Examples
+    --------
+    >>> import functools, pandas as pd
+    >>> from anonaudit import Policy, audit_table
+    >>> t = ClassTable.from_frame(pd.DataFrame({"zip": ["a", "b", "c"], "count": [5, 1, 2]}),
+    ...                           quasi_identifiers=["zip"])
+    >>> check = functools.partial(audit_table, policy=Policy(k=2), advise_suppression=False)
+    >>> advice = suppression_advice(check(t), check)
+    >>> advice.records, advice.classes, advice.passed, round(advice.fraction, 3)
+    (1, 1, True, 0.125)
+    """
+    table = report.table
+    classes = table.classes
+    first = _failing(report, classes)
+    measures = tuple(
+        MeasureSuppression(name, int(mask.sum()), int(classes.sizes[mask].sum()))
+        for name, mask in first
+    )
+    suppress = np.zeros(len(classes), dtype=bool)
+    current: AuditReport | None = report
+    remaining, rounds, failing = table, 0, first
+    while current is not None and current.passed is False:
+        fresh = np.logical_or.reduce([mask for _, mask in failing]) & ~suppress
+        if not fresh.any():  # a failure no class accounts for: suppression cannot help
+            break
+        suppress |= fresh
+        rounds += 1
+        remaining = _without(table, suppress[classes.index])
+        current = reaudit(remaining) if remaining.rows else None
+        failing = [] if current is None else _failing(current, classes)
+    passed = current is not None and current.passed is not False
+    records = int(classes.sizes[suppress].sum())
+    k = report.policy.k
+    return SuppressionAdvice(
+        measures=measures,
+        classes=int(suppress.sum()),
+        records=records,
+        rows=table.rows,
+        rounds=rounds,
+        passed=passed,
+        suppressed=offending_classes(classes, suppress, {}, worst_first="size", descending=False),
+        keys=classes.keys.filter(pa.array(suppress)),
+        utility=information_loss(
+            remaining, k=k, suppressed=records, generalization=report.generalization
+        )
+        if remaining.rows
+        else None,
+        remaining=remaining,
+    )
+
+
+def _failing(report: AuditReport, classes: Classes) -> list[tuple[str, np.ndarray]]:
+    """Per failed measure of ``report``, a mask over ``classes`` of the classes failing it.
+
+    ``report.table`` holds a subset of ``classes`` (the same QI tuples); the failing
+    classes listed by each result are found among ``classes`` by their QI values.
+    """
+    frames: dict[str, pd.DataFrame] = {"k-anonymity": report.k_anonymity.violating}
+    for sa in report.sensitive:
+        frames[f"l-diversity of {sa}"] = report.l_diversity[sa].violating
+        frames[f"t-closeness of {sa}"] = report.t_closeness[sa].violating
+        frames[f"disclosure of {sa}"] = report.disclosure[sa].violating
+    result = []
+    for name, passed in report.verdicts():
+        if passed:
+            continue
+        if name in frames:
+            mask = np.zeros(len(classes), dtype=bool)
+            mask[_class_ids(classes, frames[name])] = True
+        else:  # re-identification risk: records whose risk 1/f exceeds the bound
+            bound = report.risk.max_highest
+            assert bound is not None
+            mask = 1.0 / classes.sizes > bound + TOLERANCE
+        result.append((name, mask))
+    return result
+
+
+def _class_ids(classes: Classes, listed: pd.DataFrame) -> np.ndarray:
+    """Ids in ``classes`` of the classes whose QI values are the rows of ``listed``.
+
+    A null-safe join on the QI values: each QI becomes a (value, is-null) pair, so a
+    null matches a null and nothing else.
+    """
+    names = list(classes.keys.column_names)
+    left = _null_safe(
+        pa.table({name: pa.array(listed[name].tolist(), pa.string()) for name in names})
+    )
+    right = _null_safe(classes.keys).append_column(_ID, pa.array(np.arange(len(classes))))
+    joined = left.join(right, keys=left.column_names, join_type="inner")
+    return np.asarray(joined.column(_ID).to_numpy(), dtype=np.int64)
+
+
+def _null_safe(keys: pa.Table) -> pa.Table:
+    columns: dict[str, pa.Array | pa.ChunkedArray] = {}
+    for i, name in enumerate(keys.column_names):
+        column = keys.column(name).cast(pa.string())
+        columns[f"v{i}"] = pc.fill_null(column, "")
+        columns[f"n{i}"] = pc.is_null(column)
+    return pa.table(columns)
+
+
+def _without(table: ClassTable, drop: np.ndarray) -> ClassTable:
+    """``table`` without the rows marked in ``drop`` (a mask over its rows)."""
+    keep = ~drop
+    return replace(
+        table,
+        keys=table.keys.filter(pa.array(keep)),
+        counts=table.counts[keep],
+        weights=None if table.weights is None else table.weights[keep],
+    )

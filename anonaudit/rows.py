@@ -1,0 +1,557 @@
+"""The second pass over the rows: each record with its class, in input order.
+
+The audit itself never keeps a record: it aggregates the input into a class table
+(:mod:`anonaudit.classtable`). Two outputs need the records again, one by one and in the
+order of the input: ``--records-out`` (:func:`write_records`: every record with the size
+of its equivalence class and its risk, what a privacy officer opens in a spreadsheet)
+and ``anonaudit advise --out`` (:func:`write_transformed`: the input as it would look
+after a generalization and suppression). Both re-read the inputs with the very sources
+the class table was built from (:func:`open_inputs`), so every value is the text the
+class table saw (same separator, encoding, ``na_values``, number-to-text conversion).
+
+Finding a record's class is a lookup of its QI tuple among the class keys, done per
+batch and vectorized (:class:`KeyIndex`): each QI value becomes its position among that
+column's distinct key values (``pyarrow.compute.index_in``, nulls matching nulls), the
+positions are packed into one integer per tuple, and the integers are found in a hash
+index of the keys' ones (``pandas.Index.get_indexer``). Memory stays one batch plus the
+keys.
+
+Outputs are written atomically (:func:`anonaudit.util.atomic_path`) with pyarrow's
+streaming writers; CSV cells that a spreadsheet would run as a formula are defused
+exactly as every anonaudit CSV is (:func:`anonaudit.report.csv.defuse`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+
+from anonaudit.checks.wildcard import class_frequencies
+from anonaudit.engines.local import Progress, check_columns, total_size
+from anonaudit.errors import ColumnError, InputError, ParameterError
+from anonaudit.report.csv import defuse
+from anonaudit.sources.base import Source, open_source, parts_of, to_string_batch
+from anonaudit.util import atomic_path
+
+if TYPE_CHECKING:  # anonaudit.audit imports this module
+    from anonaudit.audit import AuditReport
+
+__all__ = [
+    "KeyIndex",
+    "Recode",
+    "class_ids",
+    "open_inputs",
+    "record_batches",
+    "report_columns",
+    "write_records",
+    "write_transformed",
+]
+
+#: Per QI, raw value -> generalized value (null stays null unless mapped).
+Recode = Mapping[str, Mapping[str | None, str | None]]
+
+# Packed tuple keys stay below this bound; wider products are re-numbered first.
+_KEY_BOUND = 2**62
+_PARQUET_SUFFIXES = (".parquet", ".pq", ".parq")
+
+
+def open_inputs(
+    source: Any,
+    *,
+    sep: str | None = None,
+    encoding: str = "utf-8",
+    na_values: Sequence[str] = ("",),
+    format: str | None = None,
+    filter: str | Sequence[str] = (),
+    storage_options: Mapping[str, str] | None = None,
+    delta_version: int | None = None,
+) -> list[Source]:
+    """Open ``source`` as :func:`anonaudit.audit.load` does, as a list of sources.
+
+    Parameters
+    ----------
+    source : path, URL, pandas.DataFrame, pyarrow.Table, or a list of them
+        The inputs (see :func:`anonaudit.audit.load`).
+    sep, encoding, na_values, format, filter, storage_options, delta_version
+        As for :func:`anonaudit.audit.load`.
+
+    Returns
+    -------
+    list of Source
+        One per input, in order.
+
+    Raises
+    ------
+    InputError
+        A Spark DataFrame: Spark aggregates it itself and its rows have no order to
+        re-read; write it to Parquet and pass the files.
+    """
+    from anonaudit.engines.spark import is_spark_frame
+    from anonaudit.sources.csv import CsvOptions
+    from anonaudit.sources.dataset import DatasetOptions
+
+    csv = CsvOptions(sep=sep, encoding=encoding, na_values=tuple(na_values))
+    lake = DatasetOptions(
+        format=format,
+        filters=(filter,) if isinstance(filter, str) else tuple(filter),
+        storage_options=dict(storage_options or {}),
+        delta_version=delta_version,
+    )
+    items: list[Any] = list(source) if isinstance(source, (list, tuple)) else [source]
+    for item in items:
+        if is_spark_frame(item):
+            raise InputError(
+                "a Spark DataFrame cannot be re-read record by record; "
+                "write it to Parquet and pass the files"
+            )
+    return [open_source(item, csv=csv, dataset=lake) for item in items]
+
+
+def _numbered_batches(
+    sources: Sequence[Source], columns: Sequence[str], progress: Progress | None = None
+) -> Iterator[tuple[int, pa.RecordBatch]]:
+    """``(source position, batch)`` over every source in turn, plain string columns."""
+    if progress is not None:
+        flat = [part for source in sources for part in parts_of(source)]
+        progress.start(parts=len(flat), size_bytes=total_size(flat))
+    for position, source in enumerate(sources):
+        for part in parts_of(source):
+            for batch in part.batches(columns):
+                if progress is not None:
+                    progress.advance(batch.num_rows)
+                yield position, to_string_batch(batch, columns)
+            if progress is not None:
+                progress.part_done(part.info.size_bytes)
+    if progress is not None:
+        progress.finish()
+
+
+def record_batches(sources: Sequence[Source], columns: Sequence[str]) -> Iterator[pa.RecordBatch]:
+    """Stream ``columns`` of every record of ``sources``, in input order.
+
+    Values are plain strings (or null), exactly as the class table saw them: the
+    sources' own batches, with dictionaries decoded.
+
+    Raises
+    ------
+    ColumnError
+        A source without one of ``columns`` (named, with the columns it has).
+    """
+    check_columns(sources, columns, ())
+    for _, batch in _numbered_batches(sources, columns):
+        yield batch
+
+
+class KeyIndex:
+    """Find QI tuples among the rows of a keys table, batch by batch.
+
+    Built once from the keys (e.g. ``report.table.classes.keys``), then
+    :meth:`lookup` maps each record of a batch to the row of ``keys`` with its QI
+    tuple. Nulls match nulls. Memory: the keys' distinct values per column and one
+    ``int64`` per key row.
+
+    Parameters
+    ----------
+    keys : pyarrow.Table
+        One row per QI tuple, with string columns ``quasi_identifiers`` (other
+        columns are ignored).
+    quasi_identifiers : sequence of str
+        The columns to match on.
+    recode : mapping, optional
+        Per QI, raw value -> generalized value, applied to the records (not to
+        ``keys``) before the lookup; a value it does not list stays as it is.
+
+    Examples
+    --------
+    >>> keys = pa.table({"zip": ["1", "2", None], "sex": ["F", "M", "F"]})
+    >>> batch = pa.record_batch({"zip": ["2", None, "1", "3"], "sex": ["M", "F", "M", "F"]})
+    >>> KeyIndex(keys, ["zip", "sex"]).lookup(batch).tolist()
+    [1, 2, -1, -1]
+    """
+
+    def __init__(
+        self, keys: pa.Table, quasi_identifiers: Sequence[str], recode: Recode | None = None
+    ) -> None:
+        if not quasi_identifiers:
+            raise ParameterError("name at least one quasi-identifier column")
+        for name in quasi_identifiers:
+            if name not in keys.column_names:
+                raise ColumnError(f"the keys table has no column {name!r}")
+        self.quasi_identifiers = tuple(quasi_identifiers)
+        self._recode = {
+            name: _mapping_arrays(mapping)
+            for name, mapping in (recode or {}).items()
+            if name in self.quasi_identifiers and mapping
+        }
+        self._values = [
+            pc.unique(keys.column(name).combine_chunks().cast(pa.string()))
+            for name in self.quasi_identifiers
+        ]
+        codes = [
+            pc.index_in(keys.column(name), value_set=values, skip_nulls=False)
+            .to_numpy(zero_copy_only=False)
+            .astype(np.int64)
+            for name, values in zip(self.quasi_identifiers, self._values, strict=True)
+        ]
+        # The packing plan: before column j, either keep packing, or (when the product
+        # of widths would overflow) re-number the packed prefixes by their rank among
+        # the keys' distinct ones. Records follow the same plan in lookup().
+        self._plan: list[pd.Index | None] = []
+        packed, bound = codes[0], max(len(self._values[0]), 1)
+        for column, values in zip(codes[1:], self._values[1:], strict=True):
+            width = max(len(values), 1)
+            if bound * width >= _KEY_BOUND:
+                prefixes, packed = np.unique(packed, return_inverse=True)
+                self._plan.append(pd.Index(prefixes))
+                bound = len(prefixes)
+            else:
+                self._plan.append(None)
+            packed, bound = packed * width + column, bound * width
+        # A hash index of the distinct packed keys (pandas keeps its hash table between
+        # lookups), and the first row of ``keys`` holding each.
+        distinct, self._first = np.unique(packed, return_index=True)
+        self._packed = pd.Index(distinct)
+
+    def lookup(self, batch: pa.RecordBatch | pa.Table) -> np.ndarray:
+        """For each record of ``batch``, the row of ``keys`` with its QI tuple, or -1.
+
+        Parameters
+        ----------
+        batch : pyarrow.RecordBatch or pyarrow.Table
+            Records holding the QI columns (text, as a source yields them).
+
+        Returns
+        -------
+        numpy.ndarray
+            ``int64``, one per record; -1 where no key row matches (a record dropped
+            for a null QI, a tuple suppressed or never seen).
+        """
+        strings = to_string_batch(batch, self.quasi_identifiers)
+        found = np.ones(strings.num_rows, dtype=bool)
+        packed = np.zeros(strings.num_rows, dtype=np.int64)
+        for j, (name, values) in enumerate(zip(self.quasi_identifiers, self._values, strict=True)):
+            array = strings.column(j)
+            if name in self._recode:
+                array = _apply(array, *self._recode[name])
+            position = pc.index_in(array, value_set=values, skip_nulls=False)
+            found &= position.is_valid().to_numpy(zero_copy_only=False)
+            code = position.fill_null(0).to_numpy(zero_copy_only=False).astype(np.int64)
+            if j == 0:
+                packed = code
+                continue
+            prefixes = self._plan[j - 1]
+            if prefixes is not None:
+                packed = prefixes.get_indexer(pd.Index(packed, copy=False))
+                found &= packed >= 0
+            packed = packed * max(len(values), 1) + code
+        position = self._packed.get_indexer(pd.Index(packed, copy=False))
+        found &= position >= 0
+        result = np.full(len(found), -1, dtype=np.int64)
+        result[found] = self._first[position[found]]
+        return result
+
+
+def _mapping_arrays(mapping: Mapping[str | None, str | None]) -> tuple[pa.Array, pa.Array]:
+    """A recoding as two aligned arrays: the values it lists and what they become."""
+    return pa.array(list(mapping), pa.string()), pa.array(list(mapping.values()), pa.string())
+
+
+def _apply(array: pa.Array, sources: pa.Array, targets: pa.Array) -> pa.Array:
+    """``array`` with each value listed in ``sources`` replaced by its target."""
+    position = pc.index_in(array, value_set=sources, skip_nulls=False)
+    listed = position.is_valid()
+    return pc.if_else(listed, targets.take(position), array)
+
+
+def class_ids(
+    batch: pa.RecordBatch,
+    quasi_identifiers: Sequence[str],
+    keys: pa.Table,
+    recode: Recode | None = None,
+) -> np.ndarray:
+    """For each record of ``batch``, the row of ``keys`` matching its QI tuple, or -1.
+
+    A one-off :meth:`KeyIndex.lookup`; to look up many batches against the same keys,
+    build one :class:`KeyIndex` and reuse it.
+
+    Parameters
+    ----------
+    batch : pyarrow.RecordBatch
+        Records with the QI columns.
+    quasi_identifiers : sequence of str
+        The columns to match on.
+    keys : pyarrow.Table
+        A table of QI tuples, such as ``report.table.classes.keys``.
+    recode : mapping, optional
+        Per QI, raw value -> generalized value, applied to the records first.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``int64`` row numbers of ``keys``; nulls match nulls; -1 where none matches.
+    """
+    return KeyIndex(keys, quasi_identifiers, recode).lookup(batch)
+
+
+def report_columns(report: AuditReport) -> dict[str, np.ndarray]:
+    """The per-class measures of ``report`` beyond ``fk``, for the records file.
+
+    ``Fk`` (estimated population frequency) and ``individual_risk`` (sdcMicro's, with
+    :attr:`~anonaudit.audit.AuditReport.individual`), ``suda_score`` and
+    ``dis_suda_score`` (with :attr:`~anonaudit.audit.AuditReport.suda`); each aligned
+    with ``report.table.classes``. Records of one class share their QI values, so a
+    class's value is each of its records' value.
+    """
+    columns: dict[str, np.ndarray] = {}
+    if report.individual is not None:
+        columns["Fk"] = report.individual.Fk
+        columns["individual_risk"] = report.individual.risk
+    if report.suda is not None:
+        columns["suda_score"] = report.suda.scores
+        columns["dis_suda_score"] = report.suda.dis_scores
+    return columns
+
+
+def write_records(
+    sources: Sequence[Source],
+    report: AuditReport,
+    path: str | os.PathLike[str],
+    *,
+    columns: Mapping[str, np.ndarray | Sequence[float]] | None = None,
+    recode: Recode | None = None,
+    progress: Progress | None = None,
+) -> int:
+    """Write every input record with its class size and risk, in input order (CSV).
+
+    Columns: ``source`` (the input's name; only with several inputs), ``record`` (the
+    record's 1-based position in its input; for a dataset, among the records its files
+    give in order, after any filter), the QI values as read, ``fk`` (the size
+    of the record's equivalence class; under ``nulls="wildcard"`` the records it
+    matches, :func:`anonaudit.checks.wildcard.class_frequencies`), ``prosecutor_risk``
+    (``1 / fk``, the probability that an attacker who knows the record is in the file
+    picks it from its class: El Emam & Dankar 2008, "Protecting Privacy Using
+    k-Anonymity", JAMIA 15(5); :mod:`anonaudit.checks.risk`), then the report's other
+    per-record measures (:func:`report_columns`), then ``columns``. A
+    record left out of the audit (``--nulls drop``) gets empty measures. Text cells
+    that start with ``= + - @``, a tab or a carriage return are written with a leading
+    apostrophe (:func:`anonaudit.report.csv.defuse`).
+
+    Parameters
+    ----------
+    sources : sequence of Source
+        The audited inputs, opened with :func:`open_inputs` as the audit opened them.
+    report : AuditReport
+        The audit of those inputs.
+    path : path
+        The CSV to write (replaced atomically; never one of the inputs).
+    columns : mapping of str to array, optional
+        More per-class measures (e.g. ``Fk``, individual risk, SUDA score), each
+        aligned with ``report.table.classes``: one value per class.
+    recode : mapping, optional
+        Per QI, raw value -> generalized value, when the audited table is a
+        generalization of the input; by default ``report.generalization``'s (the
+        records' values are written as read).
+    progress : Progress, optional
+        Where to report the pass over the inputs.
+
+    Returns
+    -------
+    int
+        Records written.
+
+    Raises
+    ------
+    ParameterError
+        A column not aligned with the classes, a name used twice, or ``path`` being
+        an input.
+    InputError
+        The records found per class differ from the class sizes: the inputs changed
+        since the audit, or the audited table is a generalization and ``recode`` is
+        missing. ``path`` is then left as it was.
+    """
+    qi = list(report.quasi_identifiers)
+    classes = report.table.classes
+    sizes = classes.sizes.astype(np.int64)
+    fk, _ = class_frequencies(report.table, nulls=report.null_policy)
+    measures: dict[str, np.ndarray] = {"fk": fk, "prosecutor_risk": 1.0 / np.maximum(fk, 1)}
+    for name, values in {**report_columns(report), **(columns or {})}.items():
+        array = np.asarray(values)
+        if array.shape != (len(classes),):
+            raise ParameterError(
+                f"records column {name!r} has {array.size} values; "
+                f"it needs one per class ({len(classes)})"
+            )
+        if name in measures:
+            raise ParameterError(f"records column {name!r} is given twice")
+        measures[name] = array
+    several = len(sources) > 1
+    header = (["source"] if several else []) + ["record", *qi, *measures]
+    for name in {name for name in header if header.count(name) > 1}:
+        raise ParameterError(
+            f"column {name!r} would appear twice in the records file; rename the QI or measure"
+        )
+    _refuse_input(sources, path)
+    check_columns(sources, qi, ())
+    if recode is None and report.generalization is not None:
+        recode = report.generalization.recode_maps()
+    index = KeyIndex(classes.keys, qi, recode)
+    source_names = pa.array([source.info.name for source in sources], pa.string())
+    schema = pa.schema(
+        [(name, pa.string()) for name in header[: header.index("record")]]
+        + [("record", pa.int64())]
+        + [(name, pa.string()) for name in qi]
+        + [(name, pa.from_numpy_dtype(values.dtype)) for name, values in measures.items()]
+    )
+    written = [0] * len(sources)
+    found = np.zeros(len(classes), dtype=np.int64)
+    with _csv_writer(path, schema, ",") as write:
+        for position, batch in _numbered_batches(sources, qi, progress):
+            rows, start = batch.num_rows, written[position]
+            ids = index.lookup(batch)
+            dropped = ids < 0
+            found += np.bincount(ids[~dropped], minlength=len(classes))
+            arrays: list[pa.Array] = []
+            if several:
+                arrays.append(source_names.take(pa.array(np.full(rows, position))))
+            arrays.append(pa.array(np.arange(start + 1, start + rows + 1, dtype=np.int64)))
+            arrays.extend(batch.columns)
+            arrays.extend(
+                pa.array(values[np.where(dropped, 0, ids)], mask=dropped)
+                for values in measures.values()
+            )
+            write(pa.RecordBatch.from_arrays(arrays, schema=schema))
+            written[position] += rows
+        if not np.array_equal(found, sizes):
+            raise InputError(
+                f"{path}: not written; the inputs now hold other records than the audit "
+                "read (changed since?), or the audited table is not theirs (a generalization "
+                "needs its recoding)"
+            )
+    return sum(written)
+
+
+def write_transformed(
+    sources: Sequence[Source],
+    path: str | os.PathLike[str],
+    *,
+    quasi_identifiers: Sequence[str],
+    recode: Recode,
+    suppressed: pa.Table | None = None,
+    suppressed_value: str = "*",
+) -> int:
+    """Write the input as it would look after a generalization and suppression.
+
+    Every column of the input, in its order and as text (as the audit reads it: typed
+    Parquet values become their text, ``na_values`` become nulls); each QI value
+    replaced by its generalization (``recode``; a value it does not list stays as
+    read); records whose generalized QI tuple is a row of ``suppressed`` get
+    ``suppressed_value`` in every QI (ARX's convention: a suppressed record keeps its
+    row, its QIs show ``*``). The input is never modified.
+
+    Parameters
+    ----------
+    sources : sequence of Source
+        The inputs (:func:`open_inputs`); all must have the first one's columns.
+    path : path
+        Where to write: Parquet when it ends in ``.parquet``, else CSV with the
+        input's separator (a comma for non-CSV inputs), header first, nulls as empty
+        cells, formula-looking text defused (:func:`anonaudit.report.csv.defuse`; use
+        Parquet for the exact values). Replaced atomically; never one of the inputs.
+    quasi_identifiers : sequence of str
+        The QI columns.
+    recode : mapping
+        Per QI, raw value -> generalized value (``Generalization.recode_maps()``).
+    suppressed : pyarrow.Table, optional
+        Generalized QI tuples (columns ``quasi_identifiers``) whose records are
+        suppressed.
+    suppressed_value : str
+        What a suppressed record shows in each QI.
+
+    Returns
+    -------
+    int
+        Records written.
+    """
+    if not sources:
+        raise InputError("no input given; name at least one file")
+    header = list(sources[0].columns)
+    for source in sources[1:]:
+        if sorted(source.columns) != sorted(header):
+            raise ColumnError(
+                f"{source.info.name}: its columns differ from those of "
+                f"{sources[0].info.name}; write the inputs one at a time"
+            )
+    qi = list(quasi_identifiers)
+    check_columns(sources, qi, ())
+    _refuse_input(sources, path)
+    maps = {name: _mapping_arrays(recode[name]) for name in qi if recode.get(name)}
+    index = None if suppressed is None else KeyIndex(suppressed, qi)
+    star = pa.scalar(suppressed_value, pa.string())
+    schema = pa.schema([(name, pa.string()) for name in header])
+    parquet = Path(path).name.lower().endswith(_PARQUET_SUFFIXES)
+    sep = getattr(sources[0], "sep", ",")
+    written = 0
+    output = _parquet_writer(path, schema) if parquet else _csv_writer(path, schema, sep)
+    with output as write:
+        for _, batch in _numbered_batches(sources, header):
+            arrays = dict(zip(header, batch.columns, strict=True))
+            for name in maps:
+                arrays[name] = _apply(arrays[name], *maps[name])
+            if index is not None:
+                generalized = pa.RecordBatch.from_arrays([arrays[name] for name in qi], names=qi)
+                hidden = pa.array(index.lookup(generalized) >= 0)
+                for name in qi:
+                    arrays[name] = pc.if_else(hidden, star, arrays[name])
+            write(pa.RecordBatch.from_arrays([arrays[name] for name in header], schema=schema))
+            written += batch.num_rows
+    return written
+
+
+def _refuse_input(sources: Sequence[Source], path: str | os.PathLike[str]) -> None:
+    """Refuse to write over one of the inputs."""
+    target = Path(path).resolve()
+    for source in sources:
+        for part in parts_of(source):
+            name = part.info.name  # a file's path; a URL or a frame's description otherwise
+            if "://" not in name and Path(name).resolve() == target:
+                raise ParameterError(
+                    f"{path}: this is an input file; write the output to another path"
+                )
+
+
+@contextmanager
+def _csv_writer(
+    path: str | os.PathLike[str], schema: pa.Schema, sep: str
+) -> Iterator[Callable[[pa.RecordBatch], None]]:
+    """Write batches to a CSV file atomically, header first, formula-looking text defused."""
+    safe = pa.schema([(defuse(pa.array([f.name]))[0].as_py(), f.type) for f in schema])
+    options = pacsv.WriteOptions(delimiter=sep, quoting_style="needed")
+    with (
+        atomic_path(path) as temporary,
+        pacsv.CSVWriter(str(temporary), safe, write_options=options) as writer,
+    ):
+
+        def write(batch: pa.RecordBatch) -> None:
+            arrays = [defuse(array) for array in batch.columns]
+            writer.write_batch(pa.RecordBatch.from_arrays(arrays, schema=safe))
+
+        yield write
+
+
+@contextmanager
+def _parquet_writer(
+    path: str | os.PathLike[str], schema: pa.Schema
+) -> Iterator[Callable[[pa.RecordBatch], None]]:
+    """Write batches to a Parquet file atomically."""
+    with atomic_path(path) as temporary, pq.ParquetWriter(str(temporary), schema) as writer:
+        yield writer.write_batch
