@@ -69,6 +69,8 @@ def audit_config(
         generalize=config.generalize or None,
         qi_analysis=config.qi_analysis,
         suda=config.suda,
+        advise=config.advise,
+        suppression_limit=config.suppression_limit,
         **config.reading(),
         engine="dask" if config.engine == "dask" else "local",
         scheduler=scheduler or config.scheduler,

@@ -105,6 +105,20 @@ def _parser() -> argparse.ArgumentParser:
         help="audit the data generalized to these levels of the QIs' --hierarchy",
     )
     m.add_argument(
+        "--advise",
+        action="store_true",
+        default=None,
+        help="add the least generalizations (of the QIs' --hierarchy) and suppression "
+        "that pass the policy, as anonaudit advise finds them",
+    )
+    m.add_argument(
+        "--suppression-limit",
+        type=float,
+        metavar="F",
+        help="with --advise: largest share of records that may be suppressed, in [0, 1) "
+        "(default 0)",
+    )
+    m.add_argument(
         "--order",
         action="append",
         default=[],
@@ -326,9 +340,9 @@ def _add_advise_command(commands: Any, audit: argparse.ArgumentParser) -> None:
     s.add_argument(
         "--suppression-limit",
         type=float,
-        default=0.0,
         metavar="F",
-        help="largest share of records that may be suppressed, in [0, 1) (default 0)",
+        help="largest share of records that may be suppressed, in [0, 1) (default 0, "
+        "or suppression_limit in --config)",
     )
     s.add_argument(
         "--max-results",
@@ -353,6 +367,14 @@ def _add_advise_command(commands: Any, audit: argparse.ArgumentParser) -> None:
     )
     r.add_argument(
         "--choose", type=int, metavar="N", help="with --out: the N-th listed (default 1)"
+    )
+    r.add_argument(
+        "--html",
+        metavar="PATH",
+        help="write the HTML audit report of INPUT with the transformations that pass",
+    )
+    r.add_argument(
+        "--redact", action="store_true", help="HTML report: QI values of listed classes hidden"
     )
     r.add_argument("--config", metavar="FILE", help="TOML policy file; options override it")
     r.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
@@ -440,7 +462,7 @@ def _override(config: AuditConfig, args: argparse.Namespace) -> None:
         config.population_model = args.population_model
     if args.weights is not None:
         config.weights = args.weights
-    for name in ("qi_analysis", "suda"):
+    for name in ("qi_analysis", "suda", "advise", "suppression_limit"):
         if getattr(args, name) is not None:
             setattr(config, name, getattr(args, name))
     if args.na is not None:
@@ -499,6 +521,9 @@ def _validate(config: AuditConfig) -> None:
         raise ParameterError(
             f"unknown nulls policy {config.nulls!r}; choose one of {', '.join(NULL_POLICIES)}"
         )
+    limit = config.suppression_limit
+    if not (math.isfinite(limit) and 0 <= limit < 1):
+        raise ParameterError(f"--suppression-limit must lie in [0, 1) (got {limit})")
     for option, size in (("--qi-analysis", config.qi_analysis), ("--suda", config.suda)):
         if not isinstance(size, bool) and size is not None and size < 1:
             raise ParameterError(f"{option} takes a largest subset size >= 1 (got {size})")
@@ -511,6 +536,8 @@ def _run_audit(args: argparse.Namespace, command: str) -> int:
         return _run_datasets(config, args, command, progress)
     if args.redact and not config.html:
         raise ParameterError("--redact applies to the HTML report; add --html PATH")
+    if args.suppression_limit is not None and not config.advise:
+        raise ParameterError("--suppression-limit bounds the search of --advise; add --advise")
     report = audit_config(config, progress=progress)
     if args.dp_epsilon is not None:
         report = replace(report, dp=dp_cli.run(report.table, dp_cli.options(args)))
@@ -599,7 +626,7 @@ def _run_dp(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _run_advise(args: argparse.Namespace) -> int:
+def _run_advise(args: argparse.Namespace, command: str) -> int:
     config = _config(args)
     if config.datasets:
         raise ParameterError("advise takes one dataset; use a policy file without [[datasets]]")
@@ -607,6 +634,8 @@ def _run_advise(args: argparse.Namespace) -> int:
         raise ParameterError("advise counts null QI values as a value or drops them (--nulls)")
     if args.choose is not None and not args.out:
         raise ParameterError("--choose picks the transformation --out writes; add --out PATH")
+    if args.redact and not config.html:
+        raise ParameterError("--redact applies to the HTML report; add --html PATH")
     if args.out and config.nulls == "drop":
         raise ParameterError(
             "--out writes every record, and --nulls drop left those with a null QI out of the "
@@ -628,7 +657,7 @@ def _run_advise(args: argparse.Namespace) -> int:
         table,
         hierarchies=qi_hierarchies(table, {c: h for c, h in config.hierarchy.items() if c in qi}),
         policy=config.policy(),
-        suppression_limit=args.suppression_limit,
+        suppression_limit=config.suppression_limit,
         max_results=args.max_results or None,
         audit_options={
             "distance": config.t_distance,
@@ -646,6 +675,9 @@ def _run_advise(args: argparse.Namespace) -> int:
         if config.json:
             atomic_write_text(Path(config.json), dumps(document))
         print(advice_summary(advice))
+    if config.html:  # the audit of the input, as `anonaudit audit` reports it, with the advice
+        report = audit_config(replace(config, advise=False), progress=None)
+        replace(report, advice=advice).save_html(config.html, redact=args.redact, command=command)
     if args.out and advice.transformations:
         choose = args.choose or 1
         if not 1 <= choose <= len(advice.transformations):
@@ -674,7 +706,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = shlex.join(["anonaudit", *(sys.argv[1:] if argv is None else argv)])
     try:
         if args.command == "advise":
-            return _run_advise(args)
+            return _run_advise(args, command)
         return _run_dp(args) if args.command == "dp" else _run_audit(args, command)
     except (AnonauditError, OSError) as exc:
         if args.debug:

@@ -25,6 +25,10 @@ the command line override the file. Paths are relative to the file. Example::
     [generalize]              # audit the data as it would be generalized
     age = 2
 
+``advise = true`` adds the lattice search (``--advise``) to the audit, and
+``suppression_limit = 0.02`` bounds the records it may suppress (also the default of
+``anonaudit advise --suppression-limit``).
+
 Several datasets, each with its own roles and thresholds, are ``[[datasets]]`` tables;
 every top-level key is their default (``thresholds`` and ``storage_options`` are
 refined key by key), except the outputs: the top-level ``json`` is the run's summary,
@@ -84,6 +88,8 @@ _TOP: dict[str, type | tuple[type, ...]] = {
     "weights": str,
     "qi_analysis": (bool, int),
     "suda": (bool, int),
+    "advise": bool,
+    "suppression_limit": (int, float),
     "json": str,
     "html": str,
     "records_out": str,
@@ -125,6 +131,8 @@ class AuditConfig:
     weights: str | None = None
     qi_analysis: bool | int | None = None
     suda: bool | int | None = None
+    advise: bool = False
+    suppression_limit: float = 0.0
     json: str | None = None
     html: str | None = None
     records_out: str | None = None

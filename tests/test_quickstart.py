@@ -30,7 +30,11 @@ def _output(args: list[str], option: str) -> str:
 
 
 def _stable(report: dict[str, object]) -> dict[str, object]:
-    return {key: value for key, value in report.items() if key not in VOLATILE}
+    """The report without the time, the version and how long the advice search took."""
+    stable = {key: value for key, value in report.items() if key not in VOLATILE}
+    if isinstance(stable.get("search"), dict):
+        stable["search"] = {k: v for k, v in stable["search"].items() if k != "seconds"}
+    return stable
 
 
 def _stable_html(text: str) -> str:

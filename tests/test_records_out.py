@@ -191,6 +191,30 @@ def test_fk_matches_the_class_table_of_clinic(tmp_path: Path) -> None:
     assert sum(1 / int(line["fk"]) for line in written) == pytest.approx(len(size_of))
 
 
+def test_records_carry_individual_risk_and_suda_scores_of_their_class(tmp_path: Path) -> None:
+    # The IHSN guide's SUDA example is about records, so check the wiring on records: each
+    # record's Fk, individual risk and SUDA scores are its class's, and every record of a
+    # class of two or more scores 0 (only sample uniques have minimal sample uniques).
+    qi = ["zip", "age", "sex"]
+    report = audit(str(CLINIC), quasi_identifiers=qi, sampling_fraction=0.25, suda=2)
+    assert report.individual is not None and report.suda is not None
+    out = tmp_path / "r.csv"
+    write_records(open_inputs(str(CLINIC)), report, out)
+    written = _read(out)
+    keys = report.table.classes.keys.to_pylist()
+    class_of = {tuple(k[q] for q in qi): i for i, k in enumerate(keys)}
+    assert list(written[0])[-4:] == ["Fk", "individual_risk", "suda_score", "dis_suda_score"]
+    for line in written:
+        c = class_of[tuple(line[q] or None for q in qi)]
+        assert float(line["Fk"]) == pytest.approx(4 * int(line["fk"]))
+        assert float(line["individual_risk"]) == pytest.approx(report.individual.risk[c])
+        assert float(line["suda_score"]) == report.suda.scores[c]
+        assert float(line["dis_suda_score"]) == pytest.approx(report.suda.dis_scores[c])
+        if int(line["fk"]) > 1:
+            assert float(line["suda_score"]) == 0
+    assert any(float(line["suda_score"]) > 0 for line in written)
+
+
 def test_records_dropped_for_null_qis_get_empty_measures(tmp_path: Path) -> None:
     path = _write_csv(
         tmp_path / "n.csv", ["zip", "sex"], [["1", "F"], ["", "F"], ["1", "F"], ["1", ""]]

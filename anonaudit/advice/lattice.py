@@ -611,7 +611,7 @@ def _front(
         no_worse = (losses <= row).all(axis=1)
         better = (losses < row).any(axis=1)
         keep[i] = not (no_worse & better).any()
-    front = [(tuple(losses[i]), candidates[i]) for i in np.flatnonzero(keep)]
+    front = [(tuple(losses[i]), candidates[i]) for i in np.flatnonzero(keep).tolist()]
     front.sort(key=lambda item: (item[0][0], item[0][3], item[0][2], item[1]))
     return [node for _, node in front]
 

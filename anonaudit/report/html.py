@@ -197,7 +197,7 @@ def _sections(report: AuditReport, *, command: str | None, options: views.Option
             Section(
                 "sections/individual.html.j2",
                 "individual-risk",
-                "Individual risk (survey weights)",
+                "Individual and global risk (sdcMicro)",
                 view_individual.individual_view(report.individual, report, options),
             )
         )
@@ -227,6 +227,15 @@ def _sections(report: AuditReport, *, command: str | None, options: views.Option
             view_advice.advice_view(report, options),
         )
     )
+    if report.advice is not None:
+        sections.append(
+            Section(
+                "sections/advice.html.j2",
+                "advice",
+                "Transformations that pass",
+                view_advice.lattice_view(report.advice, options),
+            )
+        )
     if report.dp is not None:
         sections.append(
             Section("sections/dp.html.j2", "dp", "Differential privacy", views.dp_view(report.dp))

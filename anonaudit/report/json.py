@@ -184,6 +184,7 @@ def report_to_dict(report: AuditReport, *, max_classes: int | None = 100) -> dic
         | _population(report)
         | _individual(report, max_classes),
         **_identifying(report),
+        **(advice_to_dict(report.advice) if report.advice is not None else {}),
         **({"dp": dp_to_dict(report.dp)} if report.dp is not None else {}),
     }
 

@@ -86,6 +86,8 @@ def summary(report: AuditReport) -> str:
         )
     lines.extend(_identifying(report))
     lines.extend(_advice(report))
+    if report.advice is not None:
+        lines.append(advice_summary(report.advice))
     verdict = report.passed
     if verdict is not None:
         failed = [name for name, ok in report.verdicts() if not ok]

@@ -5,8 +5,10 @@
 audited under, and the suppression advice
 (:class:`~anonaudit.advice.suppression.SuppressionAdvice`) in plain words: "suppressing
 N records (x%) in M classes would reach k = 5". :func:`suppression_sentence` is the same
-sentence for the command line's summary. Nothing here computes: the advice was checked
-by an audit already (its ``passed``).
+sentence for the command line's summary. :func:`lattice_view` lays out the lattice
+search (:class:`~anonaudit.advice.lattice.Advice`) of the "Transformations that pass"
+section. Nothing here computes: the advice was checked by an audit already (its
+``passed``).
 """
 
 from __future__ import annotations
@@ -14,13 +16,36 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from anonaudit.report.views import Fact, Listing, Options, _count, _listing, _plural, _real, _share
+from anonaudit.report.views import (
+    Fact,
+    Listing,
+    Options,
+    _count,
+    _listing,
+    _none_as_null,
+    _plural,
+    _qi_value,
+    _real,
+    _share,
+    join_names,
+)
 
 if TYPE_CHECKING:
+    from anonaudit.advice.lattice import Advice, Transformation
     from anonaudit.audit import AuditReport
+    from anonaudit.hierarchy import Hierarchy
     from anonaudit.policy import Policy
 
-__all__ = ["AdviceView", "MeasureRow", "advice_view", "policy_text", "suppression_sentence"]
+__all__ = [
+    "AdviceView",
+    "LatticeView",
+    "MeasureRow",
+    "TransformationRow",
+    "advice_view",
+    "lattice_view",
+    "policy_text",
+    "suppression_sentence",
+]
 
 # How each threshold of a Policy reads in a sentence.
 _THRESHOLD_NAMES = {
@@ -163,4 +188,190 @@ def advice_view(report: AuditReport, options: Options) -> AdviceView:
         ),
         after=_loss_facts(report, after=True) if advice is not None else (),
         listing=listing,
+    )
+
+
+@dataclass(frozen=True)
+class TransformationRow:
+    """One transformation of the Pareto front, as printed.
+
+    Attributes
+    ----------
+    rank : str
+        Its place in the list (least DM* first).
+    levels : tuple of str
+        Per generalizable QI, its level and what an example value becomes.
+    suppressed : str
+        Records suppressed, and their share.
+    discernibility, average_class_size, height, precision, k : str
+        Information loss and the smallest class of the transformed data.
+    verdicts : str
+        The audit's verdicts on the transformed data.
+    """
+
+    rank: str
+    levels: tuple[str, ...]
+    suppressed: str
+    discernibility: str
+    average_class_size: str
+    height: str
+    precision: str
+    k: str
+    verdicts: str
+
+
+@dataclass(frozen=True)
+class LatticeView:
+    """The "Transformations that pass" section's content.
+
+    Attributes
+    ----------
+    search : str
+        The lattice and how it was searched, in one sentence.
+    seconds : str
+        How long the search took (a line of its own: it changes from run to run).
+    sentence : str
+        The first transformation in plain words, or that none passes and what to try.
+    columns : tuple of str
+        The generalizable QIs, one column each.
+    rows : tuple of TransformationRow
+        The listed front; empty when no transformation passes.
+    generalize : str or None
+        The ``--generalize`` argument that audits the first transformation.
+    """
+
+    search: str
+    seconds: str
+    sentence: str
+    columns: tuple[str, ...]
+    rows: tuple[TransformationRow, ...]
+    generalize: str | None
+
+
+def _example(hierarchy: Hierarchy) -> str:
+    """The leaf each level of ``hierarchy`` is illustrated with: the middle one."""
+    leaves = hierarchy.levels[0]
+    return leaves[len(leaves) // 2]
+
+
+def _recoding(t: Transformation, qi: str, options: Options) -> str | None:
+    """``"37 → [30, 40["``: the example leaf of ``qi`` and its value at ``t``'s level."""
+    level = t.levels[qi]
+    if not level:
+        return None
+    hierarchy = t.generalization.hierarchies[qi]
+    leaf = _example(hierarchy)
+    label = hierarchy.levels[level][hierarchy.levels[0].index(leaf)]
+    shown = (_none_as_null(_qi_value(v, options.redact)) for v in (leaf, label))
+    return " → ".join(shown)
+
+
+def _level_cell(t: Transformation, qi: str, options: Options) -> str:
+    recoding = _recoding(t, qi, options)
+    return f"{t.levels[qi]} ({recoding})" if recoding else "0 (as is)"
+
+
+def _verdict_cell(t: Transformation) -> str:
+    verdicts = t.report.verdicts()
+    failed = [name for name, ok in verdicts if not ok]
+    if failed:
+        return "fails " + join_names(failed)
+    return "meets all " + _plural(len(verdicts), "threshold")
+
+
+def _amount(t: Transformation) -> str:
+    total = t.report.rows + t.suppressed
+    return f"{_plural(t.suppressed, 'record')} ({_share(t.suppressed / total)})"
+
+
+def _first_sentence(advice: Advice, options: Options) -> str:
+    """The best transformation in plain words, or why there is none."""
+    goal = policy_text(advice.policy)
+    if not advice.transformations:
+        limit = (
+            "with no record suppressed"
+            if not advice.suppression_limit
+            else f"even suppressing up to {_share(advice.suppression_limit)} of the records"
+        )
+        return (
+            f"No transformation meets {goal}: none of the {_count(advice.nodes)} combinations "
+            f"of levels passes, {limit}. Raise the suppression limit, give hierarchies for "
+            "more quasi-identifiers, or relax the policy."
+        )
+    t = advice.transformations[0]
+    parts = [
+        f"{qi} to level {level} of {advice.hierarchies[qi]} ({_recoding(t, qi, options)})"
+        for qi, level in t.levels.items()
+        if level
+    ]
+    generalizing = "Generalizing " + join_names(parts) if parts else ""
+    if t.suppressed and generalizing:
+        action = f"{generalizing} and suppressing {_amount(t)}"
+    elif t.suppressed:
+        action = f"Suppressing {_amount(t)}, without generalizing,"
+    else:
+        action = f"{generalizing or 'Leaving the data as it is'}, with no record suppressed,"
+    return f"{action} meets {goal}."
+
+
+def _search_sentence(advice: Advice) -> str:
+    ranges = join_names([f"{qi} (levels 0–{h})" for qi, h in advice.hierarchies.items()])
+    limit = (
+        "with no record suppressed"
+        if not advice.suppression_limit
+        else f"suppressing at most {_share(advice.suppression_limit)} of the records"
+    )
+    pruning = (
+        f"{_count(advice.pruned)} judged by monotonicity without evaluating them"
+        if advice.monotone
+        else "none judged by monotonicity (with suppression, this policy is not monotone)"
+    )
+    measured = (
+        f", {_count(advice.measured)} more measured for the Pareto front" if advice.measured else ""
+    )
+    if not advice.passing:
+        outcome = "None passes."
+    else:
+        verb = "passes" if advice.passing == 1 else "pass"
+        listed = len(advice.transformations)
+        outcome = (
+            f"{_plural(advice.passing, 'combination')} {verb}; "
+            f"{_count(advice.front)} {'is' if advice.front == 1 else 'are'} on the Pareto front"
+            + (f", of which the first {listed} are listed" if advice.front > listed else "")
+            + "."
+        )
+    return (
+        f"The search covered the {_count(advice.nodes)} combinations of hierarchy levels of "
+        f"{ranges}, {limit}: {_count(advice.evaluated)} evaluated, {pruning}{measured}. " + outcome
+    )
+
+
+def lattice_view(advice: Advice, options: Options) -> LatticeView:
+    """The lattice search of ``advice`` and its Pareto front, ready to print."""
+    columns = tuple(advice.hierarchies)
+    rows = tuple(
+        TransformationRow(
+            rank=str(number),
+            levels=tuple(_level_cell(t, qi, options) for qi in columns),
+            suppressed=_amount(t),
+            discernibility=_real(t.information_loss.discernibility),
+            average_class_size=_real(t.information_loss.average_class_size),
+            height=_count(t.height),
+            precision=f"{t.information_loss.precision:.3g}",
+            k=_count(t.report.k_anonymity.k),
+            verdicts=_verdict_cell(t),
+        )
+        for number, t in enumerate(advice.transformations, start=1)
+    )
+    first = advice.transformations[0] if advice.transformations else None
+    return LatticeView(
+        search=_search_sentence(advice),
+        seconds=f"The search and the audits of the listed transformations took "
+        f"{advice.seconds:.2f} s.",
+        sentence=_first_sentence(advice, options),
+        columns=columns,
+        rows=rows,
+        generalize=None
+        if first is None or not first.height
+        else ",".join(f"{qi}={level}" for qi, level in first.levels.items() if level),
     )

@@ -1,4 +1,4 @@
-"""The view of the "Individual risk (survey weights)" section.
+"""The view of the "Individual and global risk (sdcMicro)" section.
 
 :func:`individual_view` lays out an :class:`~anonaudit.checks.individual.IndividualRisk`
 in plain words: what ``F_k`` is, where it came from (a weight column, or the uniform
