@@ -17,6 +17,7 @@ from typing import Any, cast
 from anonaudit import __version__
 from anonaudit.audit import AuditReport, audit
 from anonaudit.checks.wildcard import NullPolicy
+from anonaudit.classtable import ClassTable
 from anonaudit.config import AuditConfig
 from anonaudit.engines.local import Progress
 from anonaudit.errors import AnonauditError
@@ -38,7 +39,11 @@ EXIT_OK, EXIT_VIOLATION, EXIT_ERROR = 0, 1, 2
 
 
 def audit_config(
-    config: AuditConfig, *, progress: Progress | None = None, scheduler: Any = None
+    config: AuditConfig,
+    *,
+    progress: Progress | None = None,
+    scheduler: Any = None,
+    table: ClassTable | None = None,
 ) -> AuditReport:
     """Run the audit ``config`` describes.
 
@@ -50,9 +55,12 @@ def audit_config(
         Where to report progress of long scans.
     scheduler : distributed.Client or str, optional
         For the Dask engine: overrides ``config.scheduler``.
+    table : ClassTable, optional
+        The class table of ``config``'s inputs when it is built already: audited as it
+        is, not read again.
     """
     return audit(
-        config.inputs,
+        config.inputs if table is None else table,
         quasi_identifiers=config.quasi_identifiers,
         sensitive=config.sensitive,
         policy=config.policy(),

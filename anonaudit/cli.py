@@ -641,7 +641,7 @@ def _run_advise(args: argparse.Namespace, command: str) -> int:
             "--out writes every record, and --nulls drop left those with a null QI out of the "
             "search; use --nulls value with --out"
         )
-    table = load(
+    loaded = load(
         config.inputs,
         quasi_identifiers=config.quasi_identifiers,
         sensitive=config.sensitive,
@@ -650,8 +650,7 @@ def _run_advise(args: argparse.Namespace, command: str) -> int:
         scheduler=config.scheduler,
         progress=None if args.quiet else Progress(sys.stderr),
     )
-    if config.nulls == "drop":
-        table = table.without_null_quasi_identifiers()
+    table = loaded.without_null_quasi_identifiers() if config.nulls == "drop" else loaded
     qi = set(config.quasi_identifiers)
     advice = advise(
         table,
@@ -676,7 +675,7 @@ def _run_advise(args: argparse.Namespace, command: str) -> int:
             atomic_write_text(Path(config.json), dumps(document))
         print(advice_summary(advice))
     if config.html:  # the audit of the input, as `anonaudit audit` reports it, with the advice
-        report = audit_config(replace(config, advise=False), progress=None)
+        report = audit_config(replace(config, advise=False), table=loaded)
         replace(report, advice=advice).save_html(config.html, redact=args.redact, command=command)
     if args.out and advice.transformations:
         choose = args.choose or 1
