@@ -333,6 +333,7 @@ def audit(
     suda: bool | int | None = None,
     advise: bool = False,
     suppression_limit: float = 0.0,
+    max_results: int | None = 10,
     sep: str | None = None,
     encoding: str = "utf-8",
     na_values: Sequence[str] = ("",),
@@ -402,13 +403,16 @@ def audit(
     advise : bool
         Search the lattice of the QIs' hierarchy levels (those of ``hierarchies``) for
         the Pareto-best transformations that pass the policy
-        (:func:`anonaudit.advice.advise`; at most 10 listed) and keep them in
+        (:func:`anonaudit.advice.advise`; at most ``max_results`` listed) and keep them in
         :attr:`AuditReport.advice`. The search starts from the data as it is (before any
         ``generalize``; without the records ``nulls="drop"`` leaves out), and needs a
         threshold, a QI hierarchy, and ``nulls`` other than ``"wildcard"``.
     suppression_limit : float
         With ``advise``: the largest share of the records, in [0, 1), that a
         transformation may suppress.
+    max_results : int or None
+        With ``advise``: transformations of the Pareto front listed and audited
+        (``None``: all of them).
     sep, encoding, na_values, format, filter
         As for :func:`load`.
     storage_options, delta_version, engine, scheduler, progress
@@ -470,6 +474,7 @@ def audit(
         suda=suda,
         advise=advise,
         suppression_limit=suppression_limit,
+        max_results=max_results,
         weights=weights,
     )
 
@@ -493,6 +498,7 @@ def audit_table(
     suda: bool | int | None = None,
     advise: bool = False,
     suppression_limit: float = 0.0,
+    max_results: int | None = 10,
     weights: str | None = None,
 ) -> AuditReport:
     """Run every check on a class table; see :func:`audit` for the parameters.
@@ -640,6 +646,7 @@ def audit_table(
             hierarchies=qi_hierarchies(searched, qi_specs),
             policy=policy,
             suppression_limit=suppression_limit,
+            max_results=max_results,
             audit_options={
                 "distance": distances,
                 "hierarchies": hierarchy_objects,

@@ -17,7 +17,6 @@ from typing import Any, cast
 from anonaudit import __version__
 from anonaudit.audit import AuditReport, audit
 from anonaudit.checks.wildcard import NullPolicy
-from anonaudit.classtable import ClassTable
 from anonaudit.config import AuditConfig
 from anonaudit.engines.local import Progress
 from anonaudit.errors import AnonauditError
@@ -43,7 +42,6 @@ def audit_config(
     *,
     progress: Progress | None = None,
     scheduler: Any = None,
-    table: ClassTable | None = None,
 ) -> AuditReport:
     """Run the audit ``config`` describes.
 
@@ -55,12 +53,9 @@ def audit_config(
         Where to report progress of long scans.
     scheduler : distributed.Client or str, optional
         For the Dask engine: overrides ``config.scheduler``.
-    table : ClassTable, optional
-        The class table of ``config``'s inputs when it is built already: audited as it
-        is, not read again.
     """
     return audit(
-        config.inputs if table is None else table,
+        config.inputs,
         quasi_identifiers=config.quasi_identifiers,
         sensitive=config.sensitive,
         policy=config.policy(),
@@ -79,6 +74,7 @@ def audit_config(
         suda=config.suda,
         advise=config.advise,
         suppression_limit=config.suppression_limit,
+        max_results=config.max_results or None,
         **config.reading(),
         engine="dask" if config.engine == "dask" else "local",
         scheduler=scheduler or config.scheduler,

@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 from anonaudit import __version__
-from anonaudit.advice import advise, qi_hierarchies
 from anonaudit.audit import load
 from anonaudit.batch import (
     audit_config,
@@ -347,9 +346,9 @@ def _add_advise_command(commands: Any, audit: argparse.ArgumentParser) -> None:
     s.add_argument(
         "--max-results",
         type=int,
-        default=10,
         metavar="N",
-        help="transformations of the Pareto front to list (default 10; 0 = all)",
+        help="transformations of the Pareto front to list (default 10, or max_results in "
+        "--config; 0 = all)",
     )
     s.add_argument("--t-distance", metavar="DIST|COL=DIST,...", help="as for audit")
     s.add_argument("--order", action="append", default=[], metavar="COL=V1,...|COL=@FILE")
@@ -462,8 +461,8 @@ def _override(config: AuditConfig, args: argparse.Namespace) -> None:
         config.population_model = args.population_model
     if args.weights is not None:
         config.weights = args.weights
-    for name in ("qi_analysis", "suda", "advise", "suppression_limit"):
-        if getattr(args, name) is not None:
+    for name in ("qi_analysis", "suda", "advise", "suppression_limit", "max_results"):
+        if getattr(args, name, None) is not None:
             setattr(config, name, getattr(args, name))
     if args.na is not None:
         config.na_values = list(args.na)
@@ -521,6 +520,8 @@ def _validate(config: AuditConfig) -> None:
         raise ParameterError(
             f"unknown nulls policy {config.nulls!r}; choose one of {', '.join(NULL_POLICIES)}"
         )
+    if config.max_results < 0:
+        raise ParameterError(f"--max-results takes a number >= 0 (got {config.max_results})")
     limit = config.suppression_limit
     if not (math.isfinite(limit) and 0 <= limit < 1):
         raise ParameterError(f"--suppression-limit must lie in [0, 1) (got {limit})")
@@ -630,8 +631,6 @@ def _run_advise(args: argparse.Namespace, command: str) -> int:
     config = _config(args)
     if config.datasets:
         raise ParameterError("advise takes one dataset; use a policy file without [[datasets]]")
-    if config.nulls == "wildcard":
-        raise ParameterError("advise counts null QI values as a value or drops them (--nulls)")
     if args.choose is not None and not args.out:
         raise ParameterError("--choose picks the transformation --out writes; add --out PATH")
     if args.redact and not config.html:
@@ -641,31 +640,13 @@ def _run_advise(args: argparse.Namespace, command: str) -> int:
             "--out writes every record, and --nulls drop left those with a null QI out of the "
             "search; use --nulls value with --out"
         )
-    loaded = load(
-        config.inputs,
-        quasi_identifiers=config.quasi_identifiers,
-        sensitive=config.sensitive,
-        **config.reading(),
-        engine="dask" if config.engine == "dask" else "local",
-        scheduler=config.scheduler,
-        progress=None if args.quiet else Progress(sys.stderr),
+    # The audit builds the class table once, searches it and audits the input as released.
+    report = audit_config(
+        replace(config, advise=True), progress=None if args.quiet else Progress(sys.stderr)
     )
-    table = loaded.without_null_quasi_identifiers() if config.nulls == "drop" else loaded
-    qi = set(config.quasi_identifiers)
-    advice = advise(
-        table,
-        hierarchies=qi_hierarchies(table, {c: h for c, h in config.hierarchy.items() if c in qi}),
-        policy=config.policy(),
-        suppression_limit=config.suppression_limit,
-        max_results=args.max_results or None,
-        audit_options={
-            "distance": config.t_distance,
-            "hierarchies": {c: h for c, h in config.hierarchy.items() if c not in qi},
-            "orders": config.order,
-            "ground_distances": config.ground_distance,
-            "risk_threshold": config.risk_threshold,
-        },
-    )
+    advice = report.advice
+    if advice is None:  # audit_config(advise=True) always searches
+        raise AssertionError("the audit returned no advice")
     document = {"schema_version": SCHEMA_VERSION, "anonaudit_version": __version__}
     document |= advice_to_dict(advice)
     if config.json == "-":
@@ -675,8 +656,7 @@ def _run_advise(args: argparse.Namespace, command: str) -> int:
             atomic_write_text(Path(config.json), dumps(document))
         print(advice_summary(advice))
     if config.html:  # the audit of the input, as `anonaudit audit` reports it, with the advice
-        report = audit_config(replace(config, advise=False), table=loaded)
-        replace(report, advice=advice).save_html(config.html, redact=args.redact, command=command)
+        report.save_html(config.html, redact=args.redact, command=command)
     if args.out and advice.transformations:
         choose = args.choose or 1
         if not 1 <= choose <= len(advice.transformations):

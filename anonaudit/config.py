@@ -26,8 +26,8 @@ the command line override the file. Paths are relative to the file. Example::
     age = 2
 
 ``advise = true`` adds the lattice search (``--advise``) to the audit, and
-``suppression_limit = 0.02`` bounds the records it may suppress (also the default of
-``anonaudit advise --suppression-limit``).
+``suppression_limit = 0.02`` bounds the records it may suppress and ``max_results = 10``
+the transformations it lists (0: all; also the defaults of ``anonaudit advise``).
 
 Several datasets, each with its own roles and thresholds, are ``[[datasets]]`` tables;
 every top-level key is their default (``thresholds`` and ``storage_options`` are
@@ -90,6 +90,7 @@ _TOP: dict[str, type | tuple[type, ...]] = {
     "suda": (bool, int),
     "advise": bool,
     "suppression_limit": (int, float),
+    "max_results": int,
     "json": str,
     "html": str,
     "records_out": str,
@@ -133,6 +134,7 @@ class AuditConfig:
     suda: bool | int | None = None
     advise: bool = False
     suppression_limit: float = 0.0
+    max_results: int = 10
     json: str | None = None
     html: str | None = None
     records_out: str | None = None

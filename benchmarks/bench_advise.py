@@ -32,31 +32,22 @@ The script always exits 0: it is a benchmark, not a test.
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from anonaudit import Policy, load  # noqa: E402
-from anonaudit.advice import Advice, advise  # noqa: E402
+from anonaudit.advice import advise  # noqa: E402
 from anonaudit.hierarchy import Hierarchy  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "tests"))
 from adult_data import ADULT_DIR as ADULT  # noqa: E402
 from adult_data import ADULT_QIS as QIS  # noqa: E402
-
-
-def _best(repeat: int, **kwargs: object) -> tuple[float, Advice]:
-    best, advice = float("inf"), None
-    for _ in range(repeat):
-        started = time.perf_counter()
-        advice = advise(**kwargs)  # type: ignore[arg-type]
-        best = min(best, time.perf_counter() - started)
-    assert advice is not None
-    return best, advice
+from timing import best_of  # noqa: E402
 
 
 def main() -> None:
@@ -87,7 +78,8 @@ def main() -> None:
         timings = {}
         fronts = {}
         for name, prune in (("pruned", True), ("exhaustive", False)):
-            seconds, advice = _best(args.repeat, prune=prune, **common)
+            work = functools.partial(advise, prune=prune, **common)
+            seconds, advice = best_of(args.repeat, work)
             timings[name] = seconds
             fronts[name] = [t.levels for t in advice.transformations]
             print(

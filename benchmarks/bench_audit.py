@@ -65,6 +65,8 @@ from typing import Any
 REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO_ROOT))
 
+from timing import best_of  # noqa: E402
+
 # Heavy modules (numpy, pyarrow, duckdb, pandas, anonaudit) are imported inside functions:
 # the "spawn" children re-import this module, and each child should load only what its
 # measurement needs, before it takes its starting RSS.
@@ -467,15 +469,6 @@ def run_engines(path: Path, repeat: int) -> None:
         )
 
 
-def _best_of(repeat: int, work: Callable[[], Any]) -> tuple[float, Any]:
-    best, value = float("inf"), None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        value = work()
-        best = min(best, time.perf_counter() - start)
-    return best, value
-
-
 def run_pycanon(path: Path, repeat: int) -> None:
     """Part 3: pycanon against anonaudit on the same in-memory DataFrame."""
     print(f"\n== pycanon comparison on {_rel(path)} ==")
@@ -512,9 +505,9 @@ def run_pycanon(path: Path, repeat: int) -> None:
             frame, quasi_identifiers=qi, sensitive=sa, policy=_policy(), distance="equal"
         )
 
-    pycanon_s, theirs = _best_of(repeat, pycanon_all)
+    pycanon_s, theirs = best_of(repeat, pycanon_all)
     audit_repeat = max(repeat, 5)
-    ours_s, report = _best_of(audit_repeat, anonaudit_all)
+    ours_s, report = best_of(audit_repeat, anonaudit_all)
     speedup = pycanon_s / ours_s
 
     print(f"\n{'tool':<44} {'seconds':>9}")

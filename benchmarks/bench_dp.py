@@ -36,7 +36,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -44,6 +43,8 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from timing import best_of
 
 from anonaudit.classtable import ClassTable
 from anonaudit.dp import PublicDomain, add_noise, companion, release
@@ -78,15 +79,6 @@ def make_table(cells: int) -> tuple[ClassTable, PublicDomain]:
     )
     table = ClassTable.from_frame(frame, quasi_identifiers=["q1", "q2"], sensitive=["s"])
     return table, domain
-
-
-def best(repeat: int, work: Callable[[], object]) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        work()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -130,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     ]
     floor = None
     for name, work in measurements:
-        seconds = best(args.repeat, work)
+        seconds = best_of(args.repeat, work)[0]
         floor = floor or seconds
         print(f"{name:<62} {seconds:8.2f} s  {seconds / floor:7.1f}x baseline")
     print(f"load average after: {os.getloadavg()[0]:.2f}")

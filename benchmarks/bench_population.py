@@ -33,27 +33,16 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench_audit import QUASI_IDENTIFIERS, SEED, generate_table
+from timing import best_of
 
 FRACTIONS = (0.01, 0.1, 0.2, 0.5)
 MODELS = ("pitman", "zayatz", "snb", "dankar")
-
-
-def _best(repeat: int, work: Callable[[], Any]) -> tuple[float, Any]:
-    best, result = float("inf"), None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        result = work()
-        best = min(best, time.perf_counter() - start)
-    return best, result
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -79,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     data = data.append_column("region", pa.array(rng.zipf(1.6, size=args.rows) % 1_000_000))
     qi = [*QUASI_IDENTIFIERS, "region"]
 
-    base, table = _best(args.repeat, lambda: anonaudit.load(data, quasi_identifiers=qi))
+    base, table = best_of(args.repeat, lambda: anonaudit.load(data, quasi_identifiers=qi))
     sizes = table.classes.sizes
     print(
         f"sample: {table.rows:,} records, {len(sizes):,} classes, "
@@ -88,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"baseline  class table (anonaudit.load)      {base:8.3f} s")
     for fraction in FRACTIONS:
         for model in MODELS:
-            seconds, result = _best(
+            seconds, result = best_of(
                 args.repeat,
                 lambda f=fraction, m=model: population_uniqueness(
                     table, sampling_fraction=f, model=m
@@ -104,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
         ("journalist", lambda: journalist_risk(table)),
         ("marketer", lambda: marketer_risk(table)),
     ):
-        seconds, _ = _best(args.repeat, work)
+        seconds, _ = best_of(args.repeat, work)
         print(f"{name:<10} risk {seconds:8.4f} s  ({seconds / base:.4f}x the class table)")
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 0

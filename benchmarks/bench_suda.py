@@ -32,11 +32,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
-from collections.abc import Callable
 from itertools import combinations
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -50,16 +47,7 @@ from anonaudit.checks.suda import suda, suda_weights
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from adult_data import ADULT_CSV as ADULT
 from adult_data import ADULT_QIS as QI
-
-
-def best(repeat: int, work: Callable[[], Any]) -> tuple[float, Any]:
-    """The shortest of ``repeat`` runs of ``work``, and its last result."""
-    times, result = [], None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        result = work()
-        times.append(time.perf_counter() - start)
-    return min(times), result
+from timing import best_of
 
 
 def raw_record_scores(frame: pd.DataFrame, max_size: int) -> np.ndarray:
@@ -91,12 +79,12 @@ def main() -> None:
     parser.add_argument("--max-msu-size", type=int, default=3)
     args = parser.parse_args()
     print(f"load average before: {os.getloadavg()}")
-    t_load, table = best(args.repeat, lambda: load(ADULT, quasi_identifiers=QI, sep=";"))
-    t_full, full = best(args.repeat, lambda: suda(table))
-    t_limited, _ = best(args.repeat, lambda: suda(table, max_msu_size=args.max_msu_size))
-    t_qi, analysis = best(args.repeat, lambda: qi_analysis(table))
+    t_load, table = best_of(args.repeat, lambda: load(ADULT, quasi_identifiers=QI, sep=";"))
+    t_full, full = best_of(args.repeat, lambda: suda(table))
+    t_limited, _ = best_of(args.repeat, lambda: suda(table, max_msu_size=args.max_msu_size))
+    t_qi, analysis = best_of(args.repeat, lambda: qi_analysis(table))
     frame = pd.read_csv(ADULT, sep=";", dtype=str, keep_default_na=False)[QI]
-    t_raw, raw = best(args.repeat, lambda: raw_record_scores(frame, len(QI)))
+    t_raw, raw = best_of(args.repeat, lambda: raw_record_scores(frame, len(QI)))
 
     keys = table.classes.keys.to_pandas()
     keys["class_id"] = np.arange(len(keys))
