@@ -23,13 +23,17 @@ from anonaudit.errors import AnonauditError
 from anonaudit.report.json import SCHEMA_VERSION, coverage, dumps, report_to_dict
 from anonaudit.rows import open_inputs, write_records
 from anonaudit.sources.base import Source
-from anonaudit.util import atomic_write_text
+from anonaudit.util import atomic_write_text, file_name
 
 __all__ = [
     "DatasetResult",
     "audit_config",
     "audit_datasets",
     "open_config_inputs",
+    "output_paths",
+    "read_paths",
+    "report_path",
+    "reports_folder",
     "summary_to_dict",
     "write_config_records",
 ]
@@ -164,9 +168,7 @@ def audit_datasets(
         except (AnonauditError, OSError) as exc:
             results.append(DatasetResult(name, EXIT_ERROR, error=str(exc)))
             continue
-        json = config.json
-        if json is None and reports_dir is not None:
-            json = str(Path(reports_dir) / f"{name}.json")
+        json = report_path(config, reports_dir)
         if json is not None:
             limit = None if config.max_classes == 0 else config.max_classes
             atomic_write_text(Path(json), dumps(report_to_dict(report, max_classes=limit)))
@@ -175,6 +177,65 @@ def audit_datasets(
         status = EXIT_VIOLATION if report.passed is False else EXIT_OK
         results.append(DatasetResult(name, status, report, json=json, html=config.html))
     return results
+
+
+def reports_folder(config: AuditConfig) -> Path | None:
+    """Where the datasets of ``config`` without their own ``json`` write their reports.
+
+    The folder of the run's summary (``config.json``); ``None`` when the summary goes
+    to stdout or nowhere.
+    """
+    return None if config.json in (None, "-") else Path(str(config.json)).parent
+
+
+def report_path(dataset: AuditConfig, reports_dir: str | Path | None) -> str | None:
+    """The JSON report a dataset writes: its own ``json``, else ``<name>.json`` in ``reports_dir``.
+
+    The name is made a safe file name (:func:`anonaudit.util.file_name`), so that
+    ``name = "../../x"`` writes inside ``reports_dir``.
+
+    >>> report_path(AuditConfig(name="../../x"), "reports")
+    'reports/_.._x.json'
+    """
+    if dataset.json is not None or reports_dir is None:
+        return dataset.json
+    return str(Path(reports_dir) / f"{file_name(dataset.name or 'dataset')}.json")
+
+
+def output_paths(config: AuditConfig) -> list[tuple[str, str | None]]:
+    """Every file an audit of ``config`` writes, each with the setting that names it.
+
+    For :func:`anonaudit.util.refuse_overwriting`, with :func:`read_paths`.
+    """
+    if not config.datasets:
+        return [
+            ("--json", config.json),
+            ("--html", config.html),
+            ("--records-out", config.records_out),
+        ]
+    outputs: list[tuple[str, str | None]] = [("json", config.json)]
+    reports_dir = reports_folder(config)
+    for dataset in config.datasets:
+        label = f"dataset {dataset.name!r}:"
+        outputs += [
+            (f"{label} json", report_path(dataset, reports_dir)),
+            (f"{label} html", dataset.html),
+            (f"{label} records_out", dataset.records_out),
+        ]
+    return outputs
+
+
+def read_paths(config: AuditConfig) -> list[str]:
+    """Every file, folder or glob an audit of ``config`` reads: inputs, hierarchies, matrices."""
+    return [
+        path
+        for dataset in config.datasets or [config]
+        for path in (
+            *dataset.inputs,
+            *dataset.hierarchy.values(),
+            *dataset.ground_distance.values(),
+        )
+    ]
 
 
 def summary_to_dict(results: Sequence[DatasetResult]) -> dict[str, Any]:

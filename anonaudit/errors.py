@@ -10,6 +10,7 @@ builtin exception it means, so ``except ValueError`` keeps working::
      │    ├── MalformedFileError          empty, header only, ragged rows, bad bytes
      │    ├── StorageError                object storage unreachable, credentials rejected
      │    └── HierarchyError              a hierarchy or ground-distance file that does not fit
+     ├── OutputError (OSError)            a report or output file that cannot be written
      ├── ParameterError (ValueError)      a threshold or option out of range
      │    └── BudgetError                 releases that would spend more privacy budget than allowed
      ├── MissingDependencyError (ImportError)  an optional extra is not installed
@@ -19,7 +20,8 @@ builtin exception it means, so ``except ValueError`` keeps working::
     PrivacyWarning (UserWarning)          a result that is weaker than it looks
 
 The command line prints ``str(error)`` as one line and exits with status 2 for every
-error except :class:`PolicyViolationError` (status 1).
+error except :class:`PolicyViolationError` (status 1); any other exception is a bug,
+reported as an internal error with status 3.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ __all__ = [
     "InputError",
     "MalformedFileError",
     "MissingDependencyError",
+    "OutputError",
     "ParameterError",
     "PolicyViolationError",
     "PrivacyWarning",
@@ -71,6 +74,13 @@ class StorageError(InputError):
 
 class HierarchyError(InputError):
     """A generalization hierarchy or ground-distance matrix does not fit the data."""
+
+
+class OutputError(AnonauditError, OSError):
+    """An output file cannot be written: a folder, a full disk, a read-only folder.
+
+    A file already at the path is left as it was.
+    """
 
 
 class ParameterError(AnonauditError, ValueError):

@@ -1,44 +1,209 @@
-"""Small helpers with no privacy logic: atomic file output."""
+"""Small helpers with no privacy logic: safe file output.
+
+Outputs never replace an input (:func:`refuse_overwriting`), regular files are replaced
+atomically, and special files (``/dev/null``, a FIFO, a terminal) are written to
+directly (:func:`atomic_path`).
+"""
 
 from __future__ import annotations
 
+import glob
 import os
+import re
+import stat
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["atomic_path", "atomic_write_text"]
+from anonaudit.errors import AnonauditError, OutputError, ParameterError
+
+__all__ = ["atomic_path", "atomic_write_text", "file_name", "refuse_overwriting"]
+
+# Temporary files are ".anonaudit-tmp-<name>-<pid>-<random>": recognisable, and those
+# of a process that died before renaming them are removed by the next write beside them.
+_TEMPORARY = ".anonaudit-tmp-"
+_TEMPORARY_PID = re.compile(re.escape(_TEMPORARY) + r".*-(\d+)-[^-]+")
+_NAME_CHARS = 100  # of the target's name in a temporary name: stays below NAME_MAX
+_SPECIAL_FOLDERS = ("/dev/", "/proc/")  # /dev/stdout, /proc/self/fd/1: never renamed over
 
 
 @contextmanager
 def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
-    """A temporary file beside ``path`` to write, renamed to ``path`` on success.
+    """A path to write that becomes ``path`` on success, for writers that take a path.
 
-    A reader never sees a half-written file, and an existing file is replaced only once
-    the new content is complete; if the block raises, the temporary file is removed and
-    ``path`` is left as it was. Missing parent folders are created. For writers that
-    take a path (pyarrow's CSV and Parquet writers).
+    For a regular file (or a new one), a temporary file beside it, renamed over it once
+    the block completes: a reader never sees a half-written file, and if the block
+    raises, the temporary file is removed and ``path`` is left as it was. A symlink is
+    followed: the file it points at is replaced, the link stays. A device, FIFO or
+    terminal (``/dev/null``, ``/dev/stdout``) is written to directly: renaming over it
+    would replace it. Missing parent folders are created.
+
+    Raises
+    ------
+    OutputError
+        ``path`` is a folder, or cannot be written (full disk, read-only folder, no
+        permission); a regular file at ``path`` is then left as it was.
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or ".")
-    os.close(handle)
+    with _naming(path, every=True):
+        mode = path.stat().st_mode if path.exists() else None
+        if mode is not None and stat.S_ISDIR(mode):
+            raise OutputError(f"{path}: this is a folder; give the path of a file to write")
+        direct = (mode is not None and not stat.S_ISREG(mode)) or str(path.absolute()).startswith(
+            _SPECIAL_FOLDERS
+        )
+        if not direct:
+            target = Path(os.path.realpath(path))  # through symlinks, to the file they name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            _remove_stale_temporaries(target.parent)
+            prefix = f"{_TEMPORARY}{target.name[:_NAME_CHARS]}-{os.getpid()}-"
+            handle, temporary = tempfile.mkstemp(prefix=prefix, dir=target.parent)
+            os.close(handle)
+    if direct:
+        with _naming(path):
+            yield path
+        return
     try:
-        yield Path(temporary)
-        os.chmod(temporary, _mode_for(path))
-        os.replace(temporary, path)
+        with _naming(path):
+            yield Path(temporary)
+        with _naming(path, every=True):
+            os.chmod(temporary, _mode_for(target))
+            os.replace(temporary, target)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
 
 
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file and a rename (:func:`atomic_path`)."""
+def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
+    """Write ``text`` (UTF-8, ending with a newline) to ``path`` as :func:`atomic_path` does.
+
+    Raises
+    ------
+    OutputError
+        ``path`` cannot be written; a file there is left as it was.
+    """
     with atomic_path(path) as temporary, open(temporary, "w", encoding="utf-8") as stream:
         stream.write(text)
         if not text.endswith("\n"):
             stream.write("\n")
+
+
+def refuse_overwriting(
+    outputs: Iterable[tuple[str, str | os.PathLike[str] | None]],
+    inputs: Iterable[str | os.PathLike[str]],
+) -> None:
+    """Refuse, before anything is read, outputs that would replace an input or each other.
+
+    An output replaces an input when both name the same file, however spelled (``./``,
+    ``..``, a symlink or a hard link), or when it lies in an input folder or matches an
+    input glob. URLs and ``-`` (stdout) are never files here.
+
+    Parameters
+    ----------
+    outputs : iterable of (str, path or None)
+        What writes each output (an option such as ``"--json"``) and its path; ``None``
+        and ``"-"`` are skipped.
+    inputs : iterable of path
+        Every file the run reads: data files, folders, globs, policy and hierarchy files.
+
+    Raises
+    ------
+    ParameterError
+        Naming the output and the input it would replace, or the two outputs.
+    """
+    sources = [os.fspath(source) for source in inputs]
+    written: dict[Path, str] = {}
+    for option, output in outputs:
+        if output is None or os.fspath(output) == "-" or "://" in os.fspath(output):
+            continue
+        target = Path(os.path.realpath(output))
+        for source in sources:
+            if _reads(source, target):
+                raise ParameterError(
+                    f"{option} {os.fspath(output)}: this would overwrite the input {source}; "
+                    "write the output to another path"
+                )
+        if target in written and target.is_file():
+            raise ParameterError(
+                f"{option} {os.fspath(output)}: {written[target]} writes the same file; "
+                "give each output its own path"
+            )
+        written[target] = f"{option} {os.fspath(output)}"
+
+
+def file_name(name: str) -> str:
+    """``name`` made safe to use as a file name: no folders, no leading dot.
+
+    Every character other than letters, digits, ``-``, ``_`` and ``.`` becomes ``_``.
+
+    >>> file_name("../../etc/passwd")
+    '_.._etc_passwd'
+    >>> file_name("visits 2024")
+    'visits_2024'
+    """
+    return re.sub(r"[^\w.-]", "_", name, flags=re.ASCII).lstrip(".") or "_"
+
+
+def _reads(source: str, target: Path) -> bool:
+    """Whether reading ``source`` (a path, folder or glob) reads the file ``target``."""
+    if "://" in source:
+        return False
+    if glob.has_magic(source):
+        return any(_same(Path(match), target) for match in glob.glob(source, recursive=True))
+    real = Path(os.path.realpath(source))
+    return _same(real, target) or (real.is_dir() and target.is_relative_to(real))
+
+
+def _same(path: Path, target: Path) -> bool:
+    """Whether ``path`` and ``target`` are one file (hard links included)."""
+    if Path(os.path.realpath(path)) == target:
+        return True
+    try:
+        return os.path.samefile(path, target)
+    except OSError:  # one of them does not exist
+        return False
+
+
+@contextmanager
+def _naming(path: Path, *, every: bool = False) -> Iterator[None]:
+    """Turn an error of the operating system while writing ``path`` into one naming it.
+
+    Unless ``every``, errors naming another file (an input read inside the block) pass
+    unchanged.
+    """
+    try:
+        yield
+    except OSError as exc:
+        if isinstance(exc, AnonauditError):
+            raise
+        named = exc.filename is not None and str(exc.filename) != str(path)
+        if named and not every and not Path(str(exc.filename)).name.startswith(_TEMPORARY):
+            raise
+        reason = exc.strerror or str(exc).splitlines()[0]
+        raise OutputError(
+            f"{path}: cannot write ({reason}); any file there is left as it was"
+        ) from exc
+
+
+def _remove_stale_temporaries(folder: Path) -> None:
+    """Remove the temporary files in ``folder`` of anonaudit runs that died before renaming."""
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            found = _TEMPORARY_PID.fullmatch(entry.name)
+            pid = int(found.group(1)) if found else os.getpid()
+            if pid != os.getpid() and not _alive(pid) and entry.is_file(follow_symlinks=False):
+                Path(entry.path).unlink(missing_ok=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except PermissionError:  # another user's process
+        return True
+    except (ProcessLookupError, OverflowError):
+        return False
+    return True
 
 
 def _mode_for(path: Path) -> int:

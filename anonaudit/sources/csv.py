@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.csv as pacsv
@@ -27,6 +28,7 @@ __all__ = ["CsvOptions", "CsvSource", "read_header"]
 _SNIFF_BYTES = 64 * 1024
 _BLOCK_BYTES = 16 * 1024 * 1024
 _CANDIDATE_SEPARATORS = ",;\t|"
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")  # as CSV readers split lines, unlike str.splitlines
 _ROW_ERROR = re.compile(r"Row #(\d+): Expected (\d+) columns, got (\d+)")
 
 
@@ -67,8 +69,11 @@ class CsvSource:
     def __init__(self, path: Path, options: CsvOptions) -> None:
         self.path = path
         self.options = options
-        with pa.input_stream(str(path), compression="detect") as stream:
-            self.sep, self.columns = read_header(stream, str(path), options)
+        try:
+            with pa.input_stream(str(path), compression="detect") as stream:
+                self.sep, self.columns = read_header(stream, str(path), options)
+        except OSError as exc:
+            raise _damaged(path, exc) from None
         self.info = SourceInfo(name=str(path), format="csv", size_bytes=path.stat().st_size)
 
     def batches(self, columns: Sequence[str]) -> Iterator[pa.RecordBatch]:
@@ -78,28 +83,54 @@ class CsvSource:
         ------
         MalformedFileError
             A row with the wrong number of fields (with its line), bytes that do not
-            decode, or a header with no data rows.
+            decode, a damaged or truncated (compressed) file, a quoted value that is
+            never closed, or a header with no data rows.
         """
-        try:
-            reader = self._open(columns)
-        except (pa.ArrowInvalid, UnicodeDecodeError) as exc:
-            raise self._explain(exc) from None
-        rows = 0
-        while True:
+        # The last column is read too: its last value tells an unclosed quote.
+        last = self.columns[-1]
+        wanted = [*columns, last] if last not in columns else list(columns)
+        with pa.input_stream(str(self.path), compression="detect") as raw:
+            stream = _WatchedStream(raw)
             try:
-                batch = reader.read_next_batch()
-            except StopIteration:
-                break
-            except (pa.ArrowInvalid, UnicodeDecodeError) as exc:
+                reader = self._open(stream, wanted)
+            except (pa.ArrowInvalid, OSError, UnicodeDecodeError) as exc:
                 raise self._explain(exc) from None
-            rows += batch.num_rows
-            yield batch
+            rows, value = 0, None
+            while True:
+                try:
+                    batch = reader.read_next_batch()
+                except StopIteration:
+                    break
+                except (pa.ArrowInvalid, OSError, UnicodeDecodeError) as exc:
+                    raise self._explain(exc) from None
+                if batch.num_rows:
+                    rows += batch.num_rows
+                    value = batch.column(last)[-1].as_py()
+                    yield batch.select(list(columns))
         if rows == 0:
             raise MalformedFileError(f"{self.path}: the file has a header but no data rows")
+        if value is not None:
+            self._check_closed(stream, value)
 
-    def _open(self, columns: Sequence[str]) -> pacsv.CSVStreamingReader:
+    def _check_closed(self, stream: _WatchedStream, value: str) -> None:
+        """Refuse a file whose last value opens a quote and never closes it.
+
+        pyarrow then reads everything to the end of the file as that value: the file
+        ends with the quote and the value as written (quotes doubled), with no closing
+        quote.
+        """
+        written = '"' + value.replace('"', '""')
+        if not stream.tail().decode(self.options.encoding, errors="replace").endswith(written):
+            return
+        line = stream.newlines - written.count("\n") + 1
+        raise MalformedFileError(
+            f"{self.path}, line {line}: a quoted value starts here and is never closed; "
+            "it would swallow the rest of the file: add the closing quote"
+        )
+
+    def _open(self, stream: _WatchedStream, columns: Sequence[str]) -> pacsv.CSVStreamingReader:
         return pacsv.open_csv(
-            str(self.path),
+            stream,
             read_options=pacsv.ReadOptions(
                 use_threads=False,
                 block_size=_BLOCK_BYTES,
@@ -131,6 +162,8 @@ class CsvSource:
             )
         if "UTF8" in message or isinstance(exc, UnicodeDecodeError):
             return _locate_decode_error(self.path, self.options.encoding)
+        if isinstance(exc, OSError):
+            return _damaged(self.path, exc)
         return MalformedFileError(f"{self.path}: cannot parse as CSV: {message.splitlines()[0]}")
 
     def _physical_line(self, record: int) -> int:
@@ -148,10 +181,41 @@ class CsvSource:
         return record
 
 
+class _WatchedStream(io.RawIOBase):
+    """A readable stream over ``raw`` that counts its line feeds and keeps its last bytes."""
+
+    def __init__(self, raw: pa.NativeFile) -> None:
+        super().__init__()
+        self._raw = raw
+        self._chunks: tuple[bytes, bytes] = (b"", b"")
+        self.newlines = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int = -1) -> bytes:
+        chunk: bytes = self._raw.read(None if size < 0 else size)
+        if chunk:
+            self.newlines += chunk.count(b"\n")
+            self._chunks = (self._chunks[1], chunk)
+        return chunk
+
+    def readinto(self, buffer: Any) -> int:
+        chunk = self.read(len(buffer))
+        buffer[: len(chunk)] = chunk
+        return len(chunk)
+
+    def tail(self) -> bytes:
+        """The last bytes read: the last two reads (at least one block)."""
+        return b"".join(self._chunks)
+
+
 def read_header(
     stream: pa.NativeFile, name: str, options: CsvOptions
 ) -> tuple[str, tuple[str, ...]]:
     """The separator and the column names of a CSV file, from its first 64 KiB.
+
+    A header longer than that is read to its end (up to the 16 MiB a record may take).
 
     Parameters
     ----------
@@ -170,6 +234,11 @@ def read_header(
         A column named twice in the header.
     """
     raw = stream.read(_SNIFF_BYTES)
+    while b"\n" not in raw and len(raw) < _BLOCK_BYTES:  # a header longer than the sample
+        more = stream.read(len(raw))
+        if not more:
+            break
+        raw += more
     if not raw.strip():
         raise MalformedFileError(f"{name}: the file is empty; expected a header row")
     # The sample may end inside a multi-byte character: decode up to the last newline.
@@ -184,7 +253,8 @@ def read_header(
             f"unknown encoding {options.encoding!r}; use a codec name such as latin-1"
         ) from None
     sep = options.sep or _sniff_separator(sample)
-    first = next(_csv.reader(sample.splitlines()[:1], delimiter=sep), [])
+    # Only CR and LF end a record: form feed, NEL or U+2028 may be part of a name.
+    first = next(_csv.reader(io.StringIO(sample, newline=""), delimiter=sep), [])
     names = tuple(column.strip() for column in first)
     seen: set[str] = set()
     for column in names:
@@ -196,8 +266,16 @@ def read_header(
     return sep, names
 
 
+def _damaged(path: Path, exc: OSError) -> MalformedFileError:
+    """The error for a file (or its compressed stream) that breaks off or is corrupt."""
+    reason = (str(exc).splitlines() or [type(exc).__name__])[0]
+    return MalformedFileError(
+        f"{path}: cannot read the file ({reason}); it is damaged or truncated"
+    )
+
+
 def _sniff_separator(sample: str) -> str:
-    lines = sample.splitlines()[:50]
+    lines = _LINE_BREAK.split(sample)[:50]
     try:
         return _csv.Sniffer().sniff("\n".join(lines), delimiters=_CANDIDATE_SEPARATORS).delimiter
     except _csv.Error:

@@ -14,6 +14,7 @@ from anonaudit.sources.base import SourceInfo, to_text_batch
 __all__ = ["ParquetSource"]
 
 _BATCH_ROWS = 1 << 20
+_MAGIC = b"PAR1"  # at the start and at the end of every Parquet file
 
 
 class ParquetSource:
@@ -30,9 +31,16 @@ class ParquetSource:
     def __init__(self, path: Path) -> None:
         self.path = path
         try:
+            with open(path, "rb") as stream:
+                start = stream.read(len(_MAGIC))
             metadata = pq.read_metadata(str(path))
         except (pa.ArrowInvalid, OSError) as exc:
             raise MalformedFileError(f"{path}: not a readable Parquet file ({exc})") from None
+        if start != _MAGIC:
+            raise MalformedFileError(
+                f"{path}, byte 0: the file does not start with the Parquet magic number "
+                f"PAR1 (found {start!r}); it is damaged or not Parquet"
+            )
         schema = metadata.schema.to_arrow_schema()
         self._rows = metadata.num_rows
         # Text columns as dictionaries: see anonaudit.sources.dataset.dictionary_format.

@@ -1,0 +1,557 @@
+"""Issue 15: never lose data, never pass a partial read as a whole, never exit 1 on a crash.
+
+Each test is one reproduction of the issue: the run exits 2 (or 3 for a bug) with one
+line that names the file, key or option at fault, and no input is ever modified.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import gzip
+import hashlib
+import io
+import json
+import math
+import os
+import stat
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+import anonaudit.cli
+from anonaudit.cli import main
+from anonaudit.report.csv import table_to_csv
+
+ROWS = "zip,age,disease\n02134,30,flu\n02134,30,cold\n02139,40,flu\n02139,40,cancer\n"
+ROLES = ("--qi", "zip,age", "--sensitive", "disease")
+
+
+def write(path: Path, data: str | bytes) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
+    return path
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def one_error(capsys: pytest.CaptureFixture[str], *argv: str, code: int = 2) -> str:
+    """Run ``argv``; check the exit status and the one-line error, and return it."""
+    got, _, err = run(capsys, *argv)
+    assert got == code, err
+    assert "Traceback" not in err
+    lines = err.splitlines()
+    assert len(lines) == 1, err
+    return lines[0]
+
+
+@pytest.fixture
+def data(tmp_path: Path) -> Path:
+    return write(tmp_path / "data.csv", ROWS)
+
+
+# -- outputs never replace an input --------------------------------------------------
+
+
+@pytest.mark.parametrize("option", ["--json", "--html", "--records-out"])
+@pytest.mark.parametrize("spelling", ["same", "dot", "parent", "symlink", "hardlink"])
+def test_audit_output_that_is_the_input_is_refused(
+    data: Path,
+    option: str,
+    spelling: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(data.parent)
+    (data.parent / "sub").mkdir()
+    output = {
+        "same": "data.csv",
+        "dot": "./data.csv",
+        "parent": "sub/../data.csv",
+        "symlink": "link.csv",
+        "hardlink": "hard.csv",
+    }[spelling]
+    if spelling == "symlink":
+        (data.parent / "link.csv").symlink_to(data)
+    if spelling == "hardlink":
+        os.link(data, data.parent / "hard.csv")
+    before = digest(data)
+    line = one_error(capsys, "audit", str(data), *ROLES, option, output)
+    assert f"{option} {output}" in line and "overwrite the input" in line
+    assert digest(data) == before
+
+
+def test_output_inside_an_input_folder_or_glob_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    part = write(tmp_path / "lake" / "part-0.csv", ROWS)
+    line = one_error(capsys, "audit", str(part.parent), *ROLES, "--json", str(part))
+    assert str(part) in line and "overwrite the input" in line
+    pattern = str(tmp_path / "lake" / "*.csv")
+    line = one_error(capsys, "audit", pattern, *ROLES, "--records-out", str(part))
+    assert str(part) in line
+    assert part.read_text(encoding="utf-8") == ROWS
+
+
+def test_two_outputs_on_one_file_are_refused(
+    data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = write(tmp_path / "out.txt", "old")
+    both = ("--json", str(target), "--html", str(target))
+    line = one_error(capsys, "audit", str(data), *ROLES, *both)
+    assert "--html" in line and "--json" in line and "same file" in line
+
+
+def test_advise_and_dp_outputs_that_are_the_input_are_refused(
+    data: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = digest(data)
+    advise = ("advise", str(data), "--qi", "zip", "-k", "2", "--hierarchy", "zip=prefix")
+    for option in ("--json", "--html", "--out"):
+        line = one_error(capsys, *advise, option, str(data))
+        assert f"{option} {data}" in line
+    dp = ("dp", str(data), *ROLES, "--epsilon", "1")
+    for option in ("--json", "--out"):
+        line = one_error(capsys, *dp, option, str(data))
+        assert f"{option} {data}" in line
+    assert digest(data) == before
+
+
+def test_policy_file_outputs_that_are_an_input_are_refused(
+    data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = digest(data)
+    single = write(
+        tmp_path / "single.toml",
+        'inputs = ["data.csv"]\nquasi_identifiers = ["zip"]\njson = "./data.csv"\n',
+    )
+    assert "overwrite the input" in one_error(capsys, "audit", "--config", str(single))
+    other = write(tmp_path / "other.csv", ROWS)
+    datasets = write(
+        tmp_path / "datasets.toml",
+        'quasi_identifiers = ["zip"]\n'
+        '[[datasets]]\nname = "a"\ninputs = ["data.csv"]\nhtml = "other.csv"\n'
+        '[[datasets]]\nname = "b"\ninputs = ["other.csv"]\n',
+    )
+    line = one_error(capsys, "audit", "--config", str(datasets))
+    assert "dataset 'a': html" in line and "other.csv" in line
+    # A dataset's default report, <name>.json beside the summary, counts too.
+    named = write(
+        tmp_path / "named.toml",
+        'quasi_identifiers = ["zip"]\njson = "summary.json"\n'
+        '[[datasets]]\nname = "data.csv"\ninputs = ["data.csv.json"]\n',
+    )
+    write(tmp_path / "data.csv.json", ROWS)
+    assert "overwrite the input" in one_error(capsys, "audit", "--config", str(named))
+    assert digest(data) == before and other.read_text(encoding="utf-8") == ROWS
+
+
+def test_dataset_name_cannot_write_outside_the_reports_folder(
+    data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    policy = write(
+        tmp_path / "policy.toml",
+        'quasi_identifiers = ["zip"]\njson = "reports/summary.json"\n'
+        '[[datasets]]\nname = "../../x"\ninputs = ["data.csv"]\n',
+    )
+    code, _, err = run(capsys, "audit", "--config", str(policy), "--quiet")
+    assert code == 0, err
+    written = sorted(p.name for p in (tmp_path / "reports").iterdir())
+    assert written == ["_.._x.json", "summary.json"]
+    assert not (tmp_path.parent / "x.json").exists()
+    summary = json.loads((tmp_path / "reports" / "summary.json").read_text(encoding="utf-8"))
+    assert summary["datasets"][0]["name"] == "../../x"
+
+
+# -- writing: special files, symlinks, failures, temporaries -------------------------
+
+
+def test_json_to_a_fifo_writes_into_it(
+    data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()))
+    reader.start()
+    code, _, err = run(capsys, "audit", str(data), *ROLES, "--json", str(fifo))
+    reader.join(timeout=30)
+    assert code == 0, err
+    assert stat.S_ISFIFO(fifo.stat().st_mode)  # not replaced by a regular file
+    assert json.loads(received[0])["rows"] == 4
+
+
+def test_json_to_dev_null_leaves_it_a_device(
+    data: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run(capsys, "audit", str(data), *ROLES, "--json", "/dev/null")
+    assert code == 0, err
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+
+
+def test_json_through_a_symlink_replaces_the_file_it_names(
+    data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    real = write(tmp_path / "reports" / "real.json", "old")
+    link = tmp_path / "link.json"
+    link.symlink_to(real)
+    code, _, err = run(capsys, "audit", str(data), *ROLES, "--json", str(link))
+    assert code == 0, err
+    assert link.is_symlink() and link.resolve() == real.resolve()
+    assert json.loads(real.read_text(encoding="utf-8"))["rows"] == 4
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full")
+def test_full_disk_is_exit_2_naming_the_path(
+    data: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    line = one_error(capsys, "audit", str(data), *ROLES, "--json", "/dev/full")
+    assert "/dev/full" in line and "cannot write" in line
+    assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only folders")
+def test_read_only_folder_is_exit_2_and_keeps_the_old_file(
+    data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "ro"
+    old = write(folder / "report.json", "old report")
+    folder.chmod(0o500)
+    try:
+        line = one_error(capsys, "audit", str(data), *ROLES, "--json", str(old))
+        assert str(old) in line and "cannot write" in line
+        assert old.read_text(encoding="utf-8") == "old report"
+        assert sorted(p.name for p in folder.iterdir()) == ["report.json"]
+    finally:
+        folder.chmod(0o700)
+
+
+def test_stale_temporaries_of_dead_runs_are_removed(
+    data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], check=True,
+                          capture_output=True, text=True)  # fmt: skip
+    out = tmp_path / "out"
+    stale = write(out / f".anonaudit-tmp-report.json-{int(dead.stdout)}-abc123", "x" * 1000)
+    alive = write(out / f".anonaudit-tmp-other.json-{os.getppid()}-def456", "in progress")
+    unrelated = write(out / ".hidden-1-2", "not ours")
+    code, _, err = run(capsys, "audit", str(data), *ROLES, "--json", str(out / "report.json"))
+    assert code == 0, err
+    assert not stale.exists()
+    assert alive.exists() and unrelated.exists()
+    assert (out / "report.json").exists()
+
+
+# -- CSV: one writer, quoted, defused on every line ----------------------------------
+
+
+HOSTILE = ["x\r=cmd|' /C calc'!A0", "a\n+SUM(1)", "b\r\n@cmd", "p,q", 'say "hi"', "-3", "=1+1"]
+
+
+def test_csv_quotes_line_breaks_and_defuses_every_line() -> None:
+    text = table_to_csv(pa.table({"v": HOSTILE, "n": list(range(len(HOSTILE)))}))
+    cells = [row[0] for row in csv.reader(io.StringIO(text, newline=""))][1:]
+    assert len(cells) == len(HOSTILE)
+    for cell in cells:
+        for line in cell.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
+            assert not line.startswith(("=", "+", "@", "\t")), cell
+    assert cells[0] == "x\r'=cmd|' /C calc'!A0"
+    assert cells[3:6] == ["p,q", 'say "hi"', "-3"]
+    frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
+    assert frame["v"].tolist() == cells and frame["n"].tolist() == [str(i) for i in range(7)]
+
+
+def test_records_file_defuses_after_a_carriage_return(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = write(tmp_path / "in.csv", 'zip,age\n"x\r=cmd",30\n"x\r=cmd",30\n')
+    out = tmp_path / "records.csv"
+    code, _, err = run(capsys, "audit", str(source), "--qi", "zip,age", "--records-out", str(out))
+    assert code == 0, err
+    with out.open(encoding="utf-8", newline="") as stream:
+        rows = list(csv.reader(stream))
+    assert [row[1] for row in rows[1:]] == ["x\r'=cmd", "x\r'=cmd"]
+
+
+# -- exit status 3 for bugs; wrong types in policy files -----------------------------
+
+
+def test_unexpected_exception_is_exit_3_with_the_traceback_in_a_file(
+    data: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(*args: Any, **kwargs: Any) -> None:
+        raise ZeroDivisionError("boom\nsecond line")
+
+    monkeypatch.setattr(anonaudit.cli, "audit_config", broken)
+    line = one_error(capsys, "audit", str(data), *ROLES, code=3)
+    assert line.startswith("anonaudit: internal error: ZeroDivisionError: boom (traceback ")
+    path = Path(line.split("traceback written to ")[1].split(";")[0])
+    try:
+        assert "Traceback" in path.read_text(encoding="utf-8")
+    finally:
+        path.unlink()
+    with pytest.raises(ZeroDivisionError):
+        main(["audit", str(data), *ROLES, "--debug"])
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "expected", "found"),
+    [
+        ('[thresholds]\nk = "5"', "thresholds.k", "a whole number", "'5'"),
+        ('[thresholds]\nt = "0.2"', "thresholds.t", "a number", "'0.2'"),
+        ("[thresholds]\nrecursive = 3", "thresholds.recursive", "[c, l]", "3"),
+        ("[thresholds]\nrecursive = [3]", "thresholds.recursive", "[c, l]", "[3]"),
+        ('[thresholds]\nrecursive = ["a", 2]', "thresholds.recursive", "[c, l]", "['a', 2]"),
+        ("[thresholds]\nalpha = [1]", "thresholds.alpha", "a number", "[1]"),
+        ('quasi_identifiers = ["zip", ["a"]]', "quasi_identifiers[1]", "a string", "['a']"),
+        ("inputs = [1]", "inputs[0]", "a string", "1"),
+        ("hierarchy = { zip = 5 }", "hierarchy.zip", "a string", "5"),
+        ("filter = [1]", "filter[0]", "a string", "1"),
+        ("ground_distance = { s = 1 }", "ground_distance.s", "a string", "1"),
+        ('order = { s = "a,b" }', "order.s", "a list of strings", "'a,b'"),
+        ("order = { s = [1, 2] }", "order.s[0]", "a string", "1"),
+        ("[[datasets]]\nname = 3", "datasets[0].name", "a string", "3"),
+    ],
+)
+def test_policy_value_of_the_wrong_type(
+    tmp_path: Path,
+    text: str,
+    key: str,
+    expected: str,
+    found: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    policy = write(tmp_path / "policy.toml", text + "\n")
+    line = one_error(capsys, "audit", "--config", str(policy))
+    assert f"{policy}: " in line
+    assert f"{key} must be {expected}" in line and f"found {found} (" in line
+
+
+# What each key accepts, as the README documents it; the test draws anything else.
+ACCEPTS = {
+    "k": "whole",
+    "entropy_l": "number",
+    "t": "number",
+    "recursive": "pair",
+    "inputs": "texts",
+    "quasi_identifiers": "texts",
+    "filter": "texts",
+    "sep": "text",
+    "advise": "bool",
+    "max_classes": "whole",
+    "hierarchy": "text table",
+    "generalize": "whole table",
+    "order": "texts table",
+    "suda": "bool or whole",
+}
+THRESHOLD_KEYS = {"k", "entropy_l", "t", "recursive"}
+
+scalars = st.one_of(
+    st.integers(-(2**63), 2**63 - 1),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.booleans(),
+    st.text(max_size=5),
+)
+values = st.recursive(
+    scalars,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3),
+        st.dictionaries(st.text("abc", min_size=1, max_size=3), inner, max_size=3),
+    ),
+    max_leaves=6,
+)
+
+
+def _accepts(kind: str, value: Any) -> bool:
+    def whole(v: Any) -> bool:
+        return isinstance(v, int) and not isinstance(v, bool)
+
+    def number(v: Any) -> bool:
+        return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+    def texts(v: Any) -> bool:
+        return isinstance(v, list) and all(isinstance(x, str) for x in v)
+
+    def table(v: Any, test: Any) -> bool:
+        return isinstance(v, dict) and all(test(x) for x in v.values())
+
+    return {
+        "whole": whole,
+        "number": number,
+        "pair": lambda v: isinstance(v, list) and len(v) == 2 and number(v[0]) and whole(v[1]),
+        "texts": texts,
+        "text": lambda v: isinstance(v, str),
+        "bool": lambda v: isinstance(v, bool),
+        "text table": lambda v: table(v, lambda x: isinstance(x, str)),
+        "whole table": lambda v: table(v, whole),
+        "texts table": lambda v: table(v, texts),
+        "bool or whole": lambda v: isinstance(v, int),
+    }[kind](value)
+
+
+def _toml(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, str):  # a JSON string is a TOML basic string, but for DEL
+        return json.dumps(value, ensure_ascii=False).replace("\x7f", "\\u007f")
+    if isinstance(value, list):
+        return "[" + ", ".join(map(_toml, value)) + "]"
+    return "{" + ", ".join(f"{_toml(k)} = {_toml(v)}" for k, v in value.items()) + "}"
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(key=st.sampled_from(sorted(ACCEPTS)), value=values)
+def test_any_wrong_typed_policy_value_is_one_line_and_exit_2(key: str, value: Any) -> None:
+    assume(not _accepts(ACCEPTS[key], value))
+    table = "[thresholds]\n" if key in THRESHOLD_KEYS else ""
+    with tempfile.TemporaryDirectory() as folder:
+        policy = write(Path(folder) / "policy.toml", f"{table}{key} = {_toml(value)}\n")
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            code = main(["audit", "--config", str(policy)])
+    lines = err.getvalue().splitlines()
+    assert code == 2, err.getvalue()
+    assert len(lines) == 1 and lines[0].startswith(f"anonaudit: error: {policy}: ")
+    assert key in lines[0] and " must be " in lines[0] and "found " in lines[0]
+
+
+def test_generalize_level_that_is_not_ascii_digits(
+    data: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    line = one_error(capsys, "audit", str(data), *ROLES, "--hierarchy", "zip=prefix",
+                     "--generalize", "zip=²")  # fmt: skip
+    assert "--generalize zip=²" in line and "whole number" in line
+
+
+def test_order_file_that_is_not_utf8(
+    data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    order = write(tmp_path / "order.txt", "flu\nk\xe4se\n".encode("latin-1"))
+    line = one_error(capsys, "audit", str(data), *ROLES, "--order", f"disease=@{order}")
+    assert str(order) in line and "UTF-8" in line
+    line = one_error(capsys, "audit", str(data), *ROLES, "--order", f"disease=@{order}.missing")
+    assert f"{order}.missing" in line
+
+
+def test_sampling_fraction_too_small_to_mean_a_population(
+    data: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    line = one_error(capsys, "audit", str(data), *ROLES, "--sampling-fraction", "1e-300")
+    assert "--sampling-fraction 1e-300" in line
+    assert math.isfinite(1e-12)  # the smallest accepted is a plain number
+    code, _, err = run(capsys, "audit", str(data), *ROLES, "--sampling-fraction", "1e-12")
+    assert code == 0, err
+
+
+# -- damaged inputs: never a partial read ----------------------------------------------
+
+
+def test_truncated_gzip_names_the_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rows = "".join(f"{i % 900:05d},{i % 70},flu\n" for i in range(20000))
+    whole = gzip.compress(("zip,age,disease\n" + rows).encode("utf-8"))
+    for cut in (8, len(whole) // 2):
+        path = write(tmp_path / "cut.csv.gz", whole[: len(whole) - cut])
+        line = one_error(capsys, "audit", str(path), *ROLES, "--quiet")
+        assert str(path) in line and "truncated" in line
+
+
+@pytest.mark.parametrize(
+    ("text", "line_number"),
+    [
+        ('zip,age,disease\n02134,30,flu\n02134,30,"cold\n', 3),
+        ('zip,age,disease\n02134,30,"flu\n02139,40,cold\n02139,40,flu\n', 2),
+        ('zip,age,disease\n02134,30,flu\n02134,30,"co""ld', 3),
+    ],
+)
+def test_unclosed_quote_in_the_last_field_is_an_error(
+    tmp_path: Path, text: str, line_number: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write(tmp_path / "open.csv", text)
+    line = one_error(capsys, "audit", str(path), "--qi", "zip", "--quiet")
+    assert f"{path}, line {line_number}:" in line and "never closed" in line
+
+
+def test_closed_quotes_at_the_end_are_fine(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for text in ('zip,d\n1,"x"\n2,"y""z"', 'zip,d\n1,"x"\n2,"a\nb"\n', 'zip,d\n1,x\n2,"q"\n'):
+        path = write(tmp_path / "closed.csv", text)
+        code, _, err = run(capsys, "audit", str(path), "--qi", "zip", "--sensitive", "d", "--quiet")
+        assert code == 0, (text, err)
+
+
+def test_parquet_with_a_corrupt_magic_number(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "data.parquet"
+    pq.write_table(pa.table({"zip": ["02134", "02139"], "age": ["30", "40"]}), path)
+    damaged = bytearray(path.read_bytes())
+    damaged[:4] = b"XXXX"
+    path.write_bytes(bytes(damaged))
+    line = one_error(capsys, "audit", str(path), "--qi", "zip", "--quiet")
+    assert f"{path}, byte 0:" in line and "PAR1" in line
+
+
+# -- limits and edge cases -------------------------------------------------------------
+
+
+def test_header_longer_than_64_kib_is_read_whole(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    names = [f"column_{i:06d}" for i in range(8000)]  # about 110 KB of header
+    row = ",".join("x" for _ in names)
+    path = write(tmp_path / "wide.csv", ",".join(names) + f"\n{row}\n{row}\n")
+    code, out, err = run(capsys, "audit", str(path), "--qi", names[-1], "--json", "-", "--quiet")
+    assert code == 0, err
+    assert json.loads(out)["rows"] == 2
+
+
+@pytest.mark.parametrize("mark", ["\f", "\v", "\u2028", "\x85"])
+def test_header_names_with_breaks_that_are_not_line_ends(
+    tmp_path: Path, mark: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write(tmp_path / "odd.csv", f"a{mark}b,c\n1,2\n1,2\n")
+    code, out, err = run(capsys, "audit", str(path), "--qi", f"a{mark}b,c", "--json", "-")
+    assert code == 0, err
+    assert json.loads(out)["quasi_identifiers"] == [f"a{mark}b", "c"]
+
+
+def test_choose_counts_from_one(
+    data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    line = one_error(capsys, "advise", str(data), "--qi", "zip", "--hierarchy", "zip=prefix",
+                     "--out", str(tmp_path / "o.csv"), "--choose", "0")  # fmt: skip
+    assert "--choose" in line and "(got 0)" in line
+
+
+def test_order_with_a_value_listed_twice(data: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    line = one_error(capsys, "audit", str(data), *ROLES, "--order", "disease=flu,cold,flu")
+    assert "--order disease" in line and "'flu' twice" in line
+
+
+def test_nulls_drop_with_a_null_in_every_record(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write(tmp_path / "nulls.csv", "zip,age\n,30\n02134,\n")
+    line = one_error(capsys, "audit", str(path), "--qi", "zip,age", "--nulls", "drop")
+    assert "every record has a null quasi-identifier" in line
