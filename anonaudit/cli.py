@@ -2,15 +2,19 @@
 
 Exit status: 0 every threshold met (or none set, or ``--exit-zero``); 1 a threshold
 violated; 2 a usage or input error, reported as one line on stderr (a traceback only
-with ``--debug``).
+with ``--debug``); 3 an internal error (a bug), one line naming the file the traceback
+was written to.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import re
 import shlex
 import sys
+import tempfile
+import traceback
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -22,6 +26,9 @@ from anonaudit.batch import (
     audit_config,
     audit_datasets,
     open_config_inputs,
+    output_paths,
+    read_paths,
+    reports_folder,
     summary_to_dict,
     write_config_records,
 )
@@ -29,11 +36,11 @@ from anonaudit.checks import DISTANCES
 from anonaudit.checks.population import POPULATION_MODELS
 from anonaudit.checks.wildcard import NULL_POLICIES
 from anonaudit.config import AuditConfig, read_config
+from anonaudit.dp import artefact
 from anonaudit.dp import cli as dp_cli
 from anonaudit.dp.bounding import load_bounded
 from anonaudit.engines.local import Progress
-from anonaudit.errors import AnonauditError, ParameterError
-from anonaudit.report.csv import table_to_csv
+from anonaudit.errors import AnonauditError, InputError, ParameterError
 from anonaudit.report.json import (
     SCHEMA_VERSION,
     advice_to_dict,
@@ -44,11 +51,14 @@ from anonaudit.report.json import (
 from anonaudit.report.text import advice_summary, dp_summary, summary
 from anonaudit.rows import write_transformed
 from anonaudit.sources.dataset import FORMATS
-from anonaudit.util import atomic_write_text
+from anonaudit.util import atomic_write_text, refuse_overwriting
 
 __all__ = ["main"]
 
-EXIT_OK, EXIT_VIOLATION, EXIT_ERROR = 0, 1, 2
+EXIT_OK, EXIT_VIOLATION, EXIT_ERROR, EXIT_INTERNAL = 0, 1, 2, 3
+# Below this, the population the data is a sample of would be over a trillion times
+# larger than the sample: a typo rather than a survey.
+_SMALLEST_SAMPLING_FRACTION = 1e-12
 
 
 class _Parser(argparse.ArgumentParser):
@@ -292,6 +302,9 @@ def _add_dp_command(commands: Any) -> None:
         help="release the class table under differential privacy, beside the audit",
         description="Release the class table of INPUT under (epsilon, delta)-differential "
         "privacy and contrast it with what the syntactic release lets an attacker learn. "
+        "--out writes what may be published; --json and the figures printed under 'Internal' "
+        "are computed from the exact data and are not for publication. Warnings (a nearly "
+        "empty release, epsilon above 2, delta at or above 1/n) go to stderr. "
         "Exit 0: released; 2: error (including a release that would not be private).",
     )
     _add_columns(d)
@@ -310,8 +323,17 @@ def _add_dp_command(commands: Any) -> None:
     )
     r = d.add_argument_group("input and output")
     _add_reading(r)
-    r.add_argument("--out", metavar="PATH", help="write the released class table as CSV")
-    r.add_argument("--json", metavar="PATH|-", help="write the JSON report; - for stdout")
+    r.add_argument(
+        "--out",
+        metavar="PATH",
+        help="write the publishable release: the released class table as CSV, and beside it "
+        f"PATH with suffix {artefact.SIDECAR_SUFFIX} (how it was made; public facts only)",
+    )
+    r.add_argument(
+        "--json",
+        metavar="PATH|-",
+        help="write the JSON report, publishable 'release' and 'internal' parts; - for stdout",
+    )
     r.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     r.add_argument("--debug", action="store_true", help="show tracebacks")
 
@@ -386,11 +408,25 @@ def _add_advise_command(commands: Any, audit: argparse.ArgumentParser) -> None:
 
 
 def _config(args: argparse.Namespace) -> AuditConfig:
+    """The run's settings: the policy file, options over it; checked before any input is read."""
     config = read_config(args.config) if args.config else AuditConfig()
-    if not config.datasets:
+    choose = getattr(args, "choose", None)
+    if choose is not None and choose < 1:
+        raise ParameterError(f"--choose counts the listed transformations from 1 (got {choose})")
+    if config.datasets:
+        _dataset_configs(config, args)
+    else:
         _override(config, args)
         _validate(config)
-        return config
+    refuse_overwriting(
+        [*output_paths(config), ("--out", getattr(args, "out", None))],
+        [*read_paths(config), *([args.config] if args.config else [])],
+    )
+    return config
+
+
+def _dataset_configs(config: AuditConfig, args: argparse.Namespace) -> None:
+    """Options over each ``[[datasets]]`` table of the policy file, but not its outputs."""
     if args.inputs:
         raise ParameterError(
             "INPUT files and [[datasets]] in --config do not mix; drop the INPUTs "
@@ -407,7 +443,6 @@ def _config(args: argparse.Namespace) -> AuditConfig:
         _validate(dataset)
     if args.json is not None:
         config.json = args.json
-    return config
 
 
 def _override(config: AuditConfig, args: argparse.Namespace) -> None:
@@ -438,16 +473,14 @@ def _override(config: AuditConfig, args: argparse.Namespace) -> None:
     for column, level in _assignments(
         [item for text in args.generalize for item in text.split(",")], "--generalize", "COL"
     ).items():
-        if not level.isdigit():
-            raise ParameterError(f"--generalize {column}={level}: the level must be a whole number")
+        if not re.fullmatch("[0-9]+", level):
+            raise ParameterError(
+                f"--generalize {column}={level}: the level must be a whole number such as 2"
+            )
         config.generalize[column] = int(level)
     config.ground_distance.update(_assignments(args.ground_distance, "--ground-distance"))
     for column, value in _assignments(args.order, "--order").items():
-        if value.startswith("@"):
-            lines = Path(value[1:]).read_text(encoding="utf-8").splitlines()
-            config.order[column] = [line.strip() for line in lines if line.strip()]
-        else:
-            config.order[column] = _columns(value)
+        config.order[column] = _order_file(value[1:]) if value.startswith("@") else _columns(value)
     for name in ("nulls", "sep", "encoding", "risk_threshold", "json", "html", "max_classes"):
         if getattr(args, name) is not None:
             setattr(config, name, getattr(args, name))
@@ -474,6 +507,19 @@ def _override(config: AuditConfig, args: argparse.Namespace) -> None:
     config.storage_options.update(_assignments(args.storage_option, "--storage-option", key="KEY"))
 
 
+def _order_file(path: str) -> list[str]:
+    """The values listed in an ``--order COL=@FILE`` file, one a line (UTF-8)."""
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            f"--order @{path}: byte {exc.start} is not valid UTF-8; save the file as UTF-8"
+        ) from None
+    except OSError as exc:
+        raise InputError(f"--order @{path}: cannot read the file ({exc.strerror})") from None
+    return [line.strip() for line in lines if line.strip()]
+
+
 def _require_roles(inputs: Sequence[object], qi: Sequence[str], *, where: str) -> None:
     """Refuse a run without input or quasi-identifiers; ``where`` says where else to name them."""
     if not inputs:
@@ -494,6 +540,11 @@ def _validate(config: AuditConfig) -> None:
             raise ParameterError(
                 f"unknown --t-distance {distance!r}; choose one of {', '.join(DISTANCES)}"
             )
+    for column, values in config.order.items():
+        for value in {v for v in values if values.count(v) > 1}:
+            raise ParameterError(
+                f"--order {column} lists {value!r} twice; list each value once, in order"
+            )
     k = config.thresholds.get("k")
     if k is not None and k < 1:
         raise ParameterError(f"-k must be at least 1 (got {k})")
@@ -509,6 +560,12 @@ def _validate(config: AuditConfig) -> None:
         raise ParameterError(f"--population-size must be a positive number of people (got {size})")
     if fraction is not None and not (math.isfinite(fraction) and 0 < fraction <= 1):
         raise ParameterError(f"--sampling-fraction must lie in (0, 1] (got {fraction})")
+    if fraction is not None and fraction < _SMALLEST_SAMPLING_FRACTION:
+        raise ParameterError(
+            f"--sampling-fraction {fraction} would make the population more than "
+            f"{1 / _SMALLEST_SAMPLING_FRACTION:.0e} times the data; give the share of the "
+            "population in the data, or --population-size"
+        )
     if config.population_model not in POPULATION_MODELS:
         raise ParameterError(
             f"unknown population model {config.population_model!r}; "
@@ -534,14 +591,21 @@ def _run_audit(args: argparse.Namespace, command: str) -> int:
     config = _config(args)
     progress = None if args.quiet else Progress(sys.stderr)
     if config.datasets:
+        if args.dp_epsilon is not None or config.dp:
+            raise ParameterError(
+                "--dp-epsilon and [dp] release one table; with [[datasets]] run "
+                "anonaudit dp on each dataset instead"
+            )
         return _run_datasets(config, args, command, progress)
     if args.redact and not config.html:
         raise ParameterError("--redact applies to the HTML report; add --html PATH")
     if args.suppression_limit is not None and not config.advise:
         raise ParameterError("--suppression-limit bounds the search of --advise; add --advise")
     report = audit_config(config, progress=progress)
-    if args.dp_epsilon is not None:
-        report = replace(report, dp=dp_cli.run(report.table, dp_cli.options(args)))
+    if args.dp_epsilon is not None or config.dp:
+        base = Path(args.config).parent if args.config else None
+        dp_options = dp_cli.options(args, policy=config.dp, base=base)
+        report = replace(report, dp=dp_cli.run(report.table, dp_options))
     limit = None if config.max_classes == 0 else config.max_classes
     if config.json == "-":
         print(dumps(report_to_dict(report, max_classes=limit)))
@@ -563,7 +627,7 @@ def _run_datasets(
     summary_path = None if config.json in (None, "-") else Path(config.json)
     results = audit_datasets(
         config.datasets,
-        reports_dir=None if summary_path is None else summary_path.parent,
+        reports_dir=reports_folder(config),
         progress=progress,
         redact=args.redact,
         command=command,
@@ -593,6 +657,10 @@ def _run_dp(args: argparse.Namespace) -> int:
     qi = [c for item in args.qi for c in _columns(item)]
     sensitive = [c for item in args.sensitive for c in _columns(item)]
     _require_roles(args.inputs, qi, where="")
+    sidecar = artefact.sidecar_path(Path(args.out)) if args.out else None
+    refuse_overwriting(
+        [("--out", args.out), ("--out (sidecar)", sidecar), ("--json", args.json)], args.inputs
+    )
     if args.max_contributions is not None and not args.privacy_unit:
         raise ParameterError("--max-contributions bounds the rows of a --privacy-unit; add it")
     reading: dict[str, Any] = {
@@ -614,8 +682,10 @@ def _run_dp(args: argparse.Namespace) -> int:
         else load(args.inputs, **reading)
     )
     report = dp_cli.run(data, dp_cli.options(args))
+    for warning in dp_cli.release_warnings(report):
+        print(f"anonaudit: warning: {warning}", file=sys.stderr)
     if args.out:
-        atomic_write_text(Path(args.out), table_to_csv(report.release.to_frame()))
+        artefact.write(report, Path(args.out))
     document = {"schema_version": SCHEMA_VERSION, "anonaudit_version": __version__}
     document |= dp_to_dict(report)
     if args.json == "-":
@@ -695,6 +765,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("anonaudit: interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:  # a bug: never exit 1, which means "policy violated"
+        if args.debug:
+            raise
+        print(f"anonaudit: internal error: {_internal(exc)}", file=sys.stderr)
+        return EXIT_INTERNAL
+
+
+def _internal(exc: Exception) -> str:
+    """One line on an unexpected exception, its traceback saved to a temporary file."""
+    text = str(exc).strip()
+    what = type(exc).__name__ + (f": {text.splitlines()[0]}" if text else "")
+    try:
+        with tempfile.NamedTemporaryFile(
+            "w", prefix="anonaudit-traceback-", suffix=".txt", delete=False, encoding="utf-8"
+        ) as stream:
+            traceback.print_exception(exc, file=stream)
+    except OSError as error:
+        return f"{what} (traceback not written: {error.strerror}; rerun with --debug)"
+    return f"{what} (traceback written to {stream.name}; please report it)"
 
 
 if __name__ == "__main__":  # pragma: no cover

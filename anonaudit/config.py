@@ -25,6 +25,14 @@ the command line override the file. Paths are relative to the file. Example::
     [generalize]              # audit the data as it would be generalized
     age = 2
 
+A ``[dp]`` table adds the differential-privacy companion, as ``--dp-epsilon`` and its
+options do (``public_domain`` values as on the command line, ``@FILE`` relative to the
+policy file)::
+
+    [dp]
+    epsilon = 1.0
+    delta = 1e-6
+
 ``advise = true`` adds the lattice search (``--advise``) to the audit, and
 ``suppression_limit = 0.02`` bounds the records it may suppress and ``max_results = 10``
 the transformations it lists (0: all; also the defaults of ``anonaudit advise``).
@@ -54,56 +62,194 @@ from __future__ import annotations
 
 import copy
 import tomllib
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from anonaudit.checks.population import PopulationModel
-from anonaudit.errors import InputError, ParameterError, SourceNotFoundError
+from anonaudit.errors import InputError, SourceNotFoundError
 from anonaudit.generalization import is_builtin
 from anonaudit.policy import Policy
 from anonaudit.sources.storage import is_url
 
 __all__ = ["AuditConfig", "read_config"]
 
-_THRESHOLDS = ("k", "l", "entropy_l", "recursive", "t", "alpha", "beta", "delta", "max_risk")
-_TOP: dict[str, type | tuple[type, ...]] = {
-    "inputs": list,
-    "quasi_identifiers": list,
-    "sensitive": list,
-    "thresholds": dict,
-    "t_distance": (str, dict),
-    "hierarchy": dict,
-    "generalize": dict,
-    "order": dict,
-    "ground_distance": dict,
-    "nulls": str,
-    "sep": str,
-    "encoding": str,
-    "na_values": list,
-    "risk_threshold": (int, float),
-    "population_size": (int, float),
-    "sampling_fraction": (int, float),
-    "population_model": str,
-    "weights": str,
-    "qi_analysis": (bool, int),
-    "suda": (bool, int),
-    "advise": bool,
-    "suppression_limit": (int, float),
-    "max_results": int,
-    "json": str,
-    "html": str,
-    "records_out": str,
-    "max_classes": int,
-    "format": str,
-    "filter": list,
-    "storage_options": dict,
-    "delta_version": int,
-    "engine": str,
-    "scheduler": str,
-    "name": str,
-    "datasets": list,
+
+class _SchemaError(Exception):
+    """A value of a policy file that does not fit the schema (the message, without the file)."""
+
+
+@dataclass(frozen=True)
+class _Value:
+    """A leaf of the schema: a value of one kind, e.g. a whole number."""
+
+    expected: str
+    plural: str
+    test: Callable[[Any], bool]
+
+    def check(self, value: Any, key: str) -> None:
+        if not self.test(value):
+            raise _SchemaError(_mismatch(key, self.expected, value))
+
+
+@dataclass(frozen=True)
+class _Items:
+    """A list, or with ``table`` a table of any keys, whose every item is ``item``."""
+
+    item: _Value | _Items | _Table
+    table: bool = False
+
+    @property
+    def expected(self) -> str:
+        return f"a {'table' if self.table else 'list'} of {self.item.plural}"
+
+    @property
+    def plural(self) -> str:
+        return f"{'tables' if self.table else 'lists'} of {self.item.plural}"
+
+    def check(self, value: Any, key: str) -> None:
+        if not isinstance(value, dict if self.table else list):
+            raise _SchemaError(_mismatch(key, self.expected, value))
+        items = value.items() if isinstance(value, dict) else enumerate(value)
+        for name, item in items:
+            self.item.check(item, f"{key}.{name}" if self.table else f"{key}[{name}]")
+
+
+@dataclass(frozen=True)
+class _Table:
+    """A table of known keys, each with its own schema."""
+
+    keys: Mapping[str, _Value | _Items | _Table]
+    expected = "a table"
+    plural = "tables"
+
+    def check(self, value: Any, key: str) -> None:
+        if not isinstance(value, dict):
+            raise _SchemaError(_mismatch(key, self.expected, value))
+        for name, item in value.items():
+            schema = self.keys.get(name)
+            if schema is None:
+                where = f" in {key}" if key else ""
+                raise _SchemaError(
+                    f"unknown key {name!r}{where}; known keys: {', '.join(self.keys)}"
+                )
+            schema.check(item, f"{key}.{name}" if key else name)
+
+
+def _mismatch(key: str, expected: str, value: Any) -> str:
+    shown = repr(value)
+    if len(shown) > 60:
+        shown = shown[:57] + "..."
+    top = key.split(".")[0].split("[")[0]
+    return f"wrong type for {top!r}: {key} must be {expected}, found {shown} ({_kind(value)})"
+
+
+_KINDS: tuple[tuple[type, str], ...] = (
+    (bool, "a boolean"),
+    (int, "a whole number"),
+    (float, "a number"),
+    (str, "a string"),
+    (list, "a list"),
+    (dict, "a table"),
+)
+
+
+def _kind(value: Any) -> str:
+    """The TOML kind of a parsed value, as a policy file's author names it."""
+    return next((name for kind, name in _KINDS if isinstance(value, kind)), "a date or time")
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+_TEXT = _Value("a string", "strings", lambda v: isinstance(v, str))
+_WHOLE = _Value("a whole number", "whole numbers", _whole)
+_NUMBER = _Value("a number", "numbers", _number)
+_BOOLEAN = _Value("true or false", "booleans", lambda v: isinstance(v, bool))
+_TEXTS = _Items(_TEXT)
+_PATHS = _Items(_TEXT, table=True)
+_SIZE = _Value("true, false or a whole number", "", lambda v: isinstance(v, int))
+_SCALAR = _Value(
+    "a string, number or boolean",
+    "strings, numbers or booleans",
+    lambda v: isinstance(v, (str, int, float)),
+)
+_THRESHOLDS = _Table(
+    {
+        "k": _WHOLE,
+        "l": _WHOLE,
+        "entropy_l": _NUMBER,
+        "recursive": _Value(
+            "[c, l]: a number and a whole number, such as [3.0, 2]",
+            "",
+            lambda v: isinstance(v, list) and len(v) == 2 and _number(v[0]) and _whole(v[1]),
+        ),
+        "t": _NUMBER,
+        "alpha": _NUMBER,
+        "beta": _NUMBER,
+        "delta": _NUMBER,
+        "max_risk": _NUMBER,
+    }
+)
+_DATASET: dict[str, _Value | _Items | _Table] = {
+    "inputs": _TEXTS,
+    "quasi_identifiers": _TEXTS,
+    "sensitive": _TEXTS,
+    "thresholds": _THRESHOLDS,
+    "t_distance": _Value(
+        "a string or a table of strings",
+        "",
+        lambda v: isinstance(v, str) or (isinstance(v, dict) and all(map(_TEXT.test, v.values()))),
+    ),
+    "hierarchy": _PATHS,
+    "generalize": _Items(_WHOLE, table=True),
+    "order": _Items(_TEXTS, table=True),
+    "ground_distance": _PATHS,
+    "nulls": _TEXT,
+    "sep": _TEXT,
+    "encoding": _TEXT,
+    "na_values": _TEXTS,
+    "risk_threshold": _NUMBER,
+    "population_size": _NUMBER,
+    "sampling_fraction": _NUMBER,
+    "population_model": _TEXT,
+    "weights": _TEXT,
+    "qi_analysis": _SIZE,
+    "suda": _SIZE,
+    "advise": _BOOLEAN,
+    "suppression_limit": _NUMBER,
+    "max_results": _WHOLE,
+    "json": _TEXT,
+    "html": _TEXT,
+    "records_out": _TEXT,
+    "max_classes": _WHOLE,
+    "format": _TEXT,
+    "filter": _TEXTS,
+    "storage_options": _Items(_SCALAR, table=True),
+    "delta_version": _WHOLE,
+    "engine": _TEXT,
+    "scheduler": _TEXT,
+    "name": _TEXT,
+    "dp": _Table(
+        {
+            "epsilon": _NUMBER,
+            "delta": _NUMBER,
+            "mechanism": _TEXT,
+            "neighbouring": _TEXT,
+            "public_domain": _Items(_TEXT, table=True),
+            "rr_sensitive": _TEXT,
+            "postprocess": _TEXT,
+        }
+    ),
 }
+# The whole file: a dataset's keys, and the [[datasets]] tables, which do not nest.
+_SCHEMA = _Table({**_DATASET, "datasets": _Items(_Table(_DATASET))})
 # Keys a [[datasets]] table does not inherit from the top level: its own outputs.
 _OWN = ("json", "html", "records_out", "name", "datasets")
 
@@ -146,6 +292,7 @@ class AuditConfig:
     engine: str = "local"
     scheduler: str | None = None
     name: str | None = None
+    dp: dict[str, Any] = field(default_factory=dict)
     datasets: list[AuditConfig] = field(default_factory=list)
 
     def reading(self) -> dict[str, Any]:
@@ -185,18 +332,18 @@ def read_config(path: str | Path) -> AuditConfig:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise InputError(f"{path}: not valid TOML: {exc}") from None
+    try:
+        _SCHEMA.check(data, "")
+    except _SchemaError as exc:
+        raise InputError(f"{path}: {exc}") from None
     config = _settings(data, path)
     tables = data.get("datasets", [])
     if tables and "records_out" in data:
         raise InputError(
             f"{path}: records_out names one file; with [[datasets]], set it in each dataset"
         )
-    if not all(isinstance(table, dict) for table in tables):
-        raise InputError(f"{path}: 'datasets' must be [[datasets]] tables")
     inherited = {key: value for key, value in data.items() if key not in _OWN}
     for number, table in enumerate(tables, start=1):
-        if "datasets" in table:
-            raise InputError(f"{path}: dataset {number} holds 'datasets'; they do not nest")
         merged = copy.deepcopy({**inherited, **table})  # no dataset shares a mutable value
         for key in ("thresholds", "storage_options"):  # a dataset refines these tables
             if isinstance(table.get(key), dict) and isinstance(inherited.get(key), dict):
@@ -211,30 +358,18 @@ def read_config(path: str | Path) -> AuditConfig:
 
 
 def _settings(data: dict[str, Any], path: Path) -> AuditConfig:
-    """One audit's settings from a TOML table, paths made relative to ``path``."""
+    """One audit's settings from a TOML table (checked against the schema), paths made
+    relative to ``path``."""
     config = AuditConfig()
     for key, value in data.items():
-        expected = _TOP.get(key)
-        if expected is None:
-            raise InputError(f"{path}: unknown key {key!r}; known keys: {', '.join(_TOP)}")
-        if not isinstance(value, expected):
-            raise InputError(f"{path}: {key!r} has the wrong type ({type(value).__name__})")
         if key != "datasets":
             setattr(config, key, value)
-    for key in config.thresholds:
-        if key not in _THRESHOLDS:
-            raise ParameterError(
-                f"{path}: unknown threshold {key!r}; known: {', '.join(_THRESHOLDS)}"
-            )
     base = path.parent
     config.inputs = [p if is_url(p) else str(base / p) for p in config.inputs]
     config.storage_options = {k: str(v) for k, v in config.storage_options.items()}
     config.hierarchy = {
         c: p if is_builtin(p) else str(base / p) for c, p in config.hierarchy.items()
     }
-    for column, level in config.generalize.items():
-        if isinstance(level, bool) or not isinstance(level, int):
-            raise InputError(f"{path}: generalize.{column} must be a whole number (a level)")
     config.ground_distance = {sa: str(base / p) for sa, p in config.ground_distance.items()}
     if config.json not in (None, "-"):
         config.json = str(base / config.json)

@@ -114,10 +114,11 @@ def test_budget_refuses_releases_that_exceed_it() -> None:
 
 def test_noise_scale_and_calibration() -> None:
     assert noise_scale("discrete-laplace", epsilon=0.5, l1=2, l2=2.0) == 4.0
-    sigma = noise_scale("discrete-gaussian", epsilon=1.0, delta=1e-6, l1=1, l2=1.0)
-    assert mechanism_cost("gaussian", scale=sigma, l1=1, l2=1.0).epsilon_at(1e-6) == (
-        pytest.approx(1.0, rel=1e-6)
-    )
+    # Gaussian noise on the exact curve (Balle & Wang 2018): delta(1) is exactly 1e-6,
+    # with less noise than the zCDP conversion needs
+    sigma = noise_scale("gaussian", epsilon=1.0, delta=1e-6, l1=1, l2=1.0)
+    assert gaussian_delta(1.0, mu=1 / sigma) == pytest.approx(1e-6, rel=1e-6)
+    assert mechanism_cost("gaussian", scale=sigma, l1=1, l2=1.0).epsilon_at(1e-6) > 1.05
     with pytest.raises(ParameterError, match="--delta"):
         noise_scale("gaussian", epsilon=1.0, l1=1, l2=1.0)
     # "counts within +-5 with 95% probability": the largest scale that does it

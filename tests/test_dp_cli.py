@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -63,13 +64,16 @@ def test_pure_release_over_a_public_domain(
     assert code == 0, err
     assert "discrete-laplace" in out and "27 cells of the public domain" in out
     assert "epsilon 1 (pure)" in out
-    report: dict[str, Any] = json.loads(out_json.read_text(encoding="utf-8"))
-    assert report["mechanism"] == "discrete-laplace" and report["epsilon"] == 1.0
-    assert report["delta"] == 0.0 and report["noise_scale"] == 1.0
+    document: dict[str, Any] = json.loads(out_json.read_text(encoding="utf-8"))
+    public, report = document["release"], document["internal"]
+    assert public["mechanism"] == "discrete-laplace" and public["epsilon"] == 1.0
+    assert public["delta"] == 0.0 and public["noise_scale"] == 1.0
     assert report["accounting"]["rho"] is None and report["accounting"]["epsilon"] == 1.0
     c = report["contrast"]["disease"]
-    assert c["max_posterior"] == 1.0 and c["epsilon"] == 1.0
-    assert c["dp_posterior_bound"] == pytest.approx(0.5 * 2.718281828 / (1 + 0.5 * 1.718281828))
+    # a present person's value: replace neighbours, two add-remove steps, so 2 epsilon
+    assert c["max_posterior"] == 1.0 and c["epsilon"] == 2.0
+    e2 = math.exp(2.0)
+    assert c["dp_posterior_bound"] == pytest.approx(0.5 * e2 / (1 + 0.5 * (e2 - 1)))
     assert c["max_pml"] > 0
     assert report["domain"] == {"kind": "public", "cells": 27, "threshold": None}
     with out_csv.open(encoding="utf-8", newline="") as stream:
@@ -89,9 +93,11 @@ def test_observed_release_with_delta_to_stdout(
         "--mechanism", "discrete-gaussian", "--json", "-", "--quiet",
     )  # fmt: skip
     assert code == 0
-    report = json.loads(out)
-    assert report["schema_version"] and report["domain"]["kind"] == "observed"
-    assert report["domain"]["threshold"] > 1
+    document = json.loads(out)
+    public, report = document["release"], document["internal"]
+    assert document["schema_version"] and public["domain"]["kind"] == "observed"
+    assert public["domain"]["values"] is None and public["threshold"] > 1
+    assert report["domain"]["threshold"] == public["threshold"]
     assert report["accounting"]["rho"] > 0
     assert report["accounting"]["epsilon"] <= 1.0 + 1e-9
 
@@ -122,8 +128,9 @@ def test_privacy_unit(data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[
         "--privacy-unit", "person", "--max-contributions", "1", "--json", "-", "--quiet",
     )  # fmt: skip
     assert code == 0, err
-    report = json.loads(out)
-    assert report["privacy_unit"] == "person" and report["max_contributions"] == 1
+    document = json.loads(out)
+    public, report = document["release"], document["internal"]
+    assert public["privacy_unit"] == "person" and public["max_contributions"] == 1
     assert report["not_released"]["bounded_records"] == 1  # p5's second row
 
 
@@ -152,7 +159,8 @@ def test_audit_with_a_dp_section(
     assert "dp: discrete-laplace" in out
     report = json.loads(path.read_text(encoding="utf-8"))
     assert report["policy"]["delta"] == 5  # delta-disclosure, not the DP delta
-    dp = report["dp"]
+    assert report["dp"]["release"]["epsilon"] == 0.5
+    dp = report["dp"]["internal"]
     for key in ("mechanism", "epsilon", "delta", "noise_scale", "accounting", "contrast"):
         assert key in dp
     assert dp["epsilon"] == 0.5 and dp["delta"] == 1e-6
@@ -180,3 +188,157 @@ def test_audit_refusal_names_the_audit_flag(tmp_path, capsys):
     code = main(["audit", str(data), "--qi", "zip", "--sensitive", "s", "--dp-epsilon", "1"])
     err = capsys.readouterr().err
     assert code == 2 and "--dp-delta" in err and err.count("\n") == 1
+
+
+# -- the publishable release (--out), post-processing and warnings ------------------------
+
+# keys of the sidecar; none of them is computed from the exact data
+SIDECAR_KEYS = {
+    "anonaudit_version", "opendp_version", "mechanism", "epsilon", "delta", "noise_scale",
+    "neighbouring", "privacy_unit", "max_contributions", "quasi_identifiers", "sensitive",
+    "domain", "threshold", "error", "postprocessing",
+}  # fmt: skip
+INTERNAL_KEYS = {
+    "cells", "outside_domain", "not_released", "bounded_records", "released", "utility",
+    "measures", "contrast", "classes_hidden", "true_counts", "k",
+}  # fmt: skip
+
+
+def keys_of(value: Any) -> set[str]:
+    if isinstance(value, dict):
+        return set(value) | {k for v in value.values() for k in keys_of(v)}
+    if isinstance(value, list):
+        return {k for v in value for k in keys_of(v)}
+    return set()
+
+
+def test_out_writes_the_table_and_a_sidecar_of_public_facts(
+    data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out_csv, out_json = tmp_path / "release.csv", tmp_path / "dp.json"
+    code, out, err = run(
+        capsys,
+        "dp", str(data), *ROLES, "--epsilon", "1", *domain(tmp_path),
+        "--out", str(out_csv), "--json", str(out_json), "--quiet",
+    )  # fmt: skip
+    assert code == 0, err
+    sidecar = json.loads((tmp_path / "release.release.json").read_text(encoding="utf-8"))
+    assert set(sidecar) == SIDECAR_KEYS and not keys_of(sidecar) & INTERNAL_KEYS
+    assert sidecar["mechanism"] == "discrete-laplace" and sidecar["epsilon"] == 1.0
+    assert sidecar["delta"] == 0.0 and sidecar["noise_scale"] == 1.0
+    assert sidecar["neighbouring"] == "add-remove" and sidecar["max_contributions"] == 1
+    assert sidecar["privacy_unit"] is None and sidecar["threshold"] is None
+    assert sidecar["opendp_version"].startswith("0.16")
+    assert sidecar["domain"]["kind"] == "public"
+    assert sidecar["domain"]["values"] == {
+        "zip": ["02134", "02139", "=HYPERLINK(1)"],
+        "age": ["30", "40", "50"],
+        "disease": ["flu", "cold", "cancer"],
+    }
+    # discrete Laplace of scale 1: P(|Z| <= 3) = 1 - 2 e^-4 / (1 + e^-1) >= 0.95
+    assert sidecar["error"] == {"within": 3, "confidence": 0.95}
+    assert sidecar["postprocessing"]["name"] == "clamp"
+    # the JSON report: the same public facts, and the internal figures labelled as such
+    document = json.loads(out_json.read_text(encoding="utf-8"))
+    assert document["release"] == sidecar
+    assert document["internal"]["note"] == "internal: computed from the exact data; do not publish"
+    assert document["internal"]["not_released"]["outside_domain"] == 0
+    # the stdout summary labels the two parts, in that order
+    assert out.index("Publishable:") < out.index("Internal (do not publish):")
+    assert out.index("post-processing: clamp") < out.index("Internal")
+    assert out.index("Internal") < out.index("attacker who knows the QIs")
+
+
+def _wide(tmp_path: Path, rows: list[str]) -> list[str]:
+    """A data file over 200 public zips and its roles and domain options."""
+    path = tmp_path / "wide.csv"
+    path.write_text("zip,disease\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    zips = ",".join(f"z{i}" for i in range(200))
+    return [
+        str(path), "--qi", "zip", "--sensitive", "disease",
+        "--public-domain", f"zip={zips}", "--public-domain", "disease=flu,cold,cancer",
+    ]  # fmt: skip
+
+
+def test_unbiased_postprocessing_keeps_negative_counts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = _wide(tmp_path, ["z0,flu", "z0,cold", "z1,flu"])
+    out_csv = tmp_path / "release.csv"
+    code, out, err = run(
+        capsys, "dp", *args, "--epsilon", "1", "--postprocess", "unbiased",
+        "--out", str(out_csv), "--quiet",
+    )  # fmt: skip
+    assert code == 0, err
+    assert "post-processing: unbiased" in out
+    sidecar = json.loads(out_csv.with_suffix(".release.json").read_text(encoding="utf-8"))
+    assert sidecar["postprocessing"]["name"] == "unbiased"
+    with out_csv.open(encoding="utf-8", newline="") as stream:
+        rows = list(csv.DictReader(stream))
+    counts = [int(row["count"]) for row in rows]
+    # 597 empty cells, each negative with probability e^-1 / (1 + e^-1) = 0.27
+    assert min(counts) < 0 and 0 not in counts
+    # observed combinations are kept above a threshold: nothing to unbias
+    code, out, err = run(
+        capsys, "dp", str(tmp_path / "wide.csv"), "--qi", "zip", "--sensitive", "disease",
+        "--epsilon", "1", "--delta", "1e-6", "--postprocess", "unbiased",
+    )  # fmt: skip
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "--public-domain" in err and "clamp" in err
+
+
+def warning_lines(err: str) -> list[str]:
+    lines = err.splitlines()
+    assert all(line.startswith("anonaudit: warning: ") for line in lines), err
+    return lines
+
+
+def test_warns_of_an_empty_release(data: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # 6 records, threshold about 28 at delta 1e-12: no cell reaches it
+    code, _, err = run(
+        capsys, "dp", str(data), *ROLES, "--epsilon", "1", "--delta", "1e-12", "--quiet"
+    )
+    assert code == 0
+    [line] = warning_lines(err)
+    assert "the release is empty" in line
+
+
+def test_warns_of_a_nearly_empty_release(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # 995 of the 1,000 records lie outside the public domain: at most 0.5% can be released
+    args = _wide(tmp_path, ["elsewhere,flu"] * 995 + ["z0,flu"] * 5)
+    code, _, err = run(capsys, "dp", *args, "--epsilon", "1", "--quiet")
+    assert code == 0
+    [line] = warning_lines(err)
+    assert "nearly empty" in line and "of the 1,000 records (under 1%)" in line
+
+
+def test_warns_of_a_large_epsilon(
+    data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run(
+        capsys, "dp", str(data), *ROLES, "--epsilon", "2", *domain(tmp_path), "--quiet"
+    )
+    assert code == 0 and err == ""
+    code, _, err = run(
+        capsys, "dp", str(data), *ROLES, "--epsilon", "3", *domain(tmp_path), "--quiet"
+    )
+    assert code == 0
+    [line] = warning_lines(err)
+    assert "epsilon 3 is above 2" in line
+
+
+def test_warns_of_a_delta_at_or_above_one_over_n(
+    data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    gaussian = ("--mechanism", "discrete-gaussian", *domain(tmp_path), "--quiet")
+    # n = 6 records: 1/n = 0.1667
+    code, _, err = run(capsys, "dp", str(data), *ROLES, "--epsilon", "1", "--delta", "0.1",
+                       *gaussian)  # fmt: skip
+    assert code == 0 and err == ""
+    code, _, err = run(capsys, "dp", str(data), *ROLES, "--epsilon", "1", "--delta", "0.2",
+                       *gaussian)  # fmt: skip
+    assert code == 0
+    [line] = warning_lines(err)
+    assert "delta 0.2 is at or above 1/n = 1/6 records" in line

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -22,6 +23,7 @@ from anonaudit.dp import (
     posterior_curve,
     release,
 )
+from anonaudit.dp.accounting import delta_threshold
 from anonaudit.errors import BudgetError, ColumnError, ParameterError, SourceNotFoundError
 
 pytest.importorskip("opendp")
@@ -95,16 +97,12 @@ def test_observed_release_uses_a_stability_threshold() -> None:
         # the large class is always released, the singleton (almost) never
         assert r.table.keys.column("zip").to_pylist() == ["x"]
         assert abs(int(r.table.counts[0]) - 100_000) < 200
-    # the threshold is OpenDP's: one unit less would break delta
-    dp = pytest.importorskip("opendp.prelude")
-    from anonaudit.dp.mechanisms import opendp_contrib
-
+    # the threshold is the smallest whose exact delta fits: one unit less would break it
     r = release(big, epsilon=1.0, delta=1e-9)
-    with opendp_contrib(dp):
-        domain = dp.map_domain(dp.atom_domain(T=str), dp.atom_domain(T="i64"))
-        metric = dp.l01inf_distance(dp.absolute_distance(T="i64"))
-        below = dp.m.make_laplace_threshold(domain, metric, scale=1.0, threshold=r.threshold - 1)
-    assert below.map((1, 1, 1))[1] > 1e-9
+    assert r.threshold is not None
+    exact = {"scale": 1.0, "l0": 1, "linf": 1}
+    assert delta_threshold("discrete-laplace", threshold=r.threshold, **exact) == r.cost.delta
+    assert delta_threshold("discrete-laplace", threshold=r.threshold - 1, **exact) > 1e-9
 
 
 def test_replace_neighbours_double_the_l1_sensitivity() -> None:
@@ -202,7 +200,9 @@ def test_companion_report_and_reader_measures() -> None:
     assert report.profile[0] == (0.0, pytest.approx(report.privacy_loss.delta(0.0)))
     gaussian = companion(TABLE, epsilon=1.0, delta=1e-6, domain=DOMAIN, mechanism="gaussian")
     assert gaussian.accounting.rho is not None and gaussian.accounting.epsilon_exact_gaussian
-    assert gaussian.accounting.epsilon_exact_gaussian < gaussian.epsilon
+    # calibrated on the exact Gaussian curve: the stated epsilon is that curve's
+    assert gaussian.epsilon == pytest.approx(1.0)
+    assert gaussian.accounting.epsilon_exact_gaussian == pytest.approx(1.0, rel=1e-6)
 
 
 def test_public_domain_parsing(tmp_path: Path) -> None:
@@ -229,3 +229,94 @@ def test_public_domain_from_an_arx_hierarchy_file(tmp_path):
     domain = PublicDomain.parse([f"diagnosis=@{hierarchy}", "sex=F,M"])
     assert domain.values["diagnosis"] == ("flu", "cold", "ulcer")
     assert domain.size(["diagnosis", "sex"]) == 6
+
+
+# 200 x 100 = 20,000 public cells, one record: 19,999 empty cells
+WIDE = PublicDomain.of(
+    {"zip": [f"z{i}" for i in range(200)], "d": [f"v{i}" for i in range(100)]}
+)
+ONE = ClassTable.from_frame(
+    pd.DataFrame({"zip": ["z0"], "d": ["v0"], "count": [1]}),
+    quasi_identifiers=["zip"],
+    sensitive=["d"],
+)
+
+
+def test_clamping_biases_empty_cells_and_unbiased_does_not() -> None:
+    # Discrete Laplace of scale b = 1 (epsilon 1), q = e^-1: P(Z = z) = (1-q)/(1+q) q^|z|,
+    # so E[max(Z, 0)] = q / (1 - q^2) = 0.4255 (Inusah & Kozubowski 2006) and E[Z] = 0.
+    q = math.exp(-1.0)
+    expected = {"clamp": q / (1 - q**2), "unbiased": 0.0}
+    for postprocess, mean in expected.items():
+        r = release(ONE, epsilon=1.0, domain=WIDE, postprocess=postprocess)  # type: ignore[arg-type]
+        empty = r.released_counts[r.true_counts == 0]
+        assert len(empty) == 19_999
+        standard_error = empty.std(ddof=1) / math.sqrt(len(empty))
+        assert abs(empty.mean() - mean) < 4 * standard_error, postprocess
+    # unbiased keeps negative counts; the released class table holds the positive ones
+    assert r.released_counts.min() < 0
+    assert r.table.counts.min() > 0 and r.table.rows == r.released_counts.clip(0).sum()
+
+
+def test_unbiased_needs_an_additive_release_over_a_public_domain() -> None:
+    with pytest.raises(ParameterError, match="unknown post-processing"):
+        release(TABLE, epsilon=1.0, domain=DOMAIN, postprocess="round")  # type: ignore[arg-type]
+    with pytest.raises(ParameterError, match="--public-domain"):
+        release(TABLE, epsilon=1.0, delta=1e-6, postprocess="unbiased")
+    with pytest.raises(ParameterError, match="--public-domain"):
+        release(
+            TABLE,
+            epsilon=1.0,
+            domain=DOMAIN,
+            mechanism="randomized-response",
+            postprocess="unbiased",
+        )
+
+
+def test_the_publishable_table_lists_every_non_zero_count() -> None:
+    from anonaudit.dp.artefact import postprocessing, released_frame, sidecar
+
+    for postprocess in ("clamp", "unbiased"):
+        report = companion(TABLE, epsilon=1.0, domain=DOMAIN, postprocess=postprocess)  # type: ignore[arg-type]
+        frame = released_frame(report)
+        assert frame.column_names == ["zip", "d", "count"]
+        counts = report.release.released_counts
+        assert sorted(frame.column("count").to_pylist()) == sorted(counts[counts != 0].tolist())
+        assert postprocessing(report)["name"] == postprocess
+        assert sidecar(report)["postprocessing"] == postprocessing(report)
+    observed = companion(TABLE, epsilon=1.0, delta=1e-6)
+    assert postprocessing(observed)["name"] == "none"
+    assert released_frame(observed).equals(observed.release.to_frame())
+
+
+def test_gaussian_threshold_with_replace_and_several_contributions_fits_its_budget() -> None:
+    """The L2 bound of a replace pair is sqrt(2) m, not rounded up: no spurious refusal."""
+    big = ClassTable.from_frame(
+        pd.DataFrame({"zip": ["x", "y"], "d": ["flu", "flu"], "count": [10_000, 2]}),
+        quasi_identifiers=["zip"],
+        sensitive=["d"],
+    )
+    r = release(
+        big,
+        epsilon=1.0,
+        delta=1e-6,
+        mechanism="discrete-gaussian",
+        neighbouring="replace",
+        max_contributions=2,
+    )
+    assert r.cost.epsilon_at(1e-6) <= 1.0 * (1 + 1e-9) and r.cost.delta <= 5e-7
+    assert r.value_epsilon == pytest.approx(r.cost.epsilon_at(1e-6), rel=0.2)
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"epsilon": 1e300}, "epsilon must be a positive number from"),
+        ({"epsilon": 1e-300}, "epsilon must be a positive number from"),
+        ({"epsilon": 1.0, "delta": 1e-320}, r"delta must be 0 or lie in \[1e-100, 1\)"),
+        ({"epsilon": 1.0, "max_contributions": 2**63 - 1}, "from 1 to 1,000,000"),
+    ],
+)
+def test_parameters_at_the_edges_are_range_errors(options: dict[str, Any], message: str) -> None:
+    with pytest.raises(ParameterError, match=message):
+        release(TABLE, domain=DOMAIN, **options)

@@ -83,7 +83,12 @@ def test_the_release_in_plain_words(adult_dp: anonaudit.AuditReport, page: str) 
     assert "Combinations thresholded" in section
     assert f"only when its noisy count reached {r.threshold}" in section
     assert "This is why the release is (ε, δ)-DP and not pure ε-DP" in section
-    assert "by a factor of at most e^ε = 2.72 (ε = 1), except with a probability" in section
+    assert (
+        "grows at most by a factor e^ε = 2.72 (ε = 1), plus an additive δ = 10⁻⁶ when one "
+        "record is added or removed" in section
+    )
+    assert "chance the guarantee" not in section and "except with a probability" not in section
+    assert "δ (delta), added to the e^ε bound on the probability of any outcome" in section
     assert "For the privacy office only." in section
     assert "total ε at δ = 10⁻⁶</th><td>1</td>" in section
     assert "δ spent on the threshold" in section
@@ -96,21 +101,41 @@ def test_the_contrast_per_sensitive_attribute(page: str) -> None:
         "Someone who knows a person&#39;s quasi-identifiers (sex, age, race, marital-status) "
         "can be 100% sure of their salary-class in 1,114 groups (5,648 records)." in section
     )
-    # prior 24.9% of >50K, bound e p / (1 + p (e - 1)) = 47.4%
-    assert "no released value could raise a 24.9% prior above 47.4%" in section
-    assert "nor anyone&#39;s salary-class above 89.1%" in section
+    # learning a present person's value: ε = 2 (two add-remove steps); prior 24.9% of
+    # >50K, bound e² p / (1 + p (e² - 1)) = 71%; largest prior 75.1%: 95.7%
+    assert (
+        "To learn the salary-class of a person who is in the data (a change of that "
+        "person&#39;s value: two add-remove steps) the DP release gives ε = 2" in section
+    )
+    assert "raises a 24.9% prior to at most 71%" in section
+    assert "nobody&#39;s salary-class can be believed above 95.7% (up to the additive δ)" in section
     assert "“Armed-Forces” goes from 0.0298% of the whole table to 33.3% of the group" in section
-    assert "a leakage of 7.02 nats, where ε-DP allows 1" in section
+    assert "a leakage of 7.02 nats, where an ε = 2 release allows at most 2 nats" in section
     table = section.split("<caption>What an attacker believes")[1].split("</table>")[0]
     assert '<a href="#dp-salary-class">salary-class</a>' in table
     assert '<a href="#dp-occupation">occupation</a>' in table
     rows = re.findall(r"<tr><th scope=\"row\">(.*?)</th>(.*?)</tr>", table)
     cells = {label: re.findall(r"<td class=\"num\">(.*?)</td>", rest) for label, rest in rows}
-    assert cells["largest posterior after the syntactic release"] == ["100%", "100%"]
+    quasi = "knows the quasi-identifiers, syntactic release: median / largest posterior"
+    assert cells[quasi] == ["80% / 100%", "15.8% / 100%"]
     assert cells["groups where it is 100%"] == ["1,114 (5,648 records)", "581 (623 records)"]
+    informed = "knows every other record, syntactic release: median posterior, records above 50%"
+    assert cells[informed] == ["100%, 100%", "100%, 100%"]
     assert cells["largest leakage, ln(posterior / prior), in nats"] == ["1.39", "7.02"]
-    assert cells["largest posterior an ε-DP release allows"] == ["89.1%", "29.6%"]
-    assert cells["ε compared with"] == ["1", "1"]
+    assert cells["largest posterior an ε-DP release allows"] == ["95.7%", "53.3%"]
+    assert cells["ε to learn a present person&#39;s value"] == ["2", "2"]
+    assert cells["neighbouring relation of the stated ε"] == ["add-remove", "add-remove"]
+    assert cells["DP release: records above 50%, records above the bound"][1] == "0%, 0%"
+    assert cells["syntactic release as an ε (largest over groups)"] == ["∞", "∞"]
+    assert (
+        cells["DP noise at equal attacker gain (95% error bound)"]
+        == ["none: no DP release allows certainty"] * 2
+    )
+    # ε* = ln(1 / (1 - p_min)): p(>50K) = 24.9%, p(Armed-Forces) = 0.0298%
+    assert cells["ε* = ln(1 / (1 − p_min)): leakage below it discloses nothing"] == [
+        "0.286",
+        "0.000298",
+    ]
 
 
 def test_utility_and_the_measures_a_reader_computes(
@@ -146,7 +171,7 @@ def test_charts_carry_alt_text(page: str) -> None:
     posterior = charts[0]
     desc = re.search(r"<desc [^>]*>(.*?)</desc>", posterior, re.S)
     assert desc
-    assert "The curve is the most an ε = 1 release allows: a prior of 1% to at most 2.67%" in (
+    assert "The curve is the most an ε = 2 release allows: a prior of 1% to at most 6.95%" in (
         desc.group(1)
     )
     assert "1,690 groups" in desc.group(1) and "lie above the curve" in desc.group(1)
@@ -213,7 +238,8 @@ def test_gaussian_noise_states_rho_and_the_exact_figures() -> None:
     assert "discrete Gaussian noise on each count" in section
     assert "noise scale σ" in section
     assert "ρ, zero-concentrated DP (zCDP) of the Gaussian noise" in section
-    assert "ε at δ by the exact Gaussian privacy curve" in section
+    assert "ε at δ by the continuous Gaussian curve" in section
+    assert "exact Gaussian" not in section
     assert "largest privacy loss</th><td>unbounded (Gaussian noise: see δ)" in section
     try:
         import dp_accounting  # noqa: F401
@@ -224,7 +250,7 @@ def test_gaussian_noise_states_rho_and_the_exact_figures() -> None:
 
 
 def test_randomized_response_and_withheld_records() -> None:
-    domain = dp.PublicDomain.of({"diagnosis": ["flu", "fever"]})  # "cold" is outside it
+    domain = dp.PublicDomain.of({"diagnosis": ["flu", "cold", "fever"]})
     section = dp_section(
         with_dp(small_table(), epsilon=1.0, mechanism="randomized-response", domain=domain)
     )
@@ -233,7 +259,14 @@ def test_randomized_response_and_withheld_records() -> None:
         section
     )
     assert "chance that a record reports another value than its own" in section
-    assert "Not released: 1 record whose values are not among the declared ones" in section
+    assert "(a change of that person&#39;s value: one replace step) the DP release gives ε = 1" in (
+        section
+    )
+    assert "Not released" not in section
+    # a public domain that leaves out zip "b": its 3 records are withheld
+    domain = dp.PublicDomain.of({"zip": ["a"], "diagnosis": ["flu", "cold"]})
+    section = dp_section(with_dp(small_table(), epsilon=1.0, domain=domain))
+    assert "Not released: 3 records whose values are not among the declared ones" in section
     assert "do not publish them" in section
 
 

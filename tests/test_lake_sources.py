@@ -307,3 +307,12 @@ def test_parquet_and_csv_inputs_in_one_stream(tmp_path: Path, parquet_first: boo
     assert [s.rows for s in loaded.sources] == (
         [1000, len(table) - 1000] if parquet_first else [len(table) - 1000, 1000]
     )
+
+
+def test_dp_epsilon_with_datasets_is_refused_not_ignored(
+    tmp_path: Path, lake: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = policy(tmp_path, lake)
+    code, out, err = run(capsys, "--config", str(path), "--quiet", "--dp-epsilon", "1")
+    assert code == 2 and out == ""
+    assert "--dp-epsilon and [dp] release one table; with [[datasets]] run anonaudit dp" in err

@@ -29,16 +29,38 @@ def _output(args: list[str], option: str) -> str:
     return args[args.index(option) + 1]
 
 
+#: Figures of the DP section that depend on the noise drawn (a secure source, never
+#: seeded): the released counts and what is computed from them.
+NOISY = ("released", "utility", "dp_informed")
+
+
 def _stable(report: dict[str, object]) -> dict[str, object]:
-    """The report without the time, the version and how long the advice search took."""
+    """The report without the time, the version, how long the advice search took, and
+    the figures of the DP release that depend on its noise (its parameters, accounting
+    and the syntactic side of the contrast stay)."""
     stable = {key: value for key, value in report.items() if key not in VOLATILE}
     if isinstance(stable.get("search"), dict):
         stable["search"] = {k: v for k, v in stable["search"].items() if k != "seconds"}
+    dp = stable.get("dp")
+    if isinstance(dp, dict):
+        internal = {k: v for k, v in dp["internal"].items() if k not in NOISY}
+        internal["measures"] = {"original": internal["measures"]["original"]}
+        internal["contrast"] = {
+            sa: {**c, "attackers": {k: v for k, v in c["attackers"].items() if k not in NOISY}}
+            for sa, c in internal["contrast"].items()
+        }
+        stable["dp"] = {**dp, "internal": internal}
     return stable
 
 
 def _stable_html(text: str) -> str:
-    """The page without its lines marked ``data-volatile`` (time of the audit, version)."""
+    """The page without its lines marked ``data-volatile`` (time of the audit, version),
+    and with the numbers of the DP section masked (they depend on the noise drawn)."""
+    start = text.find('<section id="dp"')
+    if start >= 0:
+        end = text.index("</section>", start)
+        section = re.sub(r"\d+(\.\d+)?", "#", text[start:end])
+        text = text[:start] + section + text[end:]
     return "\n".join(line for line in text.splitlines() if "data-volatile" not in line)
 
 
@@ -72,6 +94,9 @@ def test_quickstart_regenerates_the_committed_json_report(fresh: Path) -> None:
     path = _output(_quickstart_args(), "--json")
     report = json.loads((fresh / path).read_text(encoding="utf-8"))
     assert report["k_anonymity"]["k"] == 1
+    # the DP contrast at the epsilon of learning a present person's value: 2 x epsilon
+    contrast = report["dp"]["internal"]["contrast"]["salary-class"]
+    assert contrast["epsilon"] == 2.0 and contrast["neighbouring"] == "add-remove"
     current = json.loads((ROOT / path).read_text(encoding="utf-8"))
     assert _same(_stable(report), _stable(current)), (
         "reports/ is stale: rerun the README's quick start and commit the result"

@@ -18,9 +18,10 @@ Modules, one concept each: :mod:`~anonaudit.dp.mechanisms` (OpenDP noise),
 :mod:`~anonaudit.dp.plrv` (privacy loss), :mod:`~anonaudit.dp.utility`,
 :mod:`~anonaudit.dp.contrast` and :mod:`~anonaudit.dp.companion`, which runs them all.
 
-Importing this package needs nothing beyond anonaudit's own dependencies; drawing noise
-needs OpenDP (``pip install "anonaudit[dp]"``) and raises
-:class:`~anonaudit.errors.MissingDependencyError` with that command when it is missing.
+OpenDP, which draws the noise, is one of anonaudit's own dependencies (``pip install
+anonaudit``; the ``dp`` extra is kept as an alias); should it be missing, drawing noise
+raises :class:`~anonaudit.errors.MissingDependencyError` with the command that installs
+it. :mod:`~anonaudit.dp.artefact` writes the publishable release (CSV and sidecar).
 """
 
 from __future__ import annotations

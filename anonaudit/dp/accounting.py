@@ -58,14 +58,17 @@ __all__ = [
     "PrivacyCost",
     "account",
     "calibrate",
+    "delta_threshold",
     "gaussian_delta",
     "gaussian_epsilon",
+    "gaussian_mu",
     "mechanism_cost",
     "noise_scale",
     "parallel",
     "pld_epsilon",
     "renyi_curve",
     "sequential",
+    "stability_threshold",
     "zcdp_for_epsilon",
     "zcdp_to_epsilon",
 ]
@@ -86,12 +89,18 @@ class PrivacyCost:
     rho : float
         ρ-zCDP part (Gaussian noise).
     delta : float
-        Probability that the guarantee fails (stability thresholds).
+        Additive δ of the stability thresholds: the probability of releasing a
+        combination that exists because of one unit.
+    profile : tuple of (float, float), optional
+        A tight ``(ε, δ)`` of this one release, from the exact privacy curve of its
+        noise (Gaussian noise calibrated by :func:`noise_scale`). It does not compose:
+        :func:`sequential` and :func:`parallel` keep it only for a single cost.
     """
 
     epsilon: float = 0.0
     rho: float = 0.0
     delta: float = 0.0
+    profile: tuple[float, float] | None = None
 
     @property
     def pure(self) -> bool:
@@ -112,9 +121,11 @@ class PrivacyCost:
         """
         if self.rho == 0:
             return self.epsilon if delta >= self.delta else math.inf
+        tight = self.profile[0] if self.profile and delta >= self.profile[1] else math.inf
         if delta <= self.delta:
-            return math.inf
+            return tight
         return min(
+            tight,
             zcdp_to_epsilon(self.zcdp, delta - self.delta),
             renyi_to_epsilon(self, delta - self.delta),
         )
@@ -122,6 +133,8 @@ class PrivacyCost:
 
 def sequential(*costs: PrivacyCost) -> PrivacyCost:
     """Cost of releasing every one of ``costs`` about the same data: the parts add up."""
+    if len(costs) == 1:
+        return costs[0]
     return PrivacyCost(
         epsilon=sum(c.epsilon for c in costs),
         rho=sum(c.rho for c in costs),
@@ -135,6 +148,8 @@ def parallel(*costs: PrivacyCost) -> PrivacyCost:
     One privacy unit lies in one part, so only that part's release depends on it
     (McSherry 2009, Theorem 4).
     """
+    if len(costs) == 1:
+        return costs[0]
     return PrivacyCost(
         epsilon=max((c.epsilon for c in costs), default=0.0),
         rho=max((c.rho for c in costs), default=0.0),
@@ -151,13 +166,65 @@ def mechanism_cost(mechanism: Mechanism, *, scale: float, l1: float, l2: float) 
     2020, Theorem 4 for the discrete Gaussian).
 
     >>> mechanism_cost("discrete-laplace", scale=2.0, l1=1, l2=1.0)
-    PrivacyCost(epsilon=0.5, rho=0.0, delta=0.0)
+    PrivacyCost(epsilon=0.5, rho=0.0, delta=0.0, profile=None)
     """
     if mechanism not in ADDITIVE:
         raise ParameterError(f"no additive cost for mechanism {mechanism!r}")
     if mechanism in _LAPLACE:
         return PrivacyCost(epsilon=l1 / scale)
     return PrivacyCost(rho=l2**2 / (2 * scale**2))
+
+
+def delta_threshold(
+    mechanism: Mechanism, *, scale: float, threshold: int, l0: int, linf: int
+) -> float:
+    """The δ of releasing only the observed cells whose noisy count reaches ``threshold``.
+
+    ``δ = l0 · P[Z >= τ - l∞]`` for the integer noise ``Z`` actually sampled
+    (:meth:`~anonaudit.dp.mechanisms.NoiseDistribution.tail`). Derivation: of two
+    neighbours, the larger has at most ``l0`` cells the other lacks, each of count at
+    most ``l∞``; the outputs differ beyond the ε (or ρ) of the shared cells only when one
+    of those cells is released, which a union bound puts at ``l0 · P[l∞ + Z >= τ]``
+    (Korolova, Kenthapadi, Mishra & Ntoulas 2009, WWW; Wilson et al. 2020, PoPETs,
+    "Differentially private SQL with bounded user contribution", Section 4; Rogers
+    2023). The event is ``noisy >= τ``, the cell kept, and ``>=`` counts: OpenDP 0.16's
+    map for ``make_laplace_threshold`` counts only ``> τ`` (opendp/opendp#2922) and so
+    understates δ; this function is exact for one record per unit.
+
+    >>> round(delta_threshold("discrete-laplace", scale=1.0, threshold=6, l0=1, linf=1), 5)
+    0.00493
+    """
+    noise = NoiseDistribution(mechanism, scale)
+    return float(min(1.0, l0 * noise.tail(threshold - linf)))
+
+
+def stability_threshold(
+    mechanism: Mechanism, *, scale: float, l0: int, linf: int, delta: float
+) -> int:
+    """Smallest threshold τ whose :func:`delta_threshold` is at most ``delta``.
+
+    >>> stability_threshold("discrete-laplace", scale=1.0, l0=1, linf=1, delta=0.01)
+    6
+    """
+    if not 0 < delta < 1:
+        raise ParameterError(f"a stability threshold needs 0 < delta < 1 (got {delta!r})")
+
+    def fits(threshold: int) -> bool:
+        return (
+            delta_threshold(mechanism, scale=scale, threshold=threshold, l0=l0, linf=linf)
+            <= delta
+        )
+
+    low, high = linf + 1, linf + 2
+    while not fits(high):
+        low, high = high, linf + 2 * (high - linf)
+    while low < high:
+        mid = (low + high) // 2
+        if fits(mid):
+            high = mid
+        else:
+            low = mid + 1
+    return low
 
 
 def zcdp_to_epsilon(rho: float, delta: float) -> float:
@@ -218,6 +285,25 @@ def gaussian_delta(epsilon: float, *, mu: float) -> float:
     a = special.log_ndtr(mu / 2 - epsilon / mu)
     b = epsilon + special.log_ndtr(-mu / 2 - epsilon / mu)
     return float(max(0.0, math.exp(a) * -math.expm1(b - a))) if a > b else 0.0
+
+
+def gaussian_mu(epsilon: float, delta: float) -> float:
+    """Largest ``μ = sensitivity / σ`` whose exact Gaussian curve gives (ε, δ)-DP.
+
+    The analytic Gaussian mechanism of Balle & Wang 2018 (Algorithm 1): solve
+    :func:`gaussian_delta` ``(ε; μ) = δ`` for μ, which δ increases with.
+
+    >>> round(gaussian_mu(1.0, 1e-5), 4)
+    0.2681
+    """
+    if not (epsilon > 0 and 0 < delta < 1):
+        raise ParameterError(f"need epsilon > 0 and 0 < delta < 1 (got {epsilon!r}, {delta!r})")
+    high = 1.0
+    while gaussian_delta(epsilon, mu=high) < delta:
+        high *= 2
+    return float(
+        optimize.brentq(lambda mu: gaussian_delta(epsilon, mu=mu) - delta, 0, high, xtol=1e-14)
+    )
 
 
 def gaussian_epsilon(delta: float, *, mu: float) -> float:
@@ -366,8 +452,11 @@ def noise_scale(
 ) -> float:
     """The noise scale that makes one release (ε, δ)-DP.
 
-    Laplace noise: ``b = l1 / ε``. Gaussian noise: the ρ whose zCDP conversion at
-    ``delta`` is ``epsilon`` (:func:`zcdp_for_epsilon`), then ``σ = l2 / √(2ρ)``.
+    Laplace noise: ``b = l1 / ε``. Gaussian noise: ``σ = l2 / μ`` with μ from the exact
+    Gaussian curve (:func:`gaussian_mu`; Balle & Wang 2018), tighter than a zCDP
+    conversion. That curve is exact for continuous Gaussian noise; for the discrete
+    Gaussian, :func:`anonaudit.dp.release.release` checks the scale on the discrete
+    noise's own exact curve and widens it if needed.
 
     >>> noise_scale("discrete-laplace", epsilon=0.5, l1=1, l2=1.0)
     2.0
@@ -384,7 +473,7 @@ def noise_scale(
             f"(--delta with anonaudit dp, --dp-delta with anonaudit audit, e.g. 1e-6; "
             f"got {delta!r}), or choose discrete-laplace"
         )
-    return l2 / math.sqrt(2 * zcdp_for_epsilon(epsilon, delta))
+    return l2 / gaussian_mu(epsilon, delta)
 
 
 @dataclass(frozen=True)

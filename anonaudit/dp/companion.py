@@ -20,11 +20,18 @@ import numpy as np
 from anonaudit.classtable import ClassTable
 from anonaudit.dp.accounting import Accounting, Budget, account
 from anonaudit.dp.bounding import BoundedTable
-from anonaudit.dp.contrast import PosteriorCurve, SensitiveContrast, contrast, posterior_curve
+from anonaudit.dp.contrast import (
+    AttackerContrast,
+    PosteriorCurve,
+    SensitiveContrast,
+    attacker_contrast,
+    contrast,
+    posterior_curve,
+)
 from anonaudit.dp.domain import MAX_CELLS, PublicDomain
 from anonaudit.dp.mechanisms import Mechanism
 from anonaudit.dp.plrv import PrivacyLoss, privacy_loss
-from anonaudit.dp.release import Release, release
+from anonaudit.dp.release import Postprocess, Release, release
 from anonaudit.dp.sensitivity import Neighbouring
 from anonaudit.dp.utility import ReaderMeasures, Utility, reader_measures, utility
 
@@ -52,13 +59,22 @@ class DPReport:
     measures : ReaderMeasures
         k, l and t of the original table and of the released one.
     contrast : dict of str to SensitiveContrast
-        Per SA: posterior, ε-DP posterior bound, pointwise maximal leakage, min-entropy.
+        Per SA: posterior, ε-DP posterior bound, pointwise maximal leakage, min-entropy,
+        all at the ε of learning a present person's value
+        (:attr:`~anonaudit.dp.release.Release.value_epsilon`).
     curve : PosteriorCurve
-        The ε-DP posterior bound against the prior, for the chart.
+        The ε-DP posterior bound against the prior at that ε, for the chart.
+    attackers : dict of str to AttackerContrast
+        Per SA: the attacker who knows the QIs and the one who knows every other record,
+        against both releases; equivalent ε, PML over priors, disclosure threshold.
     privacy_unit : str or None
         The column identifying a person, when contributions were bounded.
     bounded_records : int
         Records removed by contribution bounding (not released).
+    domain : PublicDomain or None
+        The declared public values the release was asked to cover.
+    postprocess : {"clamp", "unbiased"}
+        The post-processing asked for (:func:`~anonaudit.dp.release.release`).
     """
 
     release: Release
@@ -69,8 +85,11 @@ class DPReport:
     measures: ReaderMeasures
     contrast: dict[str, SensitiveContrast]
     curve: PosteriorCurve
+    attackers: dict[str, AttackerContrast]
     privacy_unit: str | None = None
     bounded_records: int = 0
+    domain: PublicDomain | None = None
+    postprocess: Postprocess = "clamp"
 
     @property
     def epsilon(self) -> float:
@@ -90,6 +109,7 @@ def companion(
     sensitive: str | None = None,
     budget: Budget | None = None,
     max_cells: int = MAX_CELLS,
+    postprocess: Postprocess = "clamp",
 ) -> DPReport:
     """Release ``data`` under DP and contrast it with the syntactic measures.
 
@@ -99,7 +119,7 @@ def companion(
         The class table; a :class:`~anonaudit.dp.bounding.BoundedTable` brings its
         privacy unit and contribution bound.
     epsilon, delta, mechanism, domain, neighbouring, max_contributions, sensitive, budget,
-    max_cells
+    max_cells, postprocess
         As for :func:`~anonaudit.dp.release.release`; ``max_contributions`` is taken
         from a BoundedTable.
 
@@ -139,6 +159,7 @@ def companion(
         sensitive=sensitive,
         budget=budget,
         max_cells=max_cells,
+        postprocess=postprocess,
     )
     if mechanism == "randomized-response":
         m = result.sensitivity.max_contributions
@@ -167,10 +188,16 @@ def companion(
         utility=utility(result),
         measures=reader_measures(result),
         contrast={
-            sa: contrast(result.original, sa, epsilon=accounting.epsilon)
+            sa: contrast(result.original, sa, epsilon=result.value_epsilon)
             for sa in result.original.sensitive
         },
-        curve=posterior_curve(accounting.epsilon),
+        curve=posterior_curve(result.value_epsilon),
+        attackers={
+            sa: attacker_contrast(result, sa, domain=domain, postprocess=postprocess)
+            for sa in result.original.sensitive
+        },
         privacy_unit=unit,
         bounded_records=dropped,
+        domain=domain,
+        postprocess=postprocess,
     )

@@ -10,8 +10,12 @@ class):
 * under ε-DP the attacker's odds on any value can grow at most by ``e^ε`` (Kasiviswanathan
   & Smith 2014, "On the 'semantics' of differential privacy: a Bayesian formulation",
   J. Priv. Confidentiality 6(1)), so the posterior is at most
-  ``p e^ε / (1 + p (e^ε - 1))`` from a prior ``p`` (:func:`posterior_bound`); with δ > 0
-  the bound holds except on events of probability about δ;
+  ``p e^ε / (1 + p (e^ε - 1))`` from a prior ``p`` (:func:`posterior_bound`). The ε is
+  that of learning the value of a person who is in the data: a *replace* pair, two
+  add-remove steps (:attr:`~anonaudit.dp.release.Release.value_epsilon`). With δ > 0 the
+  release is (ε, δ)-DP: the probability of any outcome grows at most by ``e^ε``, plus an
+  additive δ; the bound then holds on the outputs whose privacy loss is at most ε
+  (:meth:`~anonaudit.dp.plrv.PrivacyLoss.tail` gives how often it is not);
 * the *pointwise maximal leakage* of the class (Saeidian, Cervia, Oechtering & Skoglund
   2023, "Pointwise maximal leakage", IEEE Trans. Inf. Theory 69(12), Definition 1) is
   ``ℓ(S → class) = ln max_s p(class | s) / p(class) = ln max_s p(s | class) / p(s)``, in
@@ -19,6 +23,14 @@ class):
 * the *min-entropy* of the posterior, ``-ln max_s p(s | class)``, is the attacker's
   remaining uncertainty in nats (Smith 2009, "On the foundations of quantitative
   information flow", FoSSaCS); a value is disclosed when it reaches 0.
+
+The posterior above is the *uninformed* attacker's. :class:`AttackerContrast` sets it
+beside the *informed* attacker DP is stated against, who knows every other record
+(:mod:`~anonaudit.dp.attacker`): against the exact class table that attacker is certain of
+every record's value, against the DP release no more than the bound allows (pure ε-DP).
+It adds the ε each class of the syntactic release amounts to, the noise a DP release
+would need to allow no more, the leakage over a family of priors and the disclosure
+theorem's threshold.
 
 Chart data: :class:`PosteriorCurve` is the bound as a function of the prior for the
 chosen ε, and :attr:`SensitiveContrast.scatter` places each class's most revealing
@@ -33,11 +45,28 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from anonaudit.classtable import ClassTable
+from anonaudit.dp.attacker import (
+    Disclosure,
+    EqualGain,
+    PosteriorSummary,
+    disclosure,
+    equal_gain,
+    equivalent_epsilon,
+    informed_dp,
+    informed_syntactic,
+    pml_over_priors,
+    uninformed_syntactic,
+)
+from anonaudit.dp.domain import PublicDomain
+from anonaudit.dp.release import Postprocess, Release
+from anonaudit.dp.sensitivity import Neighbouring
 
 __all__ = [
+    "AttackerContrast",
     "PosteriorCurve",
     "ScatterPoints",
     "SensitiveContrast",
+    "attacker_contrast",
     "contrast",
     "posterior_bound",
     "posterior_curve",
@@ -241,4 +270,131 @@ def _scatter(
         posterior=entry_posterior[chosen],
         size=sizes[class_ids[chosen]],
         above_bound=exceeds[chosen],
+    )
+
+
+#: Default family of priors for :attr:`AttackerContrast.max_pml_family`: every prior
+#: within a factor 2 of the table's.
+PRIOR_FACTOR = 2.0
+
+
+@dataclass(frozen=True)
+class AttackerContrast:
+    """Two attackers against the syntactic and the DP release of one SA, side by side.
+
+    Attributes
+    ----------
+    sensitive : str
+        The SA.
+    epsilon, delta : float
+        The (ε, δ) of learning the value of a person who is in the data
+        (:attr:`~anonaudit.dp.release.Release.value_epsilon`, ``value_delta``).
+    neighbouring : {"add-remove", "replace"}
+        The relation the release's stated ε is for.
+    uninformed, informed : PosteriorSummary
+        The syntactic release: the attacker who knows only the target's class
+        (``p(s | class)``), and the one who knows every other record (always 1).
+    dp_informed : PosteriorSummary
+        The DP release, the attacker who knows every other record, simulated on the
+        released counts with their exact likelihood.
+    equivalent_epsilon : numpy.ndarray
+        Per class (aligned with ``ClassTable.classes``): the largest, over its values,
+        ``ln[π (1 - p) / (p (1 - π))]``, the ε whose bound its posterior reaches
+        (``inf`` where a value is certain).
+    max_equivalent_epsilon : float
+        The largest.
+    infinite_classes, infinite_records : int
+        Classes whose equivalent ε is infinite, and their records.
+    equal_gain : EqualGain or None
+        The same mechanism's noise at ``max_equivalent_epsilon``; ``None`` when that is
+        infinite (no DP release allows certainty) or 0.
+    prior_factor : float
+        The family of priors: every prior within this factor of the table's.
+    max_pml_family : float
+        Largest pointwise maximal leakage of the syntactic release over that family.
+    syntactic_disclosure, dp_disclosure : Disclosure
+        The disclosure theorem at each release's leakage: the largest PML at the
+        table's prior, and ε (an ε-DP release leaks at most ε).
+    """
+
+    sensitive: str
+    epsilon: float
+    delta: float
+    neighbouring: Neighbouring
+    uninformed: PosteriorSummary
+    informed: PosteriorSummary
+    dp_informed: PosteriorSummary
+    equivalent_epsilon: np.ndarray = field(repr=False)
+    max_equivalent_epsilon: float
+    infinite_classes: int
+    infinite_records: int
+    equal_gain: EqualGain | None
+    prior_factor: float
+    max_pml_family: float
+    syntactic_disclosure: Disclosure
+    dp_disclosure: Disclosure
+
+
+def attacker_contrast(
+    release: Release,
+    sensitive: str,
+    *,
+    domain: PublicDomain | None,
+    postprocess: Postprocess = "clamp",
+    prior_factor: float = PRIOR_FACTOR,
+) -> AttackerContrast:
+    """Both attackers against both releases of ``sensitive``, and the leakages.
+
+    Parameters
+    ----------
+    release : Release
+        The DP release; its :attr:`~anonaudit.dp.release.Release.original` is the
+        syntactic release.
+    sensitive : str
+        The SA.
+    domain : PublicDomain or None
+        The public domain the release covered, if any.
+    postprocess : {"clamp", "unbiased"}
+        The release's post-processing.
+    prior_factor : float
+        The family of priors for :attr:`AttackerContrast.max_pml_family`.
+
+    Examples
+    --------
+    A class of 60 flu and 60 cold (k = 120) is certain to the informed attacker:
+
+    >>> import pandas as pd
+    >>> from anonaudit.dp.release import release as dp_release
+    >>> t = ClassTable.from_frame(pd.DataFrame(
+    ...     {"zip": ["a", "a"], "d": ["flu", "cold"], "count": [60, 60]}),
+    ...     quasi_identifiers=["zip"], sensitive=["d"])
+    >>> domain = PublicDomain.of({"zip": ["a"], "d": ["flu", "cold"]})
+    >>> c = attacker_contrast(dp_release(t, epsilon=1.0, domain=domain), "d", domain=domain)
+    >>> c.uninformed.max, c.informed.median, c.epsilon, c.dp_informed.share_above_bound
+    (0.5, 1.0, 2.0, 0.0)
+    """
+    table, epsilon = release.original, release.value_epsilon
+    counts = table.sensitive_counts(sensitive)
+    prior = counts.prior()
+    per_class = counts.per_class_max(equivalent_epsilon(counts.posterior(), prior[counts.codes]))
+    infinite = np.isinf(per_class)
+    largest = float(per_class.max())
+    leakage = float(pml_over_priors(table, sensitive, factor=1.0).max())
+    return AttackerContrast(
+        sensitive=sensitive,
+        epsilon=epsilon,
+        delta=release.value_delta,
+        neighbouring=release.sensitivity.neighbouring,
+        uninformed=uninformed_syntactic(table, sensitive, epsilon=epsilon),
+        informed=informed_syntactic(table, sensitive, epsilon=epsilon),
+        dp_informed=informed_dp(release, sensitive, domain=domain, postprocess=postprocess),
+        equivalent_epsilon=per_class,
+        max_equivalent_epsilon=largest,
+        infinite_classes=int(infinite.sum()),
+        infinite_records=int(counts.class_sizes[infinite].sum()),
+        equal_gain=equal_gain(release, largest),
+        prior_factor=prior_factor,
+        max_pml_family=float(pml_over_priors(table, sensitive, factor=prior_factor).max()),
+        syntactic_disclosure=disclosure(counts.values, prior, leakage),
+        dp_disclosure=disclosure(counts.values, prior, epsilon),
     )

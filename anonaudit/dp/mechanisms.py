@@ -1,9 +1,9 @@
 """Noise mechanisms: OpenDP's samplers on whole vectors, and the noise they add.
 
-Every random number of :mod:`anonaudit.dp` comes from OpenDP (``pip install
-"anonaudit[dp]"``), whose samplers are exact and draw from the operating system's secure
-generator, so the released numbers do not leak through floating-point artefacts (Mironov
-2012, "On significance of the least significant bits for differential privacy", CCS).
+Every random number of :mod:`anonaudit.dp` comes from OpenDP (a dependency of anonaudit),
+whose samplers are exact and draw from the operating system's secure generator, so the
+released numbers do not leak through floating-point artefacts (Mironov 2012, "On
+significance of the least significant bits for differential privacy", CCS).
 numpy's generators are never used for a release.
 
 Mechanisms, by name (:data:`MECHANISMS`):
@@ -318,6 +318,31 @@ class NoiseDistribution:
             return float(special.erf((n + 0.5) / (self.scale * math.sqrt(2))))
         z, p = self.support()
         return float(min(1.0, p[np.abs(z) <= n].sum()))
+
+    def tail(self, t: int) -> float:
+        """``P(Z >= t)`` for whole ``t``: the exact upper tail of the integer noise.
+
+        Discrete Laplace: ``q^t / (1 + q)`` for ``t >= 1`` with ``q = e^{-1/b}``
+        (Inusah & Kozubowski 2006); discrete Gaussian: the pmf summed from ``t`` in log
+        space (Canonne, Kamath & Steinke 2020). Below 1, by symmetry.
+
+        >>> round(NoiseDistribution("discrete-laplace", 1.0).tail(5), 5)
+        0.00493
+        """
+        if not self.discrete:
+            raise ParameterError(f"{self.mechanism} noise is continuous; tail() is for integers")
+        t = int(t)
+        if t <= 0:  # symmetric noise: P(Z >= t) = 1 - P(Z >= 1 - t)
+            return 1 - self.tail(1 - t)
+        if self.mechanism == "discrete-laplace":
+            log_q = -1 / self.scale
+            return math.exp(t * log_q - math.log1p(math.exp(log_q)))
+        reach = math.ceil(_TAIL_SCALES * self.scale) + 1
+        z = np.arange(t, t + reach + 1, dtype=float)
+        whole = np.arange(-reach, reach + 1, dtype=float)
+        log_tail = special.logsumexp(-(z**2) / (2 * self.scale**2))
+        log_norm = special.logsumexp(-(whole**2) / (2 * self.scale**2))
+        return float(np.exp(log_tail - log_norm))
 
     def within(self, confidence: float = 0.95) -> int:
         """Smallest whole ``n`` with ``P(|Z| <= n) >= confidence``.

@@ -44,11 +44,19 @@ from typing import Literal, TypeAlias
 
 from anonaudit.errors import ParameterError
 
-__all__ = ["NEIGHBOURING", "Neighbouring", "Sensitivity", "histogram_sensitivity"]
+__all__ = [
+    "MAX_CONTRIBUTIONS",
+    "NEIGHBOURING",
+    "Neighbouring",
+    "Sensitivity",
+    "histogram_sensitivity",
+]
 
 Neighbouring: TypeAlias = Literal["add-remove", "replace"]
 #: The neighbouring relations, by name.
 NEIGHBOURING: tuple[Neighbouring, ...] = ("add-remove", "replace")
+#: Largest contribution bound accepted: beyond it the noise would drown every count.
+MAX_CONTRIBUTIONS = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -100,8 +108,11 @@ def histogram_sensitivity(
             f"{', '.join(NEIGHBOURING)}"
         )
     m = max_contributions
-    if isinstance(m, bool) or not isinstance(m, int) or m < 1:
-        raise ParameterError(f"max_contributions must be a whole number >= 1 (got {m!r})")
+    if isinstance(m, bool) or not isinstance(m, int) or not 1 <= m <= MAX_CONTRIBUTIONS:
+        raise ParameterError(
+            f"max_contributions must be a whole number from 1 to {MAX_CONTRIBUTIONS:,} "
+            f"(got {m!r})"
+        )
     if neighbouring == "add-remove":
         return Sensitivity(neighbouring, m, l0=m, l1=m, l2=float(m), linf=m)
     return Sensitivity(neighbouring, m, l0=2 * m, l1=2 * m, l2=math.sqrt(2) * m, linf=m)

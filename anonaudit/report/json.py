@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from anonaudit.audit import AuditReport
     from anonaudit.checks.utility import InformationLoss
     from anonaudit.classtable import SourceStats
+    from anonaudit.dp.attacker import Disclosure, PosteriorSummary
     from anonaudit.dp.companion import DPReport
     from anonaudit.dp.utility import Measures
 
@@ -396,11 +397,26 @@ def advice_to_dict(advice: Advice) -> dict[str, Any]:
     }
 
 
+_INTERNAL_NOTE = "internal: computed from the exact data; do not publish"
+
+
 def dp_to_dict(report: DPReport) -> dict[str, Any]:
-    """Lay out a differential-privacy companion report (the ``dp`` section)."""
+    """Lay out a differential-privacy companion report (the ``dp`` section).
+
+    Two parts: ``release``, the public facts a reader of the release needs (the sidecar
+    of :mod:`anonaudit.dp.artefact`), and ``internal``, the whole report, computed from
+    the exact data and labelled by its ``note`` as not for publication.
+    """
+    from anonaudit.dp.artefact import sidecar  # anonaudit.dp imports this package
+
+    return {"release": sidecar(report), "internal": _dp_internal(report)}
+
+
+def _dp_internal(report: DPReport) -> dict[str, Any]:
     r, a, loss, u = report.release, report.accounting, report.privacy_loss, report.utility
     s = r.sensitivity
     return {
+        "note": _INTERNAL_NOTE,
         "mechanism": r.mechanism,
         "epsilon": _number(r.epsilon),
         "delta": _number(r.delta),
@@ -451,20 +467,75 @@ def dp_to_dict(report: DPReport) -> dict[str, Any]:
             "original": _measures(report.measures.original),
             "released": _measures(report.measures.released),
         },
-        "contrast": {
-            sa: {
-                "epsilon": _number(c.epsilon),
-                "max_posterior": _number(c.max_posterior),
-                "dp_posterior_bound": _number(c.dp_posterior_bound),
-                "max_pml": _number(c.max_pml),
-                "min_entropy": _number(c.min_entropy),
-                "disclosed_classes": c.disclosed_classes,
-                "disclosed_records": c.disclosed_records,
-                "classes_above_bound": c.classes_above_bound,
-                "records_above_bound": c.records_above_bound,
-            }
-            for sa, c in report.contrast.items()
-        },
+        "contrast": _contrast_to_dict(report),
+    }
+
+
+def _contrast_to_dict(report: DPReport) -> dict[str, Any]:
+    """Per SA, both attackers against both releases (``epsilon``: of learning a present
+    person's value, :attr:`~anonaudit.dp.release.Release.value_epsilon`)."""
+    result = {}
+    for sa, c in report.contrast.items():
+        a = report.attackers[sa]
+        gain = a.equal_gain
+        result[sa] = {
+            "epsilon": _number(c.epsilon),
+            "delta": _number(a.delta),
+            "neighbouring": a.neighbouring,
+            "max_posterior": _number(c.max_posterior),
+            "dp_posterior_bound": _number(c.dp_posterior_bound),
+            "max_pml": _number(c.max_pml),
+            "min_entropy": _number(c.min_entropy),
+            "disclosed_classes": c.disclosed_classes,
+            "disclosed_records": c.disclosed_records,
+            "classes_above_bound": c.classes_above_bound,
+            "records_above_bound": c.records_above_bound,
+            "attackers": {
+                "syntactic_uninformed": _posteriors(a.uninformed),
+                "syntactic_informed": _posteriors(a.informed),
+                "dp_informed": _posteriors(a.dp_informed),
+            },
+            "equivalent_epsilon": {
+                "max": _number(a.max_equivalent_epsilon),
+                "infinite_classes": a.infinite_classes,
+                "infinite_records": a.infinite_records,
+                "equal_gain": None
+                if gain is None
+                else {
+                    "epsilon": _number(gain.epsilon),
+                    "noise_scale": _number(gain.noise_scale),
+                    "within": gain.within,
+                    "confidence": gain.confidence,
+                },
+            },
+            "pml": {
+                "prior_factor": _number(a.prior_factor),
+                "max_over_priors": _number(a.max_pml_family),
+                "syntactic": _disclosure(a.syntactic_disclosure),
+                "dp": _disclosure(a.dp_disclosure),
+            },
+        }
+    return result
+
+
+def _posteriors(s: PosteriorSummary) -> dict[str, Any]:
+    return {
+        "records": s.records,
+        "median": _number(s.median),
+        "p90": _number(s.p90),
+        "p99": _number(s.p99),
+        "max": _number(s.max),
+        "share_above_half": _number(s.share_above_half),
+        "share_above_bound": _number(s.share_above_bound),
+    }
+
+
+def _disclosure(d: Disclosure) -> dict[str, Any]:
+    return {
+        "leakage": _number(d.leakage),
+        "epsilon_star": _number(d.epsilon_star),
+        "discloses_nothing": d.discloses_nothing,
+        "features_maybe_disclosed": list(d.features),
     }
 
 

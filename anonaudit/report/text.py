@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     from anonaudit.advice.lattice import Advice
     from anonaudit.audit import AuditReport
     from anonaudit.dp.companion import DPReport
+    from anonaudit.dp.contrast import AttackerContrast
 
 __all__ = ["advice_summary", "dp_summary", "summary"]
 
@@ -145,60 +146,112 @@ def _identifying(report: AuditReport) -> list[str]:
 
 
 def dp_summary(report: DPReport) -> str:
-    """The DP companion in a few lines: the release, its cost, its error, the contrast."""
+    """The DP companion in a few lines: the publishable facts, then the internal figures.
+
+    The publishable part is what the sidecar of :mod:`anonaudit.dp.artefact` states; the
+    internal part is computed from the exact data and is labelled not for publication.
+    """
+    from anonaudit.dp.artefact import postprocessing  # anonaudit.dp imports this package
+
     r, a, u = report.release, report.accounting, report.utility
     if r.mechanism == "randomized-response":
         cells = f"{r.cells:,} records randomized (QI values and class sizes released as they are)"
     elif r.domain == "public":
         cells = f"{r.cells:,} cells of the public domain"
     else:
-        cells = f"{r.cells:,} observed combinations, kept above threshold {r.threshold}"
-    cost = f"epsilon {_fmt(a.epsilon)}" + (f" at delta {a.delta:g}" if a.delta else " (pure)")
+        cells = f"the observed combinations whose noisy count reaches threshold {r.threshold}"
+    if r.domain == "local":
+        cost = (
+            f"epsilon {_fmt(a.epsilon)} for each record's {r.original.sensitive[0]} only, in "
+            "the local model (QI combinations and class sizes are released exactly, "
+            "unprotected)"
+        )
+    else:
+        cost = f"epsilon {_fmt(a.epsilon)}" + (
+            f" at delta {a.delta:g}" if a.delta else " (pure)"
+        )
     if a.rho is not None:
         cost += f"; zCDP rho {_fmt(a.rho)}"
     if a.epsilon_exact_gaussian is not None:
-        cost += f"; exact Gaussian epsilon {_fmt(a.epsilon_exact_gaussian)}"
+        cost += f"; continuous Gaussian curve epsilon {_fmt(a.epsilon_exact_gaussian)}"
     if a.epsilon_pld is not None:
         cost += f"; PLD epsilon {_fmt(a.epsilon_pld)}"
+    post = postprocessing(report)
     lines = [
-        f"dp: {r.mechanism} ({r.sensitivity.neighbouring}, at most "
+        f"dp: {r.mechanism} release",
+        "  Publishable:",
+        f"    {r.sensitivity.neighbouring} neighbours, at most "
         f"{r.sensitivity.max_contributions} record(s) per unit"
         + (f" of {report.privacy_unit!r}" if report.privacy_unit else "")
-        + f"), noise scale {_fmt(r.noise_scale)}, over {cells}",
-        f"  cost: {cost}",
+        + f", noise scale {_fmt(r.noise_scale)}, over {cells}",
+        f"    cost: {cost}",
     ]
     if u.expected_within is not None:
         lines.append(
-            f"  error: counts within +-{u.expected_within} with {u.confidence:.0%} probability "
-            f"(observed {u.share_within:.1%}); mean |error| {_fmt(u.mean_absolute_error)}, "
-            f"bias {_fmt(u.bias)}"
+            f"    error: the noise on each count within +-{u.expected_within} with "
+            f"{u.confidence:.0%} probability"
+        )
+    lines += [
+        f"    post-processing: {post['name']} ({post['description']})",
+        "  Internal (do not publish):",
+    ]
+    if r.domain == "observed":
+        lines.append(f"    {r.cells:,} observed combinations noised")
+    if u.expected_within is not None:
+        lines.append(
+            f"    error: {u.share_within:.1%} of the counts within +-{u.expected_within}; "
+            f"mean |error| {_fmt(u.mean_absolute_error)}, bias {_fmt(u.bias)}"
         )
     lines.append(
-        f"  classes: {u.classes:,} in the data, {u.classes_released:,} released, "
+        f"    classes: {u.classes:,} in the data, {u.classes_released:,} released, "
         f"{u.classes_hidden:,} hidden, {u.classes_fabricated:,} fabricated by noise"
     )
     before, after = report.measures.original, report.measures.released
     if after is not None:
-        lines.append(f"  a reader of the release computes k = {after.k} (data: {before.k})")
+        lines.append(f"    a reader of the release computes k = {after.k} (data: {before.k})")
         for sa, value in after.distinct_l.items():
             lines.append(
-                f"  {sa}: distinct l {value} (data: {before.distinct_l[sa]}), "
+                f"    {sa}: distinct l {value} (data: {before.distinct_l[sa]}), "
                 f"t {_fmt(after.t[sa])} (data: {_fmt(before.t[sa])})"
             )
     for sa, c in report.contrast.items():
+        att = report.attackers[sa]
+        eq = att.max_equivalent_epsilon
+        lines += [
+            f"    {sa}: to learn the value of a person who is in the data ({_change(att)}) "
+            f"the DP release gives epsilon {_fmt(att.epsilon)}"
+            + (f" at delta {att.delta:g}" if att.delta else "")
+            + f": no posterior above {_fmt(c.dp_posterior_bound)}",
+            f"      attacker who knows the QIs: largest posterior {_fmt(c.max_posterior)} "
+            f"after the syntactic release ({c.disclosed_classes:,} classes disclose a value); "
+            f"leakage {_fmt(c.max_pml)} nats",
+            f"      attacker who knows every other record: after the syntactic release "
+            f"median posterior {_fmt(att.informed.median)}, "
+            f"{att.informed.share_above_half:.0%} of records above 1/2; after the DP release "
+            f"median {_fmt(att.dp_informed.median)}, max {_fmt(att.dp_informed.max)}, "
+            f"{att.dp_informed.share_above_bound:.1%} above the bound",
+            f"      syntactic release as epsilon: {_fmt(eq)}"
+            + (
+                f" ({att.infinite_classes:,} classes certain: no DP release matches)"
+                if att.equal_gain is None
+                else f" (DP noise at equal gain {_fmt(att.equal_gain.noise_scale)})"
+            )
+            + f"; PML over priors within x{_fmt(att.prior_factor)} {_fmt(att.max_pml_family)} "
+            f"nats, disclosure threshold epsilon* {_fmt(att.syntactic_disclosure.epsilon_star)}",
+        ]
+    if r.outside_domain or report.bounded_records:
         lines.append(
-            f"  {sa}: attacker's largest posterior {_fmt(c.max_posterior)} after the syntactic "
-            f"release, at most {_fmt(c.dp_posterior_bound)} under epsilon {_fmt(c.epsilon)}; "
-            f"leakage {_fmt(c.max_pml)} nats vs epsilon; {c.disclosed_classes:,} classes disclose "
-            "a value"
-        )
-    hidden = r.outside_domain + report.bounded_records
-    if hidden:
-        lines.append(
-            f"  not released: {r.outside_domain:,} records outside the public domain, "
-            f"{report.bounded_records:,} beyond the contribution bound (do not publish these)"
+            f"    not released: {r.outside_domain:,} records outside the public domain, "
+            f"{report.bounded_records:,} beyond the contribution bound"
         )
     return "\n".join(lines)
+
+
+def _change(a: AttackerContrast) -> str:
+    """The neighbouring step that changes one present person's value, in words."""
+    if a.neighbouring == "replace":
+        return "a change of that person's value, one replace step"
+    return "a change of that person's value, two add-remove steps"
 
 
 def advice_summary(advice: Advice) -> str:

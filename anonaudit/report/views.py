@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     )
     from anonaudit.classtable import Classes, SourceStats
     from anonaudit.dp.companion import DPReport
-    from anonaudit.dp.contrast import SensitiveContrast
+    from anonaudit.dp.contrast import AttackerContrast, SensitiveContrast
     from anonaudit.dp.utility import Measures
 
 __all__ = [
@@ -789,12 +789,13 @@ def dp_view(dp: DPReport) -> DPView:
         units = (
             f"one person: one value of {dp.privacy_unit}, with at most {_plural(m, 'record')} each"
         )
-    exception = f", except with a probability of about δ = {_probability(r.delta)}" * bool(r.delta)
+    additive = f", plus an additive δ = {_probability(a.delta)}" * bool(a.delta)
     guarantee = (
-        f"Whatever an attacker knew beforehand, this release changes the odds of any "
-        f"conclusion about one {unit} by a factor of at most e^ε = {_real(math.exp(a.epsilon))}"
-        f" (ε = {_real(a.epsilon)}){exception}. It holds for every {unit}, including those "
-        "in the smallest and most homogeneous groups."
+        f"(ε, δ)-DP: whatever an attacker knew beforehand, including every other record, "
+        f"the probability of any outcome of this release grows at most by a factor "
+        f"e^ε = {_real(math.exp(a.epsilon))} (ε = {_real(a.epsilon)}){additive} when one "
+        f"{unit} is {_CHANGE[r.sensitivity.neighbouring]}. It holds for every {unit}, "
+        "including those in the smallest and most homogeneous groups."
     )
     if rr:
         neighbours = (
@@ -871,7 +872,7 @@ def dp_view(dp: DPReport) -> DPView:
         Fact("mechanism", _MECHANISM_WORDS.get(r.mechanism, r.mechanism)),
         Fact("ε (epsilon), the privacy budget", _real(r.epsilon)),
         Fact(
-            "δ (delta), the chance the guarantee may fail",
+            "δ (delta), added to the e^ε bound on the probability of any outcome",
             _probability(r.delta) if r.delta else "0 (pure ε-DP)",
         ),
         noise,
@@ -891,10 +892,10 @@ def dp_view(dp: DPReport) -> DPView:
         withheld=withheld,
         accounting=_dp_accounting(dp),
         contrast=tuple(
-            _contrast_row(dp, dp.contrast[sa], slug)
+            _contrast_row(dp, dp.contrast[sa], dp.attackers[sa], slug)
             for sa, slug in zip(dp.contrast, slugs(list(dp.contrast)), strict=True)
         ),
-        contrast_table=_contrast_table(list(dp.contrast.values())),
+        contrast_table=_contrast_table([(dp.contrast[sa], dp.attackers[sa]) for sa in dp.contrast]),
         error=_dp_error(dp),
         error_note=(
             "Randomized response changes values, not counts: the error is in each group's "
@@ -916,9 +917,18 @@ def dp_view(dp: DPReport) -> DPView:
                 else _nats(loss.epsilon),
             ),
             Fact(
-                "average privacy loss (KL divergence)",
+                "average privacy loss: KL divergence, the mutual-information DP figure",
                 _nats(loss.mean)
-                + ("" if loss.kl_bound is None else f" (at most {_real(loss.kl_bound)} at this ε)"),
+                + (
+                    ""
+                    if loss.kl_bound is None
+                    else f" (at most ε·tanh(ε/2) = {_real(loss.kl_bound)} at this ε)"
+                ),
+            ),
+            Fact(
+                f"chance the privacy loss exceeds ε = {_real(a.epsilon)} "
+                "(probabilistic DP), P[L > ε]",
+                _probability(loss.tail(a.epsilon)),
             ),
         ),
         profile=charts.profile_chart(dp.profile, epsilon=a.epsilon, chart_id="dp-profile")
@@ -944,16 +954,42 @@ def _dp_accounting(dp: DPReport) -> tuple[Fact, ...]:
         )
     if a.epsilon_exact_gaussian is not None:
         facts.append(
-            Fact("ε at δ by the exact Gaussian privacy curve", _real(a.epsilon_exact_gaussian))
+            Fact("ε at δ by the continuous Gaussian curve", _real(a.epsilon_exact_gaussian))
         )
     if a.epsilon_pld is not None:
         facts.append(
             Fact("ε at δ by privacy-loss distributions (dp-accounting)", _real(a.epsilon_pld))
         )
+    r = dp.release
+    facts.append(
+        Fact(
+            "ε to learn the value of a person who is in the data "
+            f"({_CHANGE_STEPS[r.sensitivity.neighbouring]})"
+            + (f" at δ = {_probability(r.value_delta)}" if r.value_delta else ""),
+            _real(r.value_epsilon),
+        )
+    )
+    facts.append(
+        Fact(
+            "Rényi DP: ε(α) at order α (the α-Rényi divergence of the outputs on neighbours)",
+            ", ".join(f"α {alpha:g}: {_real(e)}" for alpha, e in a.renyi),
+        )
+    )
     return tuple(facts)
 
 
-def _contrast_row(dp: DPReport, c: SensitiveContrast, slug: str) -> ContrastRow:
+#: What a neighbouring step does to one unit, in a sentence.
+_CHANGE = {"add-remove": "added or removed", "replace": "replaced by another"}
+#: The steps that change one present person's value, per relation of the stated ε.
+_CHANGE_STEPS = {
+    "add-remove": "a change of that person's value: two add-remove steps",
+    "replace": "a change of that person's value: one replace step",
+}
+
+
+def _contrast_row(
+    dp: DPReport, c: SensitiveContrast, a: AttackerContrast, slug: str
+) -> ContrastRow:
     # The sentence evaluates the DP module's own bound at the most revealing prior.
     # Imported here: anonaudit.dp imports anonaudit.audit, which imports this module.
     from anonaudit.dp.contrast import posterior_bound
@@ -971,29 +1007,68 @@ def _contrast_row(dp: DPReport, c: SensitiveContrast, slug: str) -> ContrastRow:
             f"Someone who knows a person's quasi-identifiers ({qi}) can be at most "
             f"{_share(c.max_posterior)} sure of their {sa}."
         )
-    points = c.scatter
-    exception = f" (except with a probability of about {_probability(dp.release.delta)})" * bool(
-        dp.release.delta
+    sentence += (
+        f" Someone who also knows every other record, the attacker differential privacy "
+        f"is stated against, subtracts them from the group and is left with the person's "
+        f"{sa}: after the syntactic release the median posterior on the true value is "
+        f"{_share(a.informed.median)}, above 50% for {_share(a.informed.share_above_half)} "
+        f"of records, whatever k, l or t. To learn the {sa} of a person who is in the data "
+        f"({_CHANGE_STEPS[a.neighbouring]}) the DP release gives ε = {eps}"
+        + (f" with δ = {_probability(a.delta)}" if a.delta else "")
+        + f": nobody's {sa} can be believed above {_share(c.dp_posterior_bound)}"
+        + (" (up to the additive δ)" if a.delta else "")
+        + f". Simulated on this release, that attacker's posterior on the true value has a "
+        f"median of {_share(a.dp_informed.median)} and a maximum of "
+        f"{_share(a.dp_informed.max)}; {_share(a.dp_informed.share_above_bound)} of records "
+        "are above the bound."
     )
+    points = c.scatter
     if len(points.prior):
         prior, posterior = float(points.prior[0]), float(points.posterior[0])
         value = _none_as_null(points.values[0])
         sentence += (
             f" In the most revealing group ({_plural(int(points.size[0]), 'record')}), "
             f"“{value}” goes from {_share(prior)} of the whole table to {_share(posterior)} "
-            f"of the group: a leakage of {_real(c.max_pml)} nats, where ε-DP allows {eps}. "
-            f"Under ε = {eps}, no released value could raise a {_share(prior)} prior above "
-            f"{_share(float(posterior_bound(prior, c.epsilon)))}, nor anyone's {sa} above "
-            f"{_share(c.dp_posterior_bound)}{exception}."
+            f"of the group: a leakage of {_nats(c.max_pml)}, where an ε = {eps} release allows "
+            f"at most {_nats(c.epsilon)} and raises a {_share(prior)} prior to at most "
+            f"{_share(float(posterior_bound(prior, c.epsilon)))}."
         )
     if c.classes_above_bound:
         sentence += (
             f" In {_plural(c.classes_above_bound, 'group')} "
-            f"({_plural(c.records_above_bound, 'record')}) the syntactic release lets an "
-            "attacker believe more than that."
+            f"({_plural(c.records_above_bound, 'record')}) even the attacker who knows only "
+            "the quasi-identifiers believes more than that."
+        )
+    sentence += f" The syntactic release amounts to ε = {_real(a.max_equivalent_epsilon)}"
+    if a.equal_gain is None:
+        sentence += (
+            f" ({_plural(a.infinite_classes, 'group')} give certainty, which no DP "
+            "release allows): no DP release matches its attacker gain."
+            if a.infinite_classes
+            else ": it teaches the attacker nothing a prior did not."
         )
     else:
-        sentence += " No group lets an attacker believe more than ε-DP would allow."
+        g = a.equal_gain
+        sentence += "; a DP release with the same mechanism allowing no more would " + (
+            f"flip each record's value with a probability of {_share(g.noise_scale)}."
+            if g.within is None
+            else f"add noise of scale {_real(g.noise_scale)}, each count within "
+            f"±{g.within:,} with {g.confidence:.0%} probability."
+        )
+    d, e = a.syntactic_disclosure, a.dp_disclosure
+    sentence += (
+        f" Over every prior within a factor {_real(a.prior_factor)} of the table's, the "
+        f"syntactic release leaks up to {_nats(a.max_pml_family)}. A leakage below "
+        f"ε* = ln(1 / (1 − p_min)) = {_real(d.epsilon_star)} discloses nothing about {sa}; "
+        f"the syntactic release leaks {_nats(d.leakage)} and the DP release at most "
+        f"{_nats(e.leakage)}"
+        + (
+            f", so whether a person's {sa} is {_values(e.features)} may be disclosed even "
+            "by the DP release."
+            if e.features
+            else ", below it."
+        )
+    )
     return ContrastRow(
         sensitive=sa,
         anchor=f"dp-{slug}",
@@ -1006,6 +1081,22 @@ def _contrast_row(dp: DPReport, c: SensitiveContrast, slug: str) -> ContrastRow:
             chart_id=f"dp-{slug}-posterior",
         ),
     )
+
+
+def _equal_gain_cell(a: AttackerContrast) -> str:
+    g = a.equal_gain
+    if g is None:
+        return "none: no DP release allows certainty" if a.infinite_classes else "none needed"
+    if g.within is None:
+        return f"{_share(g.noise_scale)} of values flipped"
+    return f"{_real(g.noise_scale)} (±{g.within:,})"
+
+
+def _values(values: Sequence[str | None], shown: int = 5) -> str:
+    """Values as a list in a sentence, the first ``shown`` of them."""
+    named = [f"“{_none_as_null(v)}”" for v in values[:shown]]
+    more = f" or one of {len(values) - shown:,} other values" if len(values) > shown else ""
+    return " or ".join(named) + more
 
 
 def _dp_error(dp: DPReport) -> tuple[Fact, ...]:
@@ -1064,23 +1155,66 @@ def _sensitive_measures(sa: str) -> list[tuple[str, Callable[[Measures], str]]]:
     ]
 
 
-def _contrast_table(contrasts: Sequence[SensitiveContrast]) -> tuple[TableRow, ...]:
-    """One row per figure of the contrast, one cell per SA."""
-    rows: list[tuple[str, Callable[[SensitiveContrast], str]]] = [
-        ("largest posterior after the syntactic release", lambda c: _share(c.max_posterior)),
+def _contrast_table(
+    contrasts: Sequence[tuple[SensitiveContrast, AttackerContrast]],
+) -> tuple[TableRow, ...]:
+    """One row per figure of the contrast, one cell per SA: the two attackers against the
+    syntactic release, then against the DP release, then the leakages."""
+    rows: list[tuple[str, Callable[[SensitiveContrast, AttackerContrast], str]]] = [
+        ("ε to learn a present person's value", lambda c, a: _real(a.epsilon)),
+        ("neighbouring relation of the stated ε", lambda c, a: a.neighbouring),
+        (
+            "knows the quasi-identifiers, syntactic release: median / largest posterior",
+            lambda c, a: f"{_share(a.uninformed.median)} / {_share(a.uninformed.max)}",
+        ),
         (
             "groups where it is 100%",
-            lambda c: f"{c.disclosed_classes:,} ({_plural(c.disclosed_records, 'record')})",
+            lambda c, a: f"{c.disclosed_classes:,} ({_plural(c.disclosed_records, 'record')})",
         ),
-        ("largest leakage, ln(posterior / prior), in nats", lambda c: _real(c.max_pml)),
         (
             "groups above the ε-DP bound",
-            lambda c: f"{c.classes_above_bound:,} ({_plural(c.records_above_bound, 'record')})",
+            lambda c, a: f"{c.classes_above_bound:,} ({_plural(c.records_above_bound, 'record')})",
         ),
-        ("largest posterior an ε-DP release allows", lambda c: _share(c.dp_posterior_bound)),
-        ("ε compared with", lambda c: _real(c.epsilon)),
+        (
+            "knows every other record, syntactic release: median posterior, records above 50%",
+            lambda c, a: f"{_share(a.informed.median)}, {_share(a.informed.share_above_half)}",
+        ),
+        ("largest posterior an ε-DP release allows", lambda c, a: _share(c.dp_posterior_bound)),
+        (
+            "knows every other record, DP release: median / 90th / 99th percentile / largest",
+            lambda c, a: " / ".join(
+                _share(v)
+                for v in (
+                    a.dp_informed.median,
+                    a.dp_informed.p90,
+                    a.dp_informed.p99,
+                    a.dp_informed.max,
+                )
+            ),
+        ),
+        (
+            "DP release: records above 50%, records above the bound",
+            lambda c, a: (
+                f"{_share(a.dp_informed.share_above_half)}, "
+                f"{_share(a.dp_informed.share_above_bound)}"
+            ),
+        ),
+        (
+            "syntactic release as an ε (largest over groups)",
+            lambda c, a: _real(a.max_equivalent_epsilon),
+        ),
+        ("DP noise at equal attacker gain (95% error bound)", lambda c, a: _equal_gain_cell(a)),
+        ("largest leakage, ln(posterior / prior), in nats", lambda c, a: _real(c.max_pml)),
+        (
+            "largest leakage over priors within a factor, in nats",
+            lambda c, a: f"{_real(a.max_pml_family)} (factor {_real(a.prior_factor)})",
+        ),
+        (
+            "ε* = ln(1 / (1 − p_min)): leakage below it discloses nothing",
+            lambda c, a: _real(a.syntactic_disclosure.epsilon_star),
+        ),
     ]
-    return tuple(TableRow(label, tuple(show(c) for c in contrasts)) for label, show in rows)
+    return tuple(TableRow(label, tuple(show(c, a) for c, a in contrasts)) for label, show in rows)
 
 
 # -- failing classes ------------------------------------------------------------------
