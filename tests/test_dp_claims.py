@@ -260,3 +260,27 @@ def test_discrete_gaussian_value_epsilon_is_the_smallest_on_its_exact_curve() ->
     loss = privacy_loss("discrete-gaussian", scale=r.noise_scale, shifts=[1, 1])
     assert loss.delta(r.value_epsilon) <= 1e-6 * (1 + 1e-6)
     assert loss.delta(r.value_epsilon * 0.999) > 1e-6
+
+
+@pytest.mark.parametrize(
+    ("mechanism", "delta"),
+    [("laplace", None), ("gaussian", 0.05), ("discrete-gaussian", 0.05)],
+)
+def test_every_mechanism_meets_its_stated_guarantee_for_one_more_person(
+    mechanism: str, delta: float | None
+) -> None:
+    """Add-remove: a class count of 1 against 0, on the events {released count >= t}
+    and {released count <= t}, for every threshold t the samples reach."""
+    n = 50_000
+    domain = PublicDomain.of({"q": [str(i) for i in range(n)], "s": ["a", "b"]})
+    options = {"epsilon": 0.7, "delta": delta, "domain": domain, "mechanism": mechanism}
+    present = release(table_of(n, "a"), **options)  # type: ignore[arg-type]
+    absent = release(table_of(n, "b"), **options)  # type: ignore[arg-type]
+    with_one, without = pairs(present, n)[:, 0], pairs(absent, n)[:, 0]
+    stated = present.delta
+    for t in range(0, int(with_one.max()) + 1):
+        for up, down in ((with_one >= t, without >= t), (with_one <= t, without <= t)):
+            assert not event(up, down).refutes(present.epsilon, stated)
+            assert not event(down, up).refutes(present.epsilon, stated)
+    if mechanism == "laplace":  # and the stated epsilon is tight: 0.8 of it is refuted
+        assert event(with_one >= 1, without >= 1).refutes(0.8 * present.epsilon)
