@@ -10,7 +10,7 @@ compute every syntactic anonymity measure from it, and read the results::
     >>> report.k_anonymity.k  # doctest: +SKIP
 
 Syntactic anonymity measures one table against stated attacks; it is not a privacy
-guarantee. See the README's Limitations.
+guarantee. See docs/limitations.md.
 """
 
 from __future__ import annotations

@@ -345,7 +345,7 @@ def test_policy_value_of_the_wrong_type(
     assert f"{key} must be {expected}" in line and f"found {found} (" in line
 
 
-# What each key accepts, as the README documents it; the test draws anything else.
+# What each key accepts, as docs/policy-files.md documents it; the test draws anything else.
 ACCEPTS = {
     "k": "whole",
     "entropy_l": "number",

@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
-from anonaudit import __version__
+from anonaudit import __version__, explain
 from anonaudit.errors import ParameterError
 from anonaudit.report import view_advice, view_individual, view_qi, views
 from anonaudit.report.views import describe_call
@@ -135,7 +135,8 @@ def render_html(
         audited_at=views.audit_time(report),
         sections=tuple(_sections(report, command=command, options=options)),
     )
-    return _environment().get_template("report.html.j2").render(page=page)
+    about = explain.report_about()  # what the measures mean: anonaudit.explain
+    return _environment().get_template("report.html.j2").render(page=page, about=about)
 
 
 def save_html(

@@ -2,7 +2,7 @@
 
 ``schema_version`` follows semantic versioning: a new key is a minor change, a renamed
 or removed key a major one. Infinity is written as the string ``"inf"`` (JSON has no
-infinity); every other number is finite. The layout is documented in the README.
+infinity); every other number is finite. The layout is documented in docs/json.md.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ __all__ = [
     "report_to_dict",
 ]
 
-SCHEMA_VERSION = "1.3"
+SCHEMA_VERSION = "2.0"
 
 
 def _number(value: float | int | None) -> float | int | str | None:

@@ -1,0 +1,167 @@
+"""The documentation: every page of the nav exists, the README's links resolve, and the
+measure explanations (anonaudit/explain.py) feed both the HTML report and the docs.
+
+CI builds the site itself in strict mode (``.ci/run``: ``mkdocs build --strict``); these
+tests need no MkDocs, except the one that renders the generated pages.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from anonaudit import explain
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+MKDOCS = ROOT / "mkdocs.yml"
+
+
+def _nav_pages() -> list[str]:
+    """The Markdown files the nav of mkdocs.yml names (``- Title: path.md``)."""
+    text = MKDOCS.read_text(encoding="utf-8")
+    nav = text[text.index("\nnav:") :]
+    return re.findall(r"^\s*- [^\n]*?:\s*([\w./-]+\.md)\s*$", nav, flags=re.MULTILINE)
+
+
+def _generated() -> set[str]:
+    return {f"measures/{m.slug}.md" for m in explain.MEASURES}
+
+
+def test_every_nav_page_exists_or_is_generated() -> None:
+    pages = _nav_pages()
+    assert "index.md" in pages and "architecture.md" in pages
+    missing = [p for p in pages if p not in _generated() and not (DOCS / p).is_file()]
+    assert missing == []
+    assert len(pages) == len(set(pages)), "a page is listed twice"
+
+
+def test_every_page_is_in_the_nav() -> None:
+    pages = set(_nav_pages())
+    written = {p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.md")}
+    assert written - pages == set()
+
+
+def test_the_nav_lists_one_page_per_measure() -> None:
+    measures = {p for p in _nav_pages() if p.startswith("measures/") and p != "measures/index.md"}
+    assert measures - {"measures/index.md"} == _generated()
+    for measure in explain.MEASURES:  # written nowhere: generated from explain.py
+        assert not (DOCS / "measures" / f"{measure.slug}.md").exists()
+
+
+def test_the_build_is_strict_and_offline() -> None:
+    text = MKDOCS.read_text(encoding="utf-8")
+    assert re.search(r"^strict: true$", text, flags=re.MULTILINE)
+    assert re.search(r"^  font: false$", text, flags=re.MULTILINE)
+    assert "docs/hooks.py" in text
+    assert "import:" not in text  # no inventory of another site fetched
+    run = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "mkdocs build --strict" in run
+
+
+def _links(markdown: str) -> list[str]:
+    """Targets of the Markdown links and images of ``markdown``, outside code."""
+    markdown = re.sub(r"```.*?```", "", markdown, flags=re.DOTALL)
+    markdown = re.sub(r"`[^`\n]*`", "", markdown)
+    return re.findall(r"\]\(([^)\s]+)\)", markdown)
+
+
+def test_the_readme_links_resolve() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    links = _links(readme)
+    assert "docs/index.md" in links
+    for link in links:
+        if re.match(r"[a-z]+:", link) or link.startswith("#"):
+            continue
+        target = link.split("#")[0]
+        assert (ROOT / target).exists(), f"README.md links to {link}, which does not exist"
+
+
+def test_the_readme_is_short_and_names_no_internal_module() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme) < 8000
+    public = {"anonaudit/explain.py", "anonaudit/schema/report.schema.json"}
+    internal = set(re.findall(r"anonaudit/[\w/.]+\.\w+", readme)) - public
+    internal |= set(re.findall(r"anonaudit\.(?:checks|dp|report|rows|generalization)\.\w+", readme))
+    assert internal == set()
+    assert 'pip install -e ".[test]" && python -m pytest' in readme
+    assert "CC BY 4.0" in readme
+
+
+def test_the_docs_pages_link_to_files_that_exist() -> None:
+    """Relative links between the written pages (the strict build checks them too)."""
+    for page in DOCS.rglob("*.md"):
+        for link in _links(page.read_text(encoding="utf-8")):
+            if re.match(r"[a-z]+:", link) or link.startswith("#"):
+                continue
+            target = (page.parent / link.split("#")[0]).resolve()
+            relative = target.relative_to(DOCS.resolve()).as_posix()
+            generated = _generated() | {"schema/report.schema.json"}
+            assert target.exists() or relative in generated, f"{page.name}: {link}"
+
+
+# -- anonaudit.explain: one text for the report and the docs --------------------------------
+
+
+def test_measures_are_complete_and_unique() -> None:
+    assert len({m.anchor for m in explain.MEASURES}) == len(explain.MEASURES)
+    assert len({m.slug for m in explain.MEASURES}) == len(explain.MEASURES)
+    for m in explain.MEASURES:
+        assert m.citations, m.name
+        for text in (m.summary, m.definition, m.protects, m.misses):
+            assert text.strip() and text == text.strip(), m.name
+        explain.cited(m.summary + m.misses)  # every citation names a reference
+    assert set(explain.REPORT_MEASURES) <= set(explain.MEASURES)
+
+
+def test_the_report_numbers_every_reference_it_cites() -> None:
+    about = explain.report_about()
+    keys = [r.key for r in about.references]
+    assert keys == ["sweeney", "machanavajjhala", "li", "wong", "cao", "brickell", "elemam"]
+    text = "".join(str(e.summary) + str(e.misses) for e in about.measures)
+    for number, key in enumerate(keys, start=1):
+        assert f'<a href="#ref-{key}" class="cite">[{number}]</a>' in text
+
+
+def test_html_rendering_escapes_the_text() -> None:
+    html = explain.to_html("a < b & *c* [@li]", {"li": 3})
+    assert str(html) == 'a &lt; b &amp; <em>c</em> <a href="#ref-li" class="cite">[3]</a>'
+    with pytest.raises(KeyError):
+        explain.to_html("[@cao]", {"li": 3})
+
+
+def test_the_html_report_renders_the_explanations(tmp_path: Path) -> None:
+    import anonaudit
+
+    report = anonaudit.audit(
+        ROOT / "sample_data" / "clinic.csv", quasi_identifiers=["zip", "age"], sensitive=["sex"]
+    )
+    page = report.to_html()
+    for measure in explain.REPORT_MEASURES:
+        assert f'<h3 id="{measure.anchor}">' in page
+    for reference in explain.report_about().references:
+        assert f'<li id="{reference.anchor}">{reference.html}</li>' in page
+
+
+def _hooks() -> ModuleType:
+    pytest.importorskip("mkdocs", reason='the [docs] extra installs MkDocs: pip install ".[docs]"')
+    spec = importlib.util.spec_from_file_location("docs_hooks", DOCS / "hooks.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_hook_writes_one_page_per_measure() -> None:
+    hooks = _hooks()
+    for measure in explain.MEASURES:
+        page = hooks.measure_page(measure)
+        assert page.startswith("# ")
+        for heading in ("## Definition", "## What it protects", "## What it does not protect"):
+            assert heading in page
+        for reference in measure.references:
+            assert reference.lead.split(" (")[0].replace("_", "\\_") in page
