@@ -15,17 +15,10 @@ guarantee. See docs/limitations.md.
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+import importlib
+from typing import TYPE_CHECKING
+from typing import Any as _Any
 
-from anonaudit.audit import AuditReport, audit, audit_table, load
-from anonaudit.checks import (
-    DisclosureResult,
-    KAnonymityResult,
-    LDiversityResult,
-    RiskResult,
-    TClosenessResult,
-)
-from anonaudit.classtable import ClassTable
 from anonaudit.errors import (
     AnonauditError,
     BudgetError,
@@ -42,8 +35,53 @@ from anonaudit.errors import (
     SourceNotFoundError,
     StorageError,
 )
-from anonaudit.hierarchy import GroundDistance, Hierarchy
 from anonaudit.policy import Policy
+
+__version__ = "0.1.0"
+
+if TYPE_CHECKING:
+    from anonaudit.audit import AuditReport, audit, audit_table, load
+    from anonaudit.checks import (
+        DisclosureResult,
+        KAnonymityResult,
+        LDiversityResult,
+        RiskResult,
+        TClosenessResult,
+    )
+    from anonaudit.classtable import ClassTable
+    from anonaudit.hierarchy import GroundDistance, Hierarchy
+
+#: Names imported on first use, so that ``import anonaudit`` (and ``anonaudit --help``)
+#: loads no heavy dependency (PEP 562 module ``__getattr__``).
+_LAZY = {
+    "AuditReport": "anonaudit.audit",
+    "audit": "anonaudit.audit",
+    "audit_table": "anonaudit.audit",
+    "load": "anonaudit.audit",
+    "DisclosureResult": "anonaudit.checks",
+    "KAnonymityResult": "anonaudit.checks",
+    "LDiversityResult": "anonaudit.checks",
+    "RiskResult": "anonaudit.checks",
+    "TClosenessResult": "anonaudit.checks",
+    "ClassTable": "anonaudit.classtable",
+    "GroundDistance": "anonaudit.hierarchy",
+    "Hierarchy": "anonaudit.hierarchy",
+}
+
+
+def __getattr__(name: str) -> _Any:
+    """Import a public name's module on first use (PEP 562)."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'anonaudit' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
 
 __all__ = [
     "AnonauditError",

@@ -71,7 +71,7 @@ from typing import Literal, TypeAlias
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import optimize, special, stats
+from scipy import optimize, special
 
 from anonaudit.checks._classes import TOLERANCE
 from anonaudit.classtable import ClassTable
@@ -298,10 +298,25 @@ def resolve_population(
 
 def _zayatz(values: NDArray[np.int64], counts: NDArray[np.int64], n: int, big: float) -> float:
     population = round(big)
-    h = np.exp(stats.hypergeom.logpmf(1, population, values, n))
+    h = np.exp(_hypergeom_logpmf_one(population, values, n))
     c1 = counts[values == 1].sum()
     share = (c1 * h[values == 1].sum()) / float((counts * h).sum())
     return float(c1 * share * big / n)
+
+
+def _hypergeom_logpmf_one(total: int, good: NDArray[np.int64], draws: int) -> np.ndarray:
+    """``ln P(X = 1)`` for X hypergeometric (``total`` items, ``good`` of them marked,
+    ``draws`` drawn), by log-beta functions as scipy.stats.hypergeom computes it."""
+    good = good.astype(float)
+    bad = total - good
+    return np.asarray(
+        special.betaln(good + 1, 1)
+        + special.betaln(bad + 1, 1)
+        + special.betaln(total - draws + 1, draws + 1)
+        - special.betaln(2, good)
+        - special.betaln(draws, bad - draws + 2)
+        - special.betaln(total + 1, 1)
+    )
 
 
 def _pitman(

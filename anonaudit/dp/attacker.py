@@ -54,7 +54,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import optimize, special, stats
+from scipy import optimize, special
 
 from anonaudit.classtable import ClassTable
 from anonaudit.dp.domain import PublicDomain
@@ -369,16 +369,26 @@ def _rounded_noise(
             return np.where(i < 0, 0.0, cdf[np.clip(i, 0, last)])
 
         return at, below
-    dist = (stats.laplace if noise.mechanism == "laplace" else stats.norm)(scale=noise.scale)
+    scale = noise.scale
+    if noise.mechanism == "laplace":
+
+        def smooth_cdf(x: np.ndarray) -> np.ndarray:  # P(Z <= x) for Z ~ Laplace(0, b)
+            half = 0.5 * np.exp(-np.abs(x) / scale)
+            return np.asarray(np.where(x < 0, half, 1 - half))
+
+    else:
+
+        def smooth_cdf(x: np.ndarray) -> np.ndarray:
+            return np.asarray(special.ndtr(x / scale))
 
     def interval(k: np.ndarray) -> np.ndarray:  # P(k - 1/2 <= Z < k + 1/2), tails kept exact
         k = np.asarray(k, dtype=float)
-        upper = dist.sf(k - 0.5) - dist.sf(k + 0.5)
-        lower = dist.cdf(k + 0.5) - dist.cdf(k - 0.5)
+        upper = smooth_cdf(0.5 - k) - smooth_cdf(-0.5 - k)  # symmetric: P(Z > x) = cdf(-x)
+        lower = smooth_cdf(k + 0.5) - smooth_cdf(k - 0.5)
         return np.asarray(np.where(k > 0, upper, lower))
 
     def cumulative(k: np.ndarray) -> np.ndarray:
-        return np.asarray(dist.cdf(np.asarray(k, dtype=float) + 0.5))
+        return smooth_cdf(np.asarray(k, dtype=float) + 0.5)
 
     return interval, cumulative
 

@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import signal, stats
+from scipy import special
 
 from anonaudit.dp.accounting import gaussian_delta
 from anonaudit.dp.mechanisms import Mechanism, NoiseDistribution, rr_keep_probability
@@ -93,7 +93,7 @@ class PrivacyLoss:
         """
         if self.mechanism == "gaussian":
             mu = _l2(self.shifts) / self.scale
-            return float(stats.norm.sf(epsilon, loc=mu * mu / 2, scale=mu))
+            return float(special.ndtr((mu * mu / 2 - epsilon) / mu))
         if self.mechanism == "laplace":
             b, shift = self.scale, sum(self.shifts)
             if epsilon >= self.epsilon:
@@ -183,7 +183,7 @@ def privacy_loss(
         mu = _l2(shifts) ** 2 / (2 * scale**2)
         edges = mu + math.sqrt(2 * mu) * np.linspace(-8, 8, _BINS + 1)
         losses = (edges[1:] + edges[:-1]) / 2
-        probs = np.diff(stats.norm.cdf(edges, loc=mu, scale=math.sqrt(2 * mu)))
+        probs = np.diff(special.ndtr((edges - mu) / math.sqrt(2 * mu)))
     else:
         raise ParameterError(f"unknown mechanism {mechanism!r}")
     losses, probs = _merge(np.asarray(losses, float), np.asarray(probs, float))
@@ -204,7 +204,10 @@ def _convolve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     cost otherwise; FFT rounding, about 1e-16 of the largest mass, is clipped at 0)."""
     if len(a) * len(b) <= _DIRECT_CONVOLUTION:
         return np.convolve(a, b)
-    return np.asarray(np.maximum(signal.fftconvolve(a, b), 0.0))
+    size = len(a) + len(b) - 1
+    fft_size = 1 << (size - 1).bit_length()
+    product = np.fft.rfft(a, fft_size) * np.fft.rfft(b, fft_size)
+    return np.asarray(np.maximum(np.fft.irfft(product, fft_size)[:size], 0.0))
 
 
 def _l2(shifts: Sequence[int]) -> float:
