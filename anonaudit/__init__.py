@@ -40,7 +40,7 @@ from anonaudit.policy import Policy
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
-    from anonaudit.audit import AuditReport, audit, audit_table, load
+    from anonaudit.auditing import AuditReport, audit, audit_table, load
     from anonaudit.checks import (
         DisclosureResult,
         KAnonymityResult,
@@ -54,10 +54,10 @@ if TYPE_CHECKING:
 #: Names imported on first use, so that ``import anonaudit`` (and ``anonaudit --help``)
 #: loads no heavy dependency (PEP 562 module ``__getattr__``).
 _LAZY = {
-    "AuditReport": "anonaudit.audit",
-    "audit": "anonaudit.audit",
-    "audit_table": "anonaudit.audit",
-    "load": "anonaudit.audit",
+    "AuditReport": "anonaudit.auditing",
+    "audit": "anonaudit.auditing",
+    "audit_table": "anonaudit.auditing",
+    "load": "anonaudit.auditing",
     "DisclosureResult": "anonaudit.checks",
     "KAnonymityResult": "anonaudit.checks",
     "LDiversityResult": "anonaudit.checks",

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from anonaudit import __version__
-from anonaudit.audit import AuditReport, audit
+from anonaudit.auditing import AuditReport, audit
 from anonaudit.checks.wildcard import NullPolicy
 from anonaudit.config import AuditConfig
 from anonaudit.engines.local import Progress

@@ -442,24 +442,43 @@ def _sort_unique(keys: np.ndarray, *, bound: int) -> np.ndarray:
     return slot[slot >= 0]
 
 
-def _combine(codes: Iterable[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+#: Keys spanning at most this many times the rows are grouped by direct addressing.
+_DIRECT_GROUPING = 16
+
+
+def _combine(
+    codes: Iterable[np.ndarray], widths: Iterable[int] | None = None, *, ordered: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
     """Group rows by several code columns at once.
 
-    Returns the first row of each group and each row's group id (groups numbered in
-    order of first appearance). Codes are packed into one int64 key column by column,
-    re-factorizing when the next column would overflow; grouping is a hash
-    factorization, linear in the number of rows.
+    Returns a row of each group and each row's group id. Codes are packed into one
+    int64 key column by column, re-factorizing when the next column would overflow;
+    grouping is a hash factorization, linear in the number of rows, with groups
+    numbered in order of first appearance and represented by their first row.
+    ``widths``, when known, bound each column's codes (``0 <= code < width``) and spare
+    a pass over it. With ``ordered=False`` the numbering and representative rows may be
+    any, and keys of a small range are grouped by direct addressing instead.
     """
     key: np.ndarray | None = None
+    bound = 1
+    known = iter(widths) if widths is not None else None
     for column in codes:
-        width = int(column.max()) + 1 if len(column) else 1
+        width = next(known) if known is not None else int(column.max()) + 1 if len(column) else 1
         if key is None:
-            key = column
+            key, bound = column, width
             continue
-        if (int(key.max()) + 1) * width >= 2**62:
+        if bound * width >= 2**62:
             key = pd.factorize(key)[0].astype(np.int64)
-        key = key * width + column
+            bound = int(key.max()) + 1 if len(key) else 1
+        key, bound = key * width + column, bound * width
     assert key is not None
+    if not ordered and bound <= _DIRECT_GROUPING * len(key) + 1024:
+        present = np.zeros(bound, dtype=np.int64)
+        present[key] = 1
+        index = (np.cumsum(present) - 1)[key]
+        some = np.empty(int(present.sum()), dtype=np.int64)
+        some[index] = np.arange(len(key), dtype=np.int64)
+        return some, index
     index = pd.factorize(key)[0].astype(np.int64)
     first = np.empty(int(index.max()) + 1 if len(index) else 0, dtype=np.int64)
     first[index[::-1]] = np.arange(len(index) - 1, -1, -1, dtype=np.int64)

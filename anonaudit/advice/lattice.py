@@ -12,7 +12,7 @@ Suppression (ARX semantics, Prasser, Kohlmayer et al. 2014, "ARX - A comprehensi
 for anonymizing biomedical data", AMIA): the records of the classes that fail the policy
 at a node are suppressed (removed, or written as ``*`` in every QI) when they are at
 most ``suppression_limit`` of all records; the node *passes* when the audit of the
-remaining records (:func:`anonaudit.audit.audit_table`) passes. The classes are those
+remaining records (:func:`anonaudit.auditing.audit_table`) passes. The classes are those
 :func:`anonaudit.advice.suppression.suppression_advice` names (for t-closeness, beta and
 delta, whose table distribution moves with suppression, iterated to a fixed point where
 ARX keeps the input's distribution). A node that suppresses every record does not pass.
@@ -67,7 +67,7 @@ in :attr:`Advice.measured`), even where its verdict was inferred.
 
 Each listed transformation is then materialized with
 :meth:`anonaudit.generalization.Generalization.apply`, its failing classes suppressed,
-and audited with :func:`anonaudit.audit.audit_table`: the reported measures and the
+and audited with :func:`anonaudit.auditing.audit_table`: the reported measures and the
 information loss (:func:`anonaudit.checks.utility.information_loss`) are the audit's own.
 """
 
@@ -94,8 +94,8 @@ from anonaudit.generalization import Generalization, qi_hierarchy
 from anonaudit.hierarchy import Hierarchy
 from anonaudit.policy import Policy
 
-if TYPE_CHECKING:  # anonaudit.audit imports this package
-    from anonaudit.audit import AuditReport
+if TYPE_CHECKING:  # anonaudit.auditing imports this package
+    from anonaudit.auditing import AuditReport
 
 __all__ = ["MAX_NODES", "Advice", "Transformation", "advise", "qi_hierarchies"]
 
@@ -108,6 +108,11 @@ MAX_NODES = 2_000_000
 _MONOTONE_WITH_SUPPRESSION = frozenset({"k", "l", "max_risk"})
 # Criteria decided by class sizes alone.
 _SIZE_CRITERIA = frozenset({"k", "max_risk"})
+#: Classes of the node groupings kept to coarsen later nodes from, in all (oldest
+#: dropped first): about 16 bytes each.
+_CACHED = 4_000_000
+#: Candidates compared with all others at once when finding the front.
+_FRONT_BLOCK = 256
 
 _UNKNOWN, _PASS, _FAIL = 0, 1, 2
 
@@ -226,12 +231,57 @@ class _Lattice:
             hierarchy = hierarchies.get(name)
             self.codes[name] = _level_codes(name, column, hierarchy)
         self.heights = tuple(self.codes[name].shape[1] - 1 for name in self.names)
+        # Per QI and level: the codes as one contiguous column, and a bound on them.
+        self.columns = {
+            name: [np.ascontiguousarray(c) for c in codes.T] for name, codes in self.codes.items()
+        }
+        self.widths = {
+            name: [int(c.max()) + 1 if len(c) else 1 for c in columns]
+            for name, columns in self.columns.items()
+        }
+        # Groupings of evaluated nodes, as (representative base class, size) per class:
+        # a node's classes coarsen those of any node below it, so they are grouped from
+        # the smallest cached grouping below rather than from every base class.
+        self._cached_nodes = np.zeros((0, len(self.names)), dtype=np.int64)
+        self._cached_lengths = np.zeros(0, dtype=np.int64)
+        self._cached: list[tuple[np.ndarray, np.ndarray]] = []
+        self._position: dict[tuple[int, ...], int] = {}
+        self._cached_total = 0
 
-    def classes(self, levels: Sequence[int]) -> np.ndarray:
-        """Each base class's class id at the node ``levels``."""
+    def sizes(self, levels: Sequence[int]) -> np.ndarray:
+        """The sizes of the classes at the node ``levels`` (in no particular order)."""
+        node = np.asarray(levels, dtype=np.int64)
+        below = [
+            self._position[p]
+            for i in range(len(levels))
+            if (p := (*levels[:i], levels[i] - 1, *levels[i + 1 :])) in self._position
+        ]
+        if not below:
+            below = np.flatnonzero((self._cached_nodes <= node).all(axis=1)).tolist()
+        if below:
+            first, sizes = self._cached[below[np.argmin(self._cached_lengths[below])]]
+        else:
+            first, sizes = np.arange(len(self.base.sizes)), self.base.sizes
         level = dict(zip(self.names, levels, strict=True))
-        columns = [self.codes[n][:, level.get(n, 0)] for n in self.table.quasi_identifiers]
-        return _combine(columns)[1]
+        at = [(n, level.get(n, 0)) for n in self.table.quasi_identifiers]
+        representatives, index = _combine(
+            (self.columns[n][i][first] for n, i in at),
+            (self.widths[n][i] for n, i in at),
+            ordered=False,
+        )
+        grouped = (first[representatives], np.bincount(index, weights=sizes).astype(np.int64))
+        self._cached_total += len(grouped[1])
+        if self._cached_total > _CACHED:  # start afresh
+            self._cached_nodes = self._cached_nodes[:0]
+            self._cached_lengths = self._cached_lengths[:0]
+            self._cached.clear()
+            self._position.clear()
+            self._cached_total = len(grouped[1])
+        self._position[tuple(levels)] = len(self._cached)
+        self._cached_nodes = np.vstack([self._cached_nodes, node])
+        self._cached_lengths = np.append(self._cached_lengths, len(grouped[1]))
+        self._cached.append(grouped)
+        return grouped[1]
 
     def coded_table(self, levels: Sequence[int]) -> ClassTable:
         """The node's class table, with each QI value replaced by its code at the node."""
@@ -345,7 +395,7 @@ def advise(
     max_results : int or None
         Transformations of the front to materialize and list (``None``: all).
     audit_options : mapping, optional
-        Further keyword arguments of :func:`anonaudit.audit.audit_table` for the
+        Further keyword arguments of :func:`anonaudit.auditing.audit_table` for the
         sensitive attributes: ``distance``, ``hierarchies``, ``orders``,
         ``ground_distances``, ``risk_threshold``.
     prune : bool
@@ -471,8 +521,7 @@ class _Judge:
         return verdict.passed
 
     def _evaluate(self, node: tuple[int, ...]) -> _Verdict:
-        index = self.lattice.classes(node)
-        sizes = np.bincount(index, weights=self.lattice.base.sizes).astype(np.int64)
+        sizes = self.lattice.sizes(node)
         small = _too_small(sizes, self.policy)
         suppressed = int(sizes[small].sum())
         if suppressed > self.allowed or suppressed == sizes.sum():
@@ -486,7 +535,7 @@ class _Judge:
 
 def _checker(policy: Policy, options: Mapping[str, Any]) -> Callable[[ClassTable], AuditReport]:
     """The audit of a class table under ``policy`` and the sensitive-attribute options."""
-    from anonaudit.audit import audit_table
+    from anonaudit.auditing import audit_table
 
     return functools.partial(audit_table, policy=policy, advise_suppression=False, **options)
 
@@ -607,10 +656,11 @@ def _front(
         return []
     losses = np.array([_losses(node, cache[node], rows) for node in candidates])
     keep = np.ones(len(candidates), dtype=bool)
-    for i, row in enumerate(losses):
-        no_worse = (losses <= row).all(axis=1)
-        better = (losses < row).any(axis=1)
-        keep[i] = not (no_worse & better).any()
+    for start in range(0, len(losses), _FRONT_BLOCK):  # rows dominated by any candidate
+        block = losses[start : start + _FRONT_BLOCK, None, :]
+        no_worse = (losses[None, :, :] <= block).all(axis=2)
+        better = (losses[None, :, :] < block).any(axis=2)
+        keep[start : start + _FRONT_BLOCK] = ~np.any(no_worse & better, axis=1)
     front = [(tuple(losses[i]), candidates[i]) for i in np.flatnonzero(keep).tolist()]
     front.sort(key=lambda item: (item[0][0], item[0][3], item[0][2], item[1]))
     return [node for _, node in front]

@@ -31,18 +31,16 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-import pyarrow.compute as pc
 
-from anonaudit.checks._classes import TOLERANCE, offending_classes
+from anonaudit.checks._classes import TOLERANCE, FailingClasses
 from anonaudit.checks.utility import InformationLoss, information_loss
 from anonaudit.classtable import Classes, ClassTable
 
 if TYPE_CHECKING:
-    from anonaudit.audit import AuditReport
+    from anonaudit.auditing import AuditReport
 
 __all__ = ["MeasureSuppression", "SuppressionAdvice", "suppression_advice"]
 
-_ID = "__anonaudit_class__"
 
 
 @dataclass(frozen=True)
@@ -87,8 +85,9 @@ class SuppressionAdvice:
     passed : bool
         Whether the audit of the table without those classes passes the policy (False
         when suppression alone cannot pass without withholding everything).
-    suppressed : pandas.DataFrame
-        The classes to suppress: QI values and ``size``, smallest first.
+    failing : FailingClasses
+        The classes to suppress, as a mask over the audited table's classes;
+        ``suppressed`` lists them (QI values and ``size``, smallest first).
     keys : pyarrow.Table
         Their QI values (one row per class), to mark the records of a transformed table.
     utility : InformationLoss or None
@@ -103,10 +102,15 @@ class SuppressionAdvice:
     rows: int
     rounds: int
     passed: bool
-    suppressed: pd.DataFrame = field(repr=False)
+    failing: FailingClasses = field(repr=False)
     keys: pa.Table = field(repr=False)
     utility: InformationLoss | None
     remaining: ClassTable = field(repr=False)
+
+    @property
+    def suppressed(self) -> pd.DataFrame:
+        """The classes to suppress listed, smallest first (built on first use)."""
+        return self.failing.frame
 
     @property
     def fraction(self) -> float:
@@ -145,7 +149,7 @@ def suppression_advice(
     """
     table = report.table
     classes = table.classes
-    first = _failing(report, classes)
+    first = _failing(report, classes, np.arange(len(classes)))
     measures = tuple(
         MeasureSuppression(name, int(mask.sum()), int(classes.sizes[mask].sum()))
         for name, mask in first
@@ -159,9 +163,15 @@ def suppression_advice(
             break
         suppress |= fresh
         rounds += 1
-        remaining = _without(table, suppress[classes.index])
+        kept_rows = ~suppress[classes.index]
+        remaining = _without(table, ~kept_rows)
         current = reaudit(remaining) if remaining.rows else None
-        failing = [] if current is None else _failing(current, classes)
+        if current is None:
+            failing = []
+        else:  # each class of the remaining table is one of the original classes
+            origin = np.empty(len(current.table.classes), dtype=np.int64)
+            origin[current.table.classes.index] = classes.index[kept_rows]
+            failing = _failing(current, classes, origin)
     passed = current is not None and current.passed is not False
     records = int(classes.sizes[suppress].sum())
     k = report.policy.k
@@ -172,7 +182,7 @@ def suppression_advice(
         rows=table.rows,
         rounds=rounds,
         passed=passed,
-        suppressed=offending_classes(classes, suppress, {}, worst_first="size", descending=False),
+        failing=FailingClasses(classes, suppress, {}, worst_first="size", descending=False),
         keys=classes.keys.filter(pa.array(suppress)),
         utility=information_loss(
             remaining, k=k, suppressed=records, generalization=report.generalization
@@ -183,54 +193,33 @@ def suppression_advice(
     )
 
 
-def _failing(report: AuditReport, classes: Classes) -> list[tuple[str, np.ndarray]]:
+def _failing(
+    report: AuditReport, classes: Classes, origin: np.ndarray
+) -> list[tuple[str, np.ndarray]]:
     """Per failed measure of ``report``, a mask over ``classes`` of the classes failing it.
 
-    ``report.table`` holds a subset of ``classes`` (the same QI tuples); the failing
-    classes listed by each result are found among ``classes`` by their QI values.
+    ``report.table`` holds a subset of ``classes`` (the same QI tuples); ``origin`` is
+    each of its classes' id among ``classes``. The masks are the checks' own
+    (:class:`~anonaudit.checks._classes.FailingClasses`), never their listings.
     """
-    frames: dict[str, pd.DataFrame] = {"k-anonymity": report.k_anonymity.violating}
+    failing = {"k-anonymity": report.k_anonymity.failing}
     for sa in report.sensitive:
-        frames[f"l-diversity of {sa}"] = report.l_diversity[sa].violating
-        frames[f"t-closeness of {sa}"] = report.t_closeness[sa].violating
-        frames[f"disclosure of {sa}"] = report.disclosure[sa].violating
+        failing[f"l-diversity of {sa}"] = report.l_diversity[sa].failing
+        failing[f"t-closeness of {sa}"] = report.t_closeness[sa].failing
+        failing[f"disclosure of {sa}"] = report.disclosure[sa].failing
     result = []
     for name, passed in report.verdicts():
         if passed:
             continue
-        if name in frames:
-            mask = np.zeros(len(classes), dtype=bool)
-            mask[_class_ids(classes, frames[name])] = True
+        mask = np.zeros(len(classes), dtype=bool)
+        if name in failing:
+            mask[origin[failing[name].mask]] = True
         else:  # re-identification risk: records whose risk 1/f exceeds the bound
             bound = report.risk.max_highest
             assert bound is not None
             mask = 1.0 / classes.sizes > bound + TOLERANCE
         result.append((name, mask))
     return result
-
-
-def _class_ids(classes: Classes, listed: pd.DataFrame) -> np.ndarray:
-    """Ids in ``classes`` of the classes whose QI values are the rows of ``listed``.
-
-    A null-safe join on the QI values: each QI becomes a (value, is-null) pair, so a
-    null matches a null and nothing else.
-    """
-    names = list(classes.keys.column_names)
-    left = _null_safe(
-        pa.table({name: pa.array(listed[name].tolist(), pa.string()) for name in names})
-    )
-    right = _null_safe(classes.keys).append_column(_ID, pa.array(np.arange(len(classes))))
-    joined = left.join(right, keys=left.column_names, join_type="inner")
-    return np.asarray(joined.column(_ID).to_numpy(), dtype=np.int64)
-
-
-def _null_safe(keys: pa.Table) -> pa.Table:
-    columns: dict[str, pa.Array | pa.ChunkedArray] = {}
-    for i, name in enumerate(keys.column_names):
-        column = keys.column(name).cast(pa.string())
-        columns[f"v{i}"] = pc.fill_null(column, "")
-        columns[f"n{i}"] = pc.is_null(column)
-    return pa.table(columns)
 
 
 def _without(table: ClassTable, drop: np.ndarray) -> ClassTable:

@@ -1,8 +1,10 @@
-"""Helpers shared by the checks: per-class reductions and offending-class frames."""
+"""Helpers shared by the checks: the classes failing a threshold, listed on demand."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -10,12 +12,58 @@ import pyarrow as pa
 
 from anonaudit.classtable import Classes
 
-__all__ = ["TOLERANCE", "offending_classes"]
+__all__ = ["TOLERANCE", "FailingClasses", "offending_classes"]
 
 #: Relative slack for comparing a float measure with its threshold, so that a balanced
 #: three-value class (entropy l = exp(ln 3), which may round to 2.9999999999999996)
 #: meets ``entropy_l=3``.
 TOLERANCE = 1e-9
+
+
+@dataclass(frozen=True, eq=False)
+class FailingClasses:
+    """The classes that fail a threshold: a mask over the classes, listed on demand.
+
+    The checks return this rather than a listing: the lattice search and the
+    suppression advice need only :attr:`mask` and :attr:`records`; the listing (QI
+    values, size and measures, worst first) is built the first time :attr:`frame` is
+    read, by a report.
+
+    Attributes
+    ----------
+    classes : Classes
+        The equivalence classes the mask is over.
+    mask : numpy.ndarray of bool
+        Which classes fail (length C).
+    measures : mapping of str to numpy.ndarray
+        Per-class values shown beside the QI values in the listing.
+    worst_first : str
+        Column the listing is sorted by, worst first (see :func:`offending_classes`).
+    descending : bool
+        Whether larger values of ``worst_first`` are worse.
+    """
+
+    classes: Classes = field(repr=False)
+    mask: np.ndarray = field(repr=False)
+    measures: Mapping[str, np.ndarray] = field(repr=False)
+    worst_first: str
+    descending: bool
+
+    @property
+    def records(self) -> int:
+        """Records in the failing classes."""
+        return int(self.classes.sizes[self.mask].sum())
+
+    @cached_property
+    def frame(self) -> pd.DataFrame:
+        """The listing: :func:`offending_classes` of the mask."""
+        return offending_classes(
+            self.classes,
+            self.mask,
+            self.measures,
+            worst_first=self.worst_first,
+            descending=self.descending,
+        )
 
 
 def offending_classes(

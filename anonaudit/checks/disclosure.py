@@ -18,12 +18,12 @@ For a class E with SA distribution ``p_E`` and the table's distribution ``p``:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from anonaudit.checks._classes import TOLERANCE, offending_classes
+from anonaudit.checks._classes import TOLERANCE, FailingClasses
 from anonaudit.classtable import ClassTable
 from anonaudit.errors import ParameterError
 
@@ -49,6 +49,8 @@ class DisclosureResult:
     violating : pandas.DataFrame
         Classes that fail a given threshold, with ``alpha``, ``beta``, ``delta``;
         largest alpha first.
+    failing : FailingClasses
+        The same classes as a mask over the classes, listed on demand.
     violating_records : int
         Records in those classes.
     """
@@ -60,8 +62,13 @@ class DisclosureResult:
     max_alpha: float | None
     max_beta: float | None
     max_delta: float | None
-    violating: pd.DataFrame
+    failing: FailingClasses = field(repr=False)
     violating_records: int
+
+    @property
+    def violating(self) -> pd.DataFrame:
+        """The failing classes listed (built on first use; see :attr:`failing`)."""
+        return self.failing.frame
 
     @property
     def verdicts(self) -> dict[str, bool]:
@@ -150,7 +157,7 @@ def attribute_disclosure(
         max_alpha=alpha,
         max_beta=beta,
         max_delta=delta,
-        violating=offending_classes(
+        failing=FailingClasses(
             table.classes,
             mask,
             {"alpha": per_alpha, "beta": per_beta, "delta": per_delta},

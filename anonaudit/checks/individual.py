@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from anonaudit.checks._classes import TOLERANCE, offending_classes
+from anonaudit.checks._classes import TOLERANCE, FailingClasses
 from anonaudit.checks.population import resolve_population
 from anonaudit.checks.wildcard import NullPolicy, class_frequencies
 from anonaudit.classtable import ClassTable
@@ -90,6 +90,8 @@ class IndividualRisk:
     at_risk : pandas.DataFrame
         The classes above ``threshold`` (QI values, ``size``, ``fk``, ``Fk``,
         ``risk``), highest risk first.
+    failing : FailingClasses
+        The same classes as a mask over the classes, listed on demand.
     """
 
     method: str
@@ -105,7 +107,12 @@ class IndividualRisk:
     risk: np.ndarray = field(repr=False, compare=False)
     fk: np.ndarray = field(repr=False, compare=False)
     Fk: np.ndarray = field(repr=False, compare=False)
-    at_risk: pd.DataFrame = field(repr=False, compare=False)
+    failing: FailingClasses = field(repr=False, compare=False)
+
+    @property
+    def at_risk(self) -> pd.DataFrame:
+        """The classes at risk listed (built on first use; see :attr:`failing`)."""
+        return self.failing.frame
 
 
 def sdcmicro_risk(fk: np.ndarray, Fk: np.ndarray) -> np.ndarray:
@@ -217,5 +224,5 @@ def individual_risk(
         risk=risk,
         fk=fk,
         Fk=grossed,
-        at_risk=offending_classes(classes, mask, measures, worst_first="risk", descending=True),
+        failing=FailingClasses(classes, mask, measures, worst_first="risk", descending=True),
     )

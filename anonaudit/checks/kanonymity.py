@@ -9,12 +9,12 @@ table's k is its smallest class size.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from anonaudit.checks._classes import offending_classes
+from anonaudit.checks._classes import FailingClasses
 from anonaudit.classtable import ClassTable
 from anonaudit.errors import ParameterError
 
@@ -39,6 +39,8 @@ class KAnonymityResult:
         The ``k`` the policy asks for.
     violating : pandas.DataFrame
         Classes smaller than the threshold (QI values and ``size``), smallest first.
+    failing : FailingClasses
+        The same classes as a mask over the classes, listed on demand.
     violating_records : int
         Records in those classes.
     """
@@ -48,8 +50,13 @@ class KAnonymityResult:
     rows: int
     histogram: dict[int, int]
     threshold: int | None
-    violating: pd.DataFrame
+    failing: FailingClasses = field(repr=False)
     violating_records: int
+
+    @property
+    def violating(self) -> pd.DataFrame:
+        """The failing classes listed (built on first use; see :attr:`failing`)."""
+        return self.failing.frame
 
     @property
     def passed(self) -> bool | None:
@@ -102,7 +109,7 @@ def k_anonymity(
         rows=table.rows,
         histogram={int(v): int(c) for v, c in zip(values, counts, strict=True)},
         threshold=None if k is None else int(k),
-        violating=offending_classes(
+        failing=FailingClasses(
             classes, mask, measures, worst_first="size" if fk is None else "fk", descending=False
         ),
         violating_records=int(sizes[mask].sum()),

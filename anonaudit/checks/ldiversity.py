@@ -21,12 +21,12 @@ have it.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from anonaudit.checks._classes import TOLERANCE, offending_classes
+from anonaudit.checks._classes import TOLERANCE, FailingClasses
 from anonaudit.classtable import ClassTable, SensitiveCounts
 from anonaudit.errors import ParameterError
 
@@ -56,6 +56,8 @@ class LDiversityResult:
     violating : pandas.DataFrame
         Classes that fail any given threshold, with ``distinct``, ``entropy_l`` and
         ``recursive_c``; fewest distinct values first.
+    failing : FailingClasses
+        The same classes as a mask over the classes, listed on demand.
     violating_records : int
         Records in those classes.
     """
@@ -69,8 +71,13 @@ class LDiversityResult:
     l: int | None
     entropy_l: float | None
     c: float | None
-    violating: pd.DataFrame
+    failing: FailingClasses = field(repr=False)
     violating_records: int
+
+    @property
+    def violating(self) -> pd.DataFrame:
+        """The failing classes listed (built on first use; see :attr:`failing`)."""
+        return self.failing.frame
 
     @property
     def verdicts(self) -> dict[str, bool]:
@@ -183,7 +190,7 @@ def l_diversity(
         mask |= entropy < math.log(entropy_l) - TOLERANCE
     if c is not None:
         mask |= ~(per_class_c < c)
-    violating = offending_classes(
+    failing = FailingClasses(
         table.classes,
         mask,
         {"distinct": distinct, "entropy_l": np.exp(entropy), "recursive_c": per_class_c},
@@ -200,6 +207,6 @@ def l_diversity(
         l=None if l is None else int(l),
         entropy_l=None if entropy_l is None else float(entropy_l),
         c=None if c is None else float(c),
-        violating=violating,
+        failing=failing,
         violating_records=int(table.classes.sizes[mask].sum()),
     )

@@ -23,12 +23,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from anonaudit.checks._classes import TOLERANCE, offending_classes
+from anonaudit.checks._classes import TOLERANCE, FailingClasses
 from anonaudit.checks.emd import (
     Distributions,
     cdf_distance,
@@ -66,6 +66,8 @@ class TClosenessResult:
         Records left out because their SA is null (order-based distances only).
     violating : pandas.DataFrame
         Classes farther than the threshold, with ``distance``; farthest first.
+    failing : FailingClasses
+        The same classes as a mask over the classes, listed on demand.
     violating_records : int
         Records in those classes.
     """
@@ -76,8 +78,13 @@ class TClosenessResult:
     per_class: np.ndarray
     threshold: float | None
     nulls_excluded: int
-    violating: pd.DataFrame
+    failing: FailingClasses = field(repr=False)
     violating_records: int
+
+    @property
+    def violating(self) -> pd.DataFrame:
+        """The failing classes listed (built on first use; see :attr:`failing`)."""
+        return self.failing.frame
 
     @property
     def passed(self) -> bool | None:
@@ -149,7 +156,7 @@ def t_closeness(
         per_class=per_class,
         threshold=None if t is None else float(t),
         nulls_excluded=excluded,
-        violating=offending_classes(
+        failing=FailingClasses(
             table.classes, mask, {"distance": per_class}, worst_first="distance", descending=True
         ),
         violating_records=int(table.classes.sizes[mask].sum()),

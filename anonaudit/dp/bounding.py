@@ -25,7 +25,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from anonaudit.audit import Source, load
+from anonaudit.auditing import Source, load
 from anonaudit.classtable import ClassTable
 from anonaudit.engines.local import Progress
 from anonaudit.errors import ColumnError, InputError, ParameterError

@@ -1,6 +1,6 @@
 r"""The HTML report: one self-contained page a privacy officer can read, file and share.
 
-:func:`render_html` lays an :class:`~anonaudit.audit.AuditReport` out as one HTML file:
+:func:`render_html` lays an :class:`~anonaudit.auditing.AuditReport` out as one HTML file:
 a verdict in plain words, the data audited (with the SHA-256 of each input file and the
 command that reproduces the audit), one section per measure with its charts
 (:mod:`anonaudit.report.charts`) and the classes that fail, an explanation of the
@@ -48,7 +48,7 @@ from anonaudit.report.views import describe_call
 from anonaudit.util import atomic_write_text
 
 if TYPE_CHECKING:
-    from anonaudit.audit import AuditReport
+    from anonaudit.auditing import AuditReport
 
 __all__ = ["DEFAULT_MAX_ROWS", "Section", "describe_call", "render_html", "save_html"]
 

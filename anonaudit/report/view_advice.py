@@ -32,7 +32,7 @@ from anonaudit.report.views import (
 
 if TYPE_CHECKING:
     from anonaudit.advice.lattice import Advice, Transformation
-    from anonaudit.audit import AuditReport
+    from anonaudit.auditing import AuditReport
     from anonaudit.hierarchy import Hierarchy
     from anonaudit.policy import Policy
 

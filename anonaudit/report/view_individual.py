@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from anonaudit.report.views import Fact, Listing, Options, _count, _listing, _plural, _real, _share
 
 if TYPE_CHECKING:
-    from anonaudit.audit import AuditReport
+    from anonaudit.auditing import AuditReport
     from anonaudit.checks.individual import IndividualRisk
 
 __all__ = ["IndividualView", "individual_view"]

@@ -33,7 +33,7 @@ from anonaudit.report.views import (
 )
 
 if TYPE_CHECKING:
-    from anonaudit.audit import AuditReport
+    from anonaudit.auditing import AuditReport
     from anonaudit.checks.qi_analysis import QIAnalysis
     from anonaudit.checks.suda import SudaResult
 

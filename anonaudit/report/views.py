@@ -28,7 +28,7 @@ from anonaudit.report.csv import table_to_csv
 from anonaudit.sources.base import file_sha256
 
 if TYPE_CHECKING:
-    from anonaudit.audit import AuditReport
+    from anonaudit.auditing import AuditReport
     from anonaudit.checks import (
         DisclosureResult,
         KAnonymityResult,
@@ -991,7 +991,7 @@ def _contrast_row(
     dp: DPReport, c: SensitiveContrast, a: AttackerContrast, slug: str
 ) -> ContrastRow:
     # The sentence evaluates the DP module's own bound at the most revealing prior.
-    # Imported here: anonaudit.dp imports anonaudit.audit, which imports this module.
+    # Imported here: anonaudit.dp imports anonaudit.auditing, which imports this module.
     from anonaudit.dp.contrast import posterior_bound
 
     sa, eps = c.sensitive, _real(c.epsilon)
