@@ -81,6 +81,7 @@ def load(
     scheduler: Any = None,
     progress: Progress | None = None,
     weights: str | None = None,
+    missing_columns: str = "error",
 ) -> ClassTable:
     """Read ``source`` in one streaming pass into a :class:`ClassTable`.
 
@@ -117,6 +118,9 @@ def load(
         A column of survey weights (the people each record stands for), summed per
         combination into :attr:`ClassTable.weights`; local engine only. A null,
         non-numeric or negative weight is an :class:`~anonaudit.errors.InputError`.
+    missing_columns : {"error", "null"}
+        A dataset's file lacking an audited column is an error naming it, or its
+        values of that column are null (and the report lists it per file).
 
     Returns
     -------
@@ -137,6 +141,7 @@ def load(
         filter=filter,
         storage_options=storage_options,
         delta_version=delta_version,
+        missing_columns=missing_columns,
     )
     roles: dict[str, Any] = {"quasi_identifiers": quasi_identifiers, "sensitive": sensitive}
     spark = [from_spark(item, **roles) for item in items if is_spark_frame(item)]
@@ -345,6 +350,7 @@ def audit(
     scheduler: Any = None,
     progress: Progress | None = None,
     weights: str | None = None,
+    missing_columns: str = "error",
 ) -> AuditReport:
     """Audit ``source`` for every syntactic anonymity measure.
 
@@ -415,7 +421,7 @@ def audit(
         (``None``: all of them).
     sep, encoding, na_values, format, filter
         As for :func:`load`.
-    storage_options, delta_version, engine, scheduler, progress
+    storage_options, delta_version, engine, scheduler, progress, missing_columns
         As for :func:`load`.
     weights : str, optional
         A column of survey weights (:func:`load`): adds sdcMicro's individual and
@@ -455,7 +461,10 @@ def audit(
             scheduler=scheduler,
             progress=progress,
             weights=weights,
+            missing_columns=missing_columns,
         )
+    if nulls != "wildcard":
+        _refuse_null_quasi_identifiers(table)
     return audit_table(
         table,
         policy=policy,
@@ -523,11 +532,6 @@ def audit_table(
     distances = _per_sa(table.sensitive, distance, defaults)
     null_counts = table.null_counts()
     rows_read = table.rows
-    for name in table.quasi_identifiers:
-        if null_counts[name] == rows_read:
-            raise ColumnError(
-                f"quasi-identifier {name!r} is null in every row; check the column name or --na"
-            )
     audited = table.without_null_quasi_identifiers() if nulls == "drop" else table
     if audited.rows == 0:
         raise ColumnError("every record has a null quasi-identifier; nothing is left to audit")
@@ -657,6 +661,20 @@ def audit_table(
         )
         report = replace(report, advice=advice)
     return report
+
+
+def _refuse_null_quasi_identifiers(table: ClassTable) -> None:
+    """Refuse an input with a QI null in every row: a wrong column name or null marker.
+
+    Only the input: what suppression leaves of a valid table may lack a QI's values, and
+    under ``nulls="wildcard"`` a null matches every value, so such a QI is audited.
+    """
+    null_counts = table.null_counts()
+    for name in table.quasi_identifiers:
+        if null_counts[name] == table.rows:
+            raise ColumnError(
+                f"quasi-identifier {name!r} is null in every row; check the column name or --na"
+            )
 
 
 def _check_advise(qi_specs: Mapping[str, object], nulls: NullPolicy) -> None:

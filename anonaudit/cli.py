@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from anonaudit import __version__
-from anonaudit.audit import load
+from anonaudit.auditing import load
 from anonaudit.batch import (
     audit_config,
     audit_datasets,
@@ -41,6 +41,7 @@ from anonaudit.dp import cli as dp_cli
 from anonaudit.dp.bounding import load_bounded
 from anonaudit.engines.local import Progress
 from anonaudit.errors import AnonauditError, InputError, ParameterError
+from anonaudit.linkage import cli as linkage_cli
 from anonaudit.report.json import (
     SCHEMA_VERSION,
     advice_to_dict,
@@ -49,7 +50,8 @@ from anonaudit.report.json import (
     report_to_dict,
 )
 from anonaudit.report.text import advice_summary, dp_summary, summary
-from anonaudit.rows import write_transformed
+from anonaudit.rows import require_rereadable, write_transformed
+from anonaudit.sources.base import MISSING_COLUMNS
 from anonaudit.sources.dataset import FORMATS
 from anonaudit.util import atomic_write_text, refuse_overwriting
 
@@ -218,6 +220,7 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--debug", action="store_true", help="show tracebacks")
     _add_dp_command(commands)
     _add_advise_command(commands, a)
+    linkage_cli.add_commands(commands)
     return parser
 
 
@@ -290,6 +293,11 @@ def _add_lake(group: argparse._ArgumentGroup) -> None:
         help="object-storage setting, e.g. endpoint_url=http://127.0.0.1:8333 (repeatable)",
     )
     group.add_argument("--delta-version", type=int, metavar="N", help="Delta table version")
+    group.add_argument(
+        "--missing-columns",
+        choices=MISSING_COLUMNS,
+        help="a dataset's file lacking an audited column: an error (default) or read as null",
+    )
     group.add_argument(
         "--engine", choices=("local", "dask"), help="build the class table here or on Dask"
     )
@@ -422,6 +430,11 @@ def _config(args: argparse.Namespace) -> AuditConfig:
         [*output_paths(config), ("--out", getattr(args, "out", None))],
         [*read_paths(config), *([args.config] if args.config else [])],
     )
+    for dataset in config.datasets or [config]:
+        if dataset.records_out:
+            require_rereadable(dataset.inputs, "--records-out")
+    if getattr(args, "out", None):
+        require_rereadable(config.inputs, "--out")
     return config
 
 
@@ -499,7 +512,7 @@ def _override(config: AuditConfig, args: argparse.Namespace) -> None:
             setattr(config, name, getattr(args, name))
     if args.na is not None:
         config.na_values = list(args.na)
-    for name in ("format", "delta_version", "engine", "scheduler"):
+    for name in ("format", "delta_version", "missing_columns", "engine", "scheduler"):
         if getattr(args, name) is not None:
             setattr(config, name, getattr(args, name))
     if args.filter is not None:
@@ -756,6 +769,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "advise":
             return _run_advise(args, command)
+        if args.command in linkage_cli.COMMANDS:
+            return linkage_cli.run(args)
         return _run_dp(args) if args.command == "dp" else _run_audit(args, command)
     except (AnonauditError, OSError) as exc:
         if args.debug:

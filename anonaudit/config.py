@@ -233,6 +233,7 @@ _DATASET: dict[str, _Value | _Items | _Table] = {
     "filter": _TEXTS,
     "storage_options": _Items(_SCALAR, table=True),
     "delta_version": _WHOLE,
+    "missing_columns": _TEXT,
     "engine": _TEXT,
     "scheduler": _TEXT,
     "name": _TEXT,
@@ -289,6 +290,7 @@ class AuditConfig:
     filter: list[str] = field(default_factory=list)
     storage_options: dict[str, str] = field(default_factory=dict)
     delta_version: int | None = None
+    missing_columns: str = "error"
     engine: str = "local"
     scheduler: str | None = None
     name: str | None = None
@@ -306,6 +308,7 @@ class AuditConfig:
             "filter": self.filter,
             "storage_options": self.storage_options,
             "delta_version": self.delta_version,
+            "missing_columns": self.missing_columns,
         }
 
     def policy(self) -> Policy:

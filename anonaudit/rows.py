@@ -24,10 +24,11 @@ exactly as every anonaudit CSV is (:func:`anonaudit.report.csv.defuse`).
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pandas as pd
@@ -43,8 +44,9 @@ from anonaudit.report.csv import defuse
 from anonaudit.sources.base import Source, open_source, parts_of, to_string_batch
 from anonaudit.util import atomic_path
 
-if TYPE_CHECKING:  # anonaudit.audit imports this module
-    from anonaudit.audit import AuditReport
+if TYPE_CHECKING:  # anonaudit.auditing imports this module
+    from anonaudit.auditing import AuditReport
+    from anonaudit.sources.base import MissingColumns
 
 __all__ = [
     "KeyIndex",
@@ -53,6 +55,7 @@ __all__ = [
     "open_inputs",
     "record_batches",
     "report_columns",
+    "require_rereadable",
     "write_records",
     "write_transformed",
 ]
@@ -75,15 +78,19 @@ def open_inputs(
     filter: str | Sequence[str] = (),
     storage_options: Mapping[str, str] | None = None,
     delta_version: int | None = None,
+    missing_columns: str = "error",
 ) -> list[Source]:
-    """Open ``source`` as :func:`anonaudit.audit.load` does, as a list of sources.
+    """Open ``source`` as :func:`anonaudit.auditing.load` does, as a list of sources.
 
     Parameters
     ----------
     source : path, URL, pandas.DataFrame, pyarrow.Table, or a list of them
-        The inputs (see :func:`anonaudit.audit.load`).
+        The inputs (see :func:`anonaudit.auditing.load`).
     sep, encoding, na_values, format, filter, storage_options, delta_version
-        As for :func:`anonaudit.audit.load`.
+        As for :func:`anonaudit.auditing.load`.
+    missing_columns : {"error", "null"}
+        What a dataset's file lacking an audited column means
+        (:class:`~anonaudit.sources.dataset.DatasetOptions`).
 
     Returns
     -------
@@ -106,6 +113,7 @@ def open_inputs(
         filters=(filter,) if isinstance(filter, str) else tuple(filter),
         storage_options=dict(storage_options or {}),
         delta_version=delta_version,
+        missing_columns=cast("MissingColumns", missing_columns),  # DatasetOptions checks it
     )
     items: list[Any] = list(source) if isinstance(source, (list, tuple)) else [source]
     for item in items:
@@ -115,6 +123,28 @@ def open_inputs(
                 "write it to Parquet and pass the files"
             )
     return [open_source(item, csv=csv, dataset=lake) for item in items]
+
+
+def require_rereadable(inputs: Sequence[object], option: str) -> None:
+    """Refuse an input that can be read only once (a pipe) for ``option``, which re-reads.
+
+    Called before the audit, so that it is not run for nothing and then waits forever
+    on a pipe whose writer has gone.
+
+    Raises
+    ------
+    InputError
+        Naming the input and ``option``.
+    """
+    for item in inputs:
+        if not isinstance(item, (str, os.PathLike)) or not os.path.exists(item):
+            continue
+        mode = os.stat(item).st_mode
+        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+            raise InputError(
+                f"{os.fspath(item)}: is a pipe or device, which can be read only once, and "
+                f"{option} reads the inputs a second time; write the data to a file first"
+            )
 
 
 def _numbered_batches(
@@ -307,8 +337,8 @@ def report_columns(report: AuditReport) -> dict[str, np.ndarray]:
     """The per-class measures of ``report`` beyond ``fk``, for the records file.
 
     ``Fk`` (estimated population frequency) and ``individual_risk`` (sdcMicro's, with
-    :attr:`~anonaudit.audit.AuditReport.individual`), ``suda_score`` and
-    ``dis_suda_score`` (with :attr:`~anonaudit.audit.AuditReport.suda`); each aligned
+    :attr:`~anonaudit.auditing.AuditReport.individual`), ``suda_score`` and
+    ``dis_suda_score`` (with :attr:`~anonaudit.auditing.AuditReport.suda`); each aligned
     with ``report.table.classes``. Records of one class share their QI values, so a
     class's value is each of its records' value.
     """

@@ -17,6 +17,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from lake_data import (
     QI,
@@ -157,3 +159,46 @@ def test_a_worker_that_always_dies_fails_the_audit(client: Any, lake: Path) -> N
     with pytest.raises(EngineError, match=r"Dask workers died while running .*not complete"):
         dask_engine.build_class_table(sources, **ROLES, scheduler=client)
     client.wait_for_workers(2, timeout=120)
+
+
+def test_scheduler_that_is_not_an_address(
+    capsys: pytest.CaptureFixture[str], lake: Path
+) -> None:
+    need("distributed")
+    code = main(["audit", str(lake), "--qi", "zip", "--engine", "dask", "--scheduler", "garbage"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.startswith("anonaudit: error: --scheduler garbage: not a Dask scheduler address")
+    assert err.count("\n") == 1
+
+
+def test_a_corrupt_partition_is_one_line_naming_it(
+    client: Any, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    root = tmp_path / "visits"
+    write_partitioned(str(root))
+    broken = root / "day=2024-01-03" / "part-0.parquet"
+    damaged = bytearray(broken.read_bytes())
+    damaged[8:200] = b"\xff" * 192  # the pages, not the footer: the worker finds it
+    broken.write_bytes(bytes(damaged))
+    address = client.scheduler.address
+    code = main(["audit", str(root), "--qi", "zip", "--engine", "dask", "--scheduler", address])
+    err = capfd.readouterr().err
+    assert code == 2
+    assert err.startswith(f"anonaudit: error: {broken}: cannot read")
+    assert err.count("\n") == 1
+
+
+def test_a_partition_lacking_an_audited_column_is_named_on_dask(
+    client: Any, tmp_path: Path
+) -> None:
+    (tmp_path / "day=1").mkdir()
+    (tmp_path / "day=2").mkdir()
+    pq.write_table(pa.table({"zip": ["1", "2"], "sex": ["F", "M"]}), tmp_path / "day=1" / "a.pq")
+    pq.write_table(pa.table({"zip": ["1", "3"]}), tmp_path / "day=2" / "b.pq")
+    roles = {"quasi_identifiers": ["zip", "sex"], "engine": "dask", "scheduler": client}
+    with pytest.raises(anonaudit.ColumnError, match=rf"{tmp_path / 'day=2' / 'b.pq'} lacks sex"):
+        anonaudit.load(tmp_path, **roles)
+    table = anonaudit.load(tmp_path, missing_columns="null", **roles)
+    assert table.rows == 4 and table.null_counts()["sex"] == 2
+    assert [f.null_columns for f in table.sources[0].files] == [(), ("sex",)]

@@ -555,3 +555,238 @@ def test_nulls_drop_with_a_null_in_every_record(
     path = write(tmp_path / "nulls.csv", "zip,age\n,30\n02134,\n")
     line = one_error(capsys, "audit", str(path), "--qi", "zip,age", "--nulls", "drop")
     assert "every record has a null quasi-identifier" in line
+
+
+# -- datasets whose files differ (issues 12 and 15) ---------------------------------------
+
+ARRESTS = "age,sex,released\n30,M,yes\n30,M,no\n40,F,yes\n40,F,no\n"
+WAGE = "age,wage,released\n30,100,yes\n50,200,no\n"
+AUDITED = ("--qi", "age,sex", "--sensitive", "released")
+
+
+@pytest.mark.parametrize("wage_name", ["wage.csv", "a_wage.csv"])  # after, then before
+def test_folder_of_csvs_lacking_an_audited_column_names_each_file(
+    tmp_path: Path, wage_name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(tmp_path / "dir" / "arrests.csv", ARRESTS)
+    wage = write(tmp_path / "dir" / wage_name, WAGE)
+    line = one_error(capsys, "audit", str(tmp_path / "dir"), *AUDITED, "--quiet")
+    assert f"{wage} lacks sex" in line and "arrests" not in line
+    assert "--missing-columns null" in line
+
+
+def test_missing_columns_null_reads_nulls_and_reports_each_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(tmp_path / "dir" / "arrests.csv", ARRESTS)
+    wage = write(tmp_path / "dir" / "wage.csv", WAGE)
+    folder = str(tmp_path / "dir")
+    code, out, err = run(capsys, "audit", folder, *AUDITED, "--missing-columns", "null",
+                         "--json", "-", "--quiet")  # fmt: skip
+    assert code == 0, err
+    report = json.loads(out)
+    files = {f["name"]: f["null_columns"] for f in report["sources"][0]["files"]}
+    assert files == {str(tmp_path / "dir" / "arrests.csv"): [], str(wage): ["sex"]}
+    assert report["rows"] == 6 and report["nulls"]["per_column"]["sex"] == 2
+    code, out, err = run(capsys, "audit", folder, *AUDITED, "--missing-columns", "null")
+    assert code == 0, err
+    assert f"{wage}: no column sex; read as null" in out
+    policy = write(tmp_path / "policy.toml", 'missing_columns = "null"\n')
+    code, _, err = run(capsys, "audit", folder, *AUDITED, "--config", str(policy), "--quiet")
+    assert code == 0, err
+
+
+def test_parquet_partition_lacking_an_audited_column_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lake = tmp_path / "lake"
+    (lake / "day=1").mkdir(parents=True)
+    (lake / "day=2").mkdir()
+    pq.write_table(pa.table({"age": ["30", "40"], "sex": ["M", "F"]}), lake / "day=1" / "a.parquet")
+    pq.write_table(pa.table({"age": ["30", "50"]}), lake / "day=2" / "b.parquet")
+    line = one_error(capsys, "audit", str(lake), "--qi", "age,sex,day", "--quiet")
+    assert f"{lake / 'day=2' / 'b.parquet'} lacks sex" in line
+    code, out, err = run(capsys, "audit", str(lake), "--qi", "age,sex,day",
+                         "--missing-columns", "null", "--json", "-")  # fmt: skip
+    assert code == 0, err
+    assert [f["null_columns"] for f in json.loads(out)["sources"][0]["files"]] == [[], ["sex"]]
+
+
+def test_unclosed_quote_in_a_folders_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(tmp_path / "dir" / "a.csv", ROWS)
+    bad = write(tmp_path / "dir" / "b.csv", 'zip,age,disease\n02134,30,flu\n02134,30,"cold\n')
+    line = one_error(capsys, "audit", str(tmp_path / "dir"), *ROLES, "--quiet")
+    assert f"{bad}, line 3:" in line and "never closed" in line
+
+
+# -- the all-null refusal is for the input only -------------------------------------------
+
+
+def test_suppression_that_empties_a_qi_is_not_an_input_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write(tmp_path / "q.csv", "q0,q1,s\na,,x\na,,x\nb,z,x\n")
+    code, out, err = run(capsys, "audit", str(path), "--qi", "q0,q1", "-k", "2", "--json", "-")
+    assert code == 1, err
+    assert json.loads(out)["k_anonymity"]["k"] == 1
+
+
+def test_all_null_qi_under_wildcard_is_audited(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write(tmp_path / "q.csv", "q0,q1\na,\na,\nb,\n")
+    line = one_error(capsys, "audit", str(path), "--qi", "q0,q1")
+    assert "quasi-identifier 'q1' is null in every row" in line
+    code, out, err = run(capsys, "audit", str(path), "--qi", "q0,q1", "--nulls", "wildcard",
+                         "--json", "-")  # fmt: skip
+    assert code == 0, err
+    assert json.loads(out)["k_anonymity"]["k"] == 1  # b matches only itself
+
+
+# -- Parquet and compressed files the reader cannot take as they are ----------------------
+
+
+def test_parquet_columns_differing_only_in_case_are_two_columns(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "case.parquet"
+    pq.write_table(pa.table({"Age": ["1", "1", "2"], "age": ["3", "4", "4"]}), path)
+    code, out, err = run(capsys, "audit", str(path), "--qi", "Age,age", "--json", "-")
+    assert code == 0, err
+    assert json.loads(out)["k_anonymity"]["classes"] == 3
+
+
+def test_nested_parquet_column_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "nested.parquet"
+    pq.write_table(pa.table({"zip": ["1", "2"], "addr": [{"a": 1}, {"a": 2}]}), path)
+    for target in (path, tmp_path):
+        line = one_error(capsys, "audit", str(target), "--qi", "zip,addr", "--quiet")
+        assert f"{path}: column 'addr' is nested" in line
+
+
+def test_column_typed_differently_in_two_files_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pq.write_table(pa.table({"zip": [2134, 2139]}), tmp_path / "a.parquet")
+    pq.write_table(pa.table({"zip": ["02134", "x"]}), tmp_path / "b.parquet")
+    line = one_error(capsys, "audit", str(tmp_path), "--qi", "zip", "--quiet")
+    assert f"{tmp_path / 'b.parquet'}: column 'zip' is string here but int64" in line
+    # Integers of two widths agree as text.
+    pq.write_table(pa.table({"zip": pa.array([2134, 2139], pa.int32())}), tmp_path / "b.parquet")
+    code, out, err = run(capsys, "audit", str(tmp_path), "--qi", "zip", "--json", "-")
+    assert code == 0, err
+    assert json.loads(out)["k_anonymity"]["k"] == 2
+
+
+def test_corrupt_bz2_names_the_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import bz2
+
+    whole = bz2.compress(ROWS.encode("utf-8") * 50)
+    for name, data in (("cut.csv.bz2", whole[:40]), ("garbage.csv.bz2", b"not bz2 at all")):
+        path = write(tmp_path / name, data)
+        line = one_error(capsys, "audit", str(path), *ROLES, "--quiet")
+        assert str(path) in line and "damaged or truncated" in line
+
+
+def test_a_field_longer_than_a_block_is_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("anonaudit.sources.csv._BLOCK_BYTES", 1024)
+    long = "x" * 20_000
+    rows = "".join(f"{i % 3},{long if i == 40 else 'y'}\n" for i in range(100))
+    path = write(tmp_path / "long.csv", "zip,note\n" + rows)
+    code, out, err = run(capsys, "audit", str(path), "--qi", "zip", "--sensitive", "note",
+                         "--json", "-")  # fmt: skip
+    assert code == 0, err
+    assert json.loads(out)["rows"] == 100
+    monkeypatch.setattr("anonaudit.sources.csv._MAX_BLOCK_BYTES", 4096)
+    line = one_error(capsys, "audit", str(path), "--qi", "zip", "--quiet")
+    assert f"{path}, after record 40: a record is longer than 0.00390625 MiB" in line
+
+
+# -- named pipes: one pass is read as a stream, two are refused ---------------------------
+
+
+def _fifo_with(tmp_path: Path, name: str, data: bytes) -> tuple[Path, threading.Thread]:
+    fifo = tmp_path / name
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: fifo.write_bytes(data), daemon=True)
+    writer.start()
+    return fifo, writer
+
+
+@pytest.mark.parametrize("name", ["pipe.csv", "pipe.csv.gz"])
+def test_a_fifo_is_read_as_a_stream(
+    tmp_path: Path, name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = ROWS.encode("utf-8")
+    fifo, writer = _fifo_with(tmp_path, name, gzip.compress(data) if name.endswith("gz") else data)
+    code, out, err = run(capsys, "audit", str(fifo), *ROLES, "--json", "-")
+    writer.join(timeout=30)
+    assert code == 0, err
+    assert json.loads(out)["rows"] == 4
+
+
+def test_a_fifo_with_a_bad_row_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    fifo, writer = _fifo_with(tmp_path, "pipe.csv", b"zip,age\n1,2\n1,2,3\n")
+    line = one_error(capsys, "audit", str(fifo), "--qi", "zip")
+    writer.join(timeout=30)
+    assert f"{fifo}, record 3: expected 2 fields, found 3" in line
+
+
+def test_a_fifo_is_refused_where_two_passes_are_needed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fifo = tmp_path / "pipe.csv"
+    os.mkfifo(fifo)  # nobody writes: a read would wait forever
+    out = str(tmp_path / "out.csv")
+    line = one_error(capsys, "audit", str(fifo), *ROLES, "--records-out", out)
+    assert f"{fifo}: is a pipe" in line and "--records-out" in line
+    line = one_error(capsys, "advise", str(fifo), "--qi", "zip", "-k", "2",
+                     "--hierarchy", "zip=prefix", "--out", out)  # fmt: skip
+    assert f"{fifo}: is a pipe" in line and "--out" in line
+    assert not Path(out).exists()
+
+
+# -- object storage that never answers ----------------------------------------------------
+
+
+def test_storage_that_never_answers_times_out_naming_the_url(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import socket
+
+    server = socket.create_server(("127.0.0.1", 0))
+    accepted: list[socket.socket] = []
+    stop = threading.Event()
+
+    def accept() -> None:  # accept every connection, never answer
+        server.settimeout(0.1)
+        while not stop.is_set():
+            with contextlib.suppress(TimeoutError):
+                accepted.append(server.accept()[0])
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    endpoint = f"http://127.0.0.1:{server.getsockname()[1]}"
+    try:
+        line = one_error(capsys, "audit", "s3://bucket/visits", "--qi", "zip",
+                         "--storage-option", f"endpoint_url={endpoint}",
+                         "--storage-option", "anonymous=true",
+                         "--storage-option", "connect_timeout=1",
+                         "--storage-option", "read_timeout=0.5")  # fmt: skip
+    finally:
+        stop.set()
+        thread.join(timeout=5)
+        for connection in accepted:
+            connection.close()
+        server.close()
+    assert line.startswith(f"anonaudit: error: s3://bucket/visits: the storage at {endpoint} ")
+    assert "did not answer in time" in line and "read_timeout=SECONDS" in line
+    line = one_error(capsys, "audit", "s3://bucket/visits", "--qi", "zip",
+                     "--storage-option", "read_timeout=soon")  # fmt: skip
+    assert "--storage-option read_timeout=soon" in line

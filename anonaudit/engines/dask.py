@@ -23,6 +23,7 @@ part must add up to the merged table's, or the engine refuses the result.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -121,7 +122,7 @@ def build_class_table(
             f"the Dask result covers {int(totals.sum()):,} records but the parts read "
             f"{sum(part_rows):,}; refusing a partial audit"
         )
-    stats = provenance(sources, part_rows)
+    stats = provenance(sources, part_rows, columns)
     return ClassTable(tuple(quasi_identifiers), tuple(sensitive), keys, totals, stats)
 
 
@@ -158,14 +159,20 @@ def _connect(scheduler: Client | str | None, distributed: Any) -> Iterator[Any]:
         yield scheduler
         return
     if scheduler is None:
-        with (
-            distributed.LocalCluster(dashboard_address=None) as cluster,
+        with (  # a part's error is the audit's one line, not the workers' logs too
+            distributed.LocalCluster(dashboard_address=None, silence_logs=logging.CRITICAL)
+            as cluster,
             distributed.Client(cluster) as client,
         ):
             yield client
         return
     try:
         client = distributed.Client(scheduler, timeout="10s")
+    except (ValueError, TypeError) as exc:  # not an address: "missing port number", ...
+        raise EngineError(
+            f"--scheduler {scheduler}: not a Dask scheduler address ({exc}); give one such "
+            "as tcp://host:8786"
+        ) from None
     except (OSError, TimeoutError) as exc:
         raise EngineError(
             f"cannot reach the Dask scheduler at {scheduler} ({exc}); check --scheduler "

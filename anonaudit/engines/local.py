@@ -21,6 +21,7 @@ import itertools
 import sys
 import time
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Literal, TextIO
 
 import duckdb
@@ -30,9 +31,16 @@ import pyarrow.compute as pc
 
 from anonaudit.classtable import ClassTable, SourceStats
 from anonaudit.errors import AnonauditError, InputError, MalformedFileError, ParameterError
-from anonaudit.sources.base import MultiPartSource, Source, parts_of, require_columns
+from anonaudit.sources.base import (
+    MultiPartSource,
+    Source,
+    absent_columns,
+    parts_of,
+    require_columns,
+)
 
 __all__ = [
+    "FileStats",
     "Progress",
     "build_class_table",
     "check_columns",
@@ -46,6 +54,20 @@ _COUNT = "__anonaudit_count__"
 _WEIGHT = "__anonaudit_weight__"
 # Dictionaries up to this size (or an eighth of their batch) are grouped by codes.
 _SMALL_DICTIONARY = 1024
+
+
+@dataclass(frozen=True)
+class FileStats(SourceStats):
+    """The :class:`SourceStats` of a dataset's file, with the audited columns it lacks.
+
+    Attributes
+    ----------
+    null_columns : tuple of str
+        Audited columns the file does not have, read as null
+        (``missing_columns="null"``).
+    """
+
+    null_columns: tuple[str, ...] = ()
 
 
 class Progress:
@@ -236,7 +258,7 @@ def build_class_table(
     )
     if progress is not None:
         progress.finish()
-    stats = provenance(sources, rows)
+    stats = provenance(sources, rows, read)
     return ClassTable(tuple(quasi_identifiers), tuple(sensitive), keys, counts, stats, sums)
 
 
@@ -303,7 +325,9 @@ def total_size(parts: Sequence[Source]) -> int | None:
     return None if None in sizes else sum(size or 0 for size in sizes)
 
 
-def provenance(sources: Sequence[Source], part_rows: Sequence[int]) -> tuple[SourceStats, ...]:
+def provenance(
+    sources: Sequence[Source], part_rows: Sequence[int], columns: Sequence[str] = ()
+) -> tuple[SourceStats, ...]:
     """Where the records came from, given the records each part of each source gave.
 
     Parameters
@@ -312,6 +336,9 @@ def provenance(sources: Sequence[Source], part_rows: Sequence[int]) -> tuple[Sou
         The sources, in order.
     part_rows : sequence of int
         Records per part, the parts of all sources in order (:func:`parts_of`).
+    columns : sequence of str
+        The columns read: a dataset's file lacking some has them in its
+        :attr:`FileStats.null_columns`.
 
     Raises
     ------
@@ -331,7 +358,13 @@ def provenance(sources: Sequence[Source], part_rows: Sequence[int]) -> tuple[Sou
             selection = f" match --filter {info.filter}" if info.filter else ""
             raise MalformedFileError(f"{info.name}: no records{selection}; nothing to audit")
         files = tuple(
-            SourceStats(part.info.name, part.info.format, count, part.info.size_bytes)
+            FileStats(
+                part.info.name,
+                part.info.format,
+                count,
+                part.info.size_bytes,
+                null_columns=absent_columns(part, columns),
+            )
             for part, count in zip(parts, counts, strict=True)
         )
         stats.append(
@@ -390,7 +423,7 @@ def group_counts(
     coding = _Coding(first, columns)
     batches_in = itertools.chain([first] if first else [], stream)
     schema = coding.schema
-    select = ", ".join(_quote(column) for column in columns)
+    select = ", ".join(coding.schema.names)
     if weight is None:
         converted = (coding.convert(batch) for batch in batches_in)
         query = f"SELECT {select}, count(*) AS {_COUNT} FROM reader GROUP BY ALL"
@@ -463,10 +496,13 @@ class _Coding:
     partition key, a typed column) is grouped by integer codes: DuckDB hashes int32s
     faster than strings (``benchmarks/bench_lake.py``), and only the distinct values are
     kept as text. Other columns (CSV text, high-cardinality values) go in as strings.
-    The choice is made on the first batch; later batches are converted to it.
+    The choice is made on the first batch; later batches are converted to it. DuckDB
+    sees the columns by position (``c0``, ``c1``, ...): its names ignore case, so
+    columns ``Age`` and ``age`` would be one.
     """
 
     def __init__(self, first: pa.RecordBatch | None, columns: Sequence[str]) -> None:
+        self.columns = list(columns)
         self.codes: dict[str, _Codes] = {}
         if first is not None:
             for name in columns:
@@ -476,12 +512,15 @@ class _Coding:
                 ):
                     self.codes[name] = _Codes()
         self.schema = pa.schema(
-            [(name, pa.int32() if name in self.codes else pa.string()) for name in columns]
+            [
+                (f"c{position}", pa.int32() if name in self.codes else pa.string())
+                for position, name in enumerate(columns)
+            ]
         )
 
     def convert(self, batch: pa.RecordBatch) -> pa.RecordBatch:
         arrays = []
-        for name in self.schema.names:
+        for name in self.columns:
             array = batch.column(name)
             if name in self.codes:
                 array = self.codes[name].encode(array)
@@ -493,10 +532,10 @@ class _Coding:
     def decode(self, result: pa.Table) -> pa.Table:
         """DuckDB's result, codes turned back into their text."""
         arrays = []
-        for name in self.schema.names:
-            column = result.column(name).combine_chunks()
+        for position, name in enumerate(self.columns):
+            column = result.column(position).combine_chunks()
             arrays.append(self.codes[name].decode(column) if name in self.codes else column)
-        return pa.Table.from_arrays(arrays, names=self.schema.names)
+        return pa.Table.from_arrays(arrays, names=self.columns)
 
 
 def connect() -> duckdb.DuckDBPyConnection:

@@ -16,10 +16,11 @@ import numpy as np
 import pandas as pd
 
 from anonaudit import __version__
+from anonaudit.engines.local import FileStats
 
 if TYPE_CHECKING:
     from anonaudit.advice.lattice import Advice
-    from anonaudit.audit import AuditReport
+    from anonaudit.auditing import AuditReport
     from anonaudit.checks.utility import InformationLoss
     from anonaudit.classtable import SourceStats
     from anonaudit.dp.attacker import Disclosure, PosteriorSummary
@@ -68,7 +69,13 @@ def _source(stats: SourceStats) -> dict[str, Any]:
         "filter": stats.filter,
         "version": stats.version,
         "files": [
-            {"name": f.name, "rows": f.rows, "size_bytes": f.size_bytes} for f in stats.files
+            {
+                "name": f.name,
+                "rows": f.rows,
+                "size_bytes": f.size_bytes,
+                "null_columns": list(f.null_columns) if isinstance(f, FileStats) else [],
+            }
+            for f in stats.files
         ],
     }
 

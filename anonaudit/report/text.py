@@ -5,11 +5,12 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+from anonaudit.engines.local import FileStats
 from anonaudit.report.view_advice import suppression_sentence
 
 if TYPE_CHECKING:
     from anonaudit.advice.lattice import Advice
-    from anonaudit.audit import AuditReport
+    from anonaudit.auditing import AuditReport
     from anonaudit.dp.companion import DPReport
     from anonaudit.dp.contrast import AttackerContrast
 
@@ -34,6 +35,13 @@ def summary(report: AuditReport) -> str:
     ]
     if report.dropped_records:
         lines.append(f"  {report.dropped_records:,} records with a null QI were left out")
+    lines += [
+        f"  {part.name}: no column {', '.join(part.null_columns)}; read as null "
+        "(--missing-columns null)"
+        for source in report.sources
+        for part in source.files
+        if isinstance(part, FileStats) and part.null_columns
+    ]
     wanted = f" (policy: k >= {k.threshold})" if k.threshold is not None else ""
     lines.append(
         f"k-anonymity: k = {k.k}{wanted}; {k.violating_records:,} records in "

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -19,18 +20,27 @@ if TYPE_CHECKING:
     from anonaudit.sources.dataset import DatasetOptions
 
 __all__ = [
+    "MISSING_COLUMNS",
+    "MissingColumns",
     "MultiPartSource",
     "Source",
     "SourceInfo",
+    "absent_columns",
     "file_sha256",
     "open_source",
     "parts_of",
     "require_columns",
+    "require_flat",
     "to_string_batch",
     "to_text_batch",
 ]
 
 _DIGEST_CHUNK = 1024 * 1024
+_LISTED_PARTS = 5
+
+#: What a dataset's file lacking an audited column means: an error, or nulls.
+MissingColumns = Literal["error", "null"]
+MISSING_COLUMNS: tuple[MissingColumns, ...] = ("error", "null")
 
 
 @dataclass(frozen=True)
@@ -87,7 +97,10 @@ class MultiPartSource(Source, Protocol):
     """A source made of parts read independently: the files of a dataset.
 
     Engines read a multi-part source part by part, to count each file's records and,
-    in the Dask engine, to read the parts on different workers.
+    in the Dask engine, to read the parts on different workers. A part's ``columns``
+    are its file's own; the source's are those of all its parts. A source may say what
+    a part lacking an audited column means with a ``missing_columns`` attribute
+    (:func:`require_columns`).
     """
 
     def parts(self) -> Sequence[Source]:
@@ -101,13 +114,66 @@ def parts_of(source: Source) -> Sequence[Source]:
 
 
 def require_columns(source: Source, wanted: Sequence[str]) -> None:
-    """Raise :class:`ColumnError` naming the first unknown column and listing those that exist."""
+    """Check that ``source`` has every column of ``wanted``, and so does each of its parts.
+
+    A part (a file of a dataset) lacking an audited column that another part has is an
+    error naming every such part and what it lacks, unless the source's
+    ``missing_columns`` attribute is ``"null"`` (``"error"`` without one): the part's
+    values of that column are then null.
+
+    Raises
+    ------
+    ColumnError
+        The first column no part has (listing the columns that exist), or the parts
+        lacking some.
+    """
     present = set(source.columns)
     for name in wanted:
         if name not in present:
             listed = ", ".join(source.columns)
             raise ColumnError(
                 f"{source.info.name}: no column named {name!r}; the columns are: {listed}"
+            )
+    if not isinstance(source, MultiPartSource):
+        return
+    if getattr(source, "missing_columns", "error") == "null":
+        return
+    lacking = [
+        f"{part.info.name} lacks {', '.join(absent)}"
+        for part in source.parts()
+        if (absent := absent_columns(part, wanted))
+    ]
+    if lacking:
+        more = len(lacking) - _LISTED_PARTS
+        listed = "; ".join(lacking[:_LISTED_PARTS]) + (f"; and {more} more" if more > 0 else "")
+        raise ColumnError(
+            f"{source.info.name}: its files differ in the audited columns: {listed}; audit "
+            "files of one schema, or pass --missing-columns null to read what a file lacks "
+            "as null"
+        )
+
+
+def absent_columns(part: Source, wanted: Sequence[str]) -> tuple[str, ...]:
+    """The columns of ``wanted`` that ``part`` lacks, in order."""
+    present = set(part.columns)
+    return tuple(name for name in wanted if name not in present)
+
+
+def require_flat(schema: pa.Schema, columns: Sequence[str], name: str) -> None:
+    """Refuse a nested column (struct, list, map) among ``columns``: it has no text form.
+
+    Raises
+    ------
+    ColumnError
+        Naming ``name`` (the file), the column and its type.
+    """
+    for column in columns:
+        index = schema.get_field_index(column)
+        kind = schema.field(index).type if index >= 0 else None
+        if kind is not None and pa.types.is_nested(kind):
+            raise ColumnError(
+                f"{name}: column {column!r} is nested ({kind}); audit flat columns: write "
+                "the fields you mean as columns of their own"
             )
 
 
@@ -177,6 +243,8 @@ def file_sha256(path: str | os.PathLike[str]) -> str:
     ...     print(file_sha256(path)[:16])
     ba7816bf8f01cfea
     """
+    if not stat.S_ISREG(os.stat(path).st_mode):  # a pipe was read once, by the audit
+        raise OSError(f"{os.fspath(path)}: not a regular file")
     digest = hashlib.sha256()
     with open(path, "rb") as stream:
         while chunk := stream.read(_DIGEST_CHUNK):

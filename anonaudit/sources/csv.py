@@ -11,22 +11,27 @@ from __future__ import annotations
 
 import csv as _csv
 import io
+import os
 import re
-from collections.abc import Iterator, Sequence
+import stat
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import pyarrow as pa
 import pyarrow.csv as pacsv
+import pyarrow.fs as pafs
 
 from anonaudit.errors import ColumnError, MalformedFileError, ParameterError
 from anonaudit.sources.base import SourceInfo
 
-__all__ = ["CsvOptions", "CsvSource", "read_header"]
+__all__ = ["CsvOptions", "CsvSource", "Readable", "read_header"]
 
 _SNIFF_BYTES = 64 * 1024
 _BLOCK_BYTES = 16 * 1024 * 1024
+_MAX_BLOCK_BYTES = 1024**3
+_CODECS = {"gzip": ".gz", "bz2": ".bz2", "zstd": ".zst", "lz4": ".lz4"}
 _CANDIDATE_SEPARATORS = ",;\t|"
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")  # as CSV readers split lines, unlike str.splitlines
 _ROW_ERROR = re.compile(r"Row #(\d+): Expected (\d+) columns, got (\d+)")
@@ -58,59 +63,137 @@ class CsvOptions:
 class CsvSource:
     """A delimited text file with a header row.
 
+    A file that is not a regular file (a named pipe, ``/dev/stdin``) is read as a
+    stream, once: its header is kept from the first read and :meth:`batches` may run
+    only one time.
+
     Parameters
     ----------
-    path : pathlib.Path
+    path : str or pathlib.Path
         The file; compressed files (``.gz``, ``.bz2``, ``.zst``) are decompressed on the fly.
     options : CsvOptions
         Separator, encoding, null markers.
+    filesystem : pyarrow.fs.FileSystem, optional
+        Where ``path`` lives (a dataset's storage); the local disk by default.
+    name : str, optional
+        The user-facing name for messages and reports (default: ``path``).
+    size_bytes : int, optional
+        The file's size, when the caller knows it already.
+
+    Raises
+    ------
+    MalformedFileError
+        An empty, damaged or undecodable file, or a duplicate column name.
+    OSError
+        With ``filesystem``: the storage could not be read.
     """
 
-    def __init__(self, path: Path, options: CsvOptions) -> None:
-        self.path = path
+    def __init__(
+        self,
+        path: str | Path,
+        options: CsvOptions,
+        *,
+        filesystem: pafs.FileSystem | None = None,
+        name: str | None = None,
+        size_bytes: int | None = None,
+    ) -> None:
+        self.path = str(path)
         self.options = options
+        self._filesystem = filesystem or pafs.LocalFileSystem()
+        name = name or self.path
+        self._pipe: _Rewound | None = None
         try:
-            with pa.input_stream(str(path), compression="detect") as stream:
-                self.sep, self.columns = read_header(stream, str(path), options)
+            if filesystem is None:
+                status = os.stat(self.path)
+                size_bytes = status.st_size
+                if not stat.S_ISREG(status.st_mode):
+                    self._pipe = _Rewound(_open_stream(self.path))
+            stream = self._pipe or self._open()
+            self.sep, self.columns = read_header(stream, name, options)
+            if self._pipe is not None:
+                self._pipe.rewind()
+            else:
+                stream.close()
         except OSError as exc:
-            raise _damaged(path, exc) from None
-        self.info = SourceInfo(name=str(path), format="csv", size_bytes=path.stat().st_size)
+            if filesystem is not None:  # the caller tells storage errors from damage
+                raise
+            raise _damaged(name, exc) from None
+        self.info = SourceInfo(name=name, format="csv", size_bytes=size_bytes)
+
+    def _open(self) -> pa.NativeFile:
+        return self._filesystem.open_input_stream(self.path, compression="detect")
 
     def batches(self, columns: Sequence[str]) -> Iterator[pa.RecordBatch]:
         """Stream ``columns`` as string record batches.
+
+        A record longer than the reader's block is read by reading the file again with
+        blocks twice as large, from where it had come to (up to 1 GiB).
 
         Raises
         ------
         MalformedFileError
             A row with the wrong number of fields (with its line), bytes that do not
             decode, a damaged or truncated (compressed) file, a quoted value that is
-            never closed, or a header with no data rows.
+            never closed, a header with no data rows, or a pipe read a second time.
         """
         # The last column is read too: its last value tells an unclosed quote.
         last = self.columns[-1]
         wanted = [*columns, last] if last not in columns else list(columns)
-        with pa.input_stream(str(self.path), compression="detect") as raw:
-            stream = _WatchedStream(raw)
+        block, rows, value = _BLOCK_BYTES, 0, None
+        while True:
+            stream = _WatchedStream(self._stream())
             try:
-                reader = self._open(stream, wanted)
-            except (pa.ArrowInvalid, OSError, UnicodeDecodeError) as exc:
-                raise self._explain(exc) from None
-            rows, value = 0, None
+                for batch in self._read(stream, wanted, block, skip=rows):
+                    rows += batch.num_rows
+                    value = batch.column(last)[-1].as_py()
+                    yield batch.select(list(columns))
+                break
+            except _StraddlingError:
+                if self._pipe is not None or block >= _MAX_BLOCK_BYTES:
+                    raise MalformedFileError(
+                        f"{self.info.name}, after record {rows:,}: a record is longer than "
+                        f"{block / 1024**2:g} MiB, the most anonaudit reads at once; check "
+                        "for a quote never closed, or split the field"
+                    ) from None
+                block *= 4
+            finally:
+                stream.close()
+        if rows == 0:
+            raise MalformedFileError(f"{self.info.name}: the file has a header but no data rows")
+        if value is not None:
+            self._check_closed(stream, value)
+
+    def _stream(self) -> Any:
+        if self._pipe is None:
+            return self._open()
+        if self._pipe.closed:
+            raise MalformedFileError(
+                f"{self.info.name}: is a pipe and was read already; write the data to a file "
+                "to read it twice"
+            )
+        return self._pipe
+
+    def _read(
+        self, stream: _WatchedStream, columns: Sequence[str], block: int, *, skip: int
+    ) -> Iterator[pa.RecordBatch]:
+        """The records of ``stream`` after the first ``skip``, read in blocks of ``block``."""
+        try:
+            reader = self._reader(stream, columns, block)
             while True:
                 try:
                     batch = reader.read_next_batch()
                 except StopIteration:
-                    break
-                except (pa.ArrowInvalid, OSError, UnicodeDecodeError) as exc:
-                    raise self._explain(exc) from None
+                    return
+                if skip >= batch.num_rows:
+                    skip -= batch.num_rows
+                    continue
                 if batch.num_rows:
-                    rows += batch.num_rows
-                    value = batch.column(last)[-1].as_py()
-                    yield batch.select(list(columns))
-        if rows == 0:
-            raise MalformedFileError(f"{self.path}: the file has a header but no data rows")
-        if value is not None:
-            self._check_closed(stream, value)
+                    yield batch.slice(skip)
+                skip = 0
+        except (pa.ArrowInvalid, OSError, UnicodeDecodeError) as exc:
+            if "straddl" in str(exc):
+                raise _StraddlingError from None
+            raise self._explain(exc) from None
 
     def _check_closed(self, stream: _WatchedStream, value: str) -> None:
         """Refuse a file whose last value opens a quote and never closes it.
@@ -124,16 +207,18 @@ class CsvSource:
             return
         line = stream.newlines - written.count("\n") + 1
         raise MalformedFileError(
-            f"{self.path}, line {line}: a quoted value starts here and is never closed; "
+            f"{self.info.name}, line {line}: a quoted value starts here and is never closed; "
             "it would swallow the rest of the file: add the closing quote"
         )
 
-    def _open(self, stream: _WatchedStream, columns: Sequence[str]) -> pacsv.CSVStreamingReader:
+    def _reader(
+        self, stream: _WatchedStream, columns: Sequence[str], block: int
+    ) -> pacsv.CSVStreamingReader:
         return pacsv.open_csv(
             stream,
             read_options=pacsv.ReadOptions(
                 use_threads=False,
-                block_size=_BLOCK_BYTES,
+                block_size=block,
                 encoding=self.options.encoding,
                 column_names=list(self.columns),
                 skip_rows=1,
@@ -151,20 +236,25 @@ class CsvSource:
     def _explain(self, exc: Exception) -> MalformedFileError:
         message = str(exc)
         ragged = _ROW_ERROR.search(message)
+        name = self.info.name
         if "skip initial" in message:
-            return MalformedFileError(f"{self.path}: the file has a header but no data rows")
+            return MalformedFileError(f"{name}: the file has a header but no data rows")
         if ragged:
             record, expected, got = ragged.groups()
-            line = self._physical_line(int(record))
+            where = (
+                f"record {record}"
+                if self._pipe is not None
+                else f"line {self._physical_line(int(record))}"
+            )
             return MalformedFileError(
-                f"{self.path}, line {line}: expected {expected} fields, found {got}; "
+                f"{name}, {where}: expected {expected} fields, found {got}; "
                 f"fix that row or pass the right --sep (read with {self.sep!r})"
             )
-        if "UTF8" in message or isinstance(exc, UnicodeDecodeError):
-            return _locate_decode_error(self.path, self.options.encoding)
+        if self._pipe is None and ("UTF8" in message or isinstance(exc, UnicodeDecodeError)):
+            return _locate_decode_error(name, self.options.encoding, self._open)
         if isinstance(exc, OSError):
-            return _damaged(self.path, exc)
-        return MalformedFileError(f"{self.path}: cannot parse as CSV: {message.splitlines()[0]}")
+            return _damaged(name, exc)
+        return MalformedFileError(f"{name}: cannot parse as CSV: {message.splitlines()[0]}")
 
     def _physical_line(self, record: int) -> int:
         """The file line on which CSV record ``record`` (1 = header) ends.
@@ -172,7 +262,7 @@ class CsvSource:
         pyarrow counts records; a quoted value may span lines, so on this error path
         the file is read again with the csv module, which counts lines.
         """
-        with pa.input_stream(str(self.path), compression="detect") as raw:
+        with self._open() as raw:
             text = io.TextIOWrapper(raw, encoding=self.options.encoding, errors="replace")
             reader = _csv.reader(text, delimiter=self.sep)
             for number, _ in enumerate(reader, start=1):
@@ -181,10 +271,53 @@ class CsvSource:
         return record
 
 
+def _open_stream(path: str) -> pa.NativeFile:
+    """A local file that cannot seek (a pipe), decompressed as its suffix says."""
+    raw = open(path, "rb", buffering=0)  # noqa: SIM115 - the returned stream closes it
+    codec = next((c for c in _CODECS if path.lower().endswith(_CODECS[c])), None)
+    return pa.input_stream(raw, compression=codec)
+
+
+class _StraddlingError(Exception):
+    """A record is longer than the reader's block."""
+
+
+class _Rewound(io.RawIOBase):
+    """A stream read once (a pipe) whose first bytes, kept, are read again after :meth:`rewind`."""
+
+    def __init__(self, raw: pa.NativeFile) -> None:
+        super().__init__()
+        self._raw = raw
+        self._kept = bytearray()
+        self._keeping = True
+
+    def readable(self) -> bool:
+        return True
+
+    def rewind(self) -> None:
+        """Read the bytes read so far again, then the rest of the stream."""
+        self._keeping = False
+
+    def read(self, size: int | None = -1) -> bytes:
+        if not self._keeping and self._kept:
+            count = len(self._kept) if size is None or size < 0 else min(size, len(self._kept))
+            chunk = bytes(self._kept[:count])
+            del self._kept[:count]
+            return chunk
+        chunk = bytes(self._raw.read(None if size is None or size < 0 else size))
+        if self._keeping:
+            self._kept += chunk
+        return chunk
+
+    def close(self) -> None:
+        self._raw.close()
+        super().close()
+
+
 class _WatchedStream(io.RawIOBase):
     """A readable stream over ``raw`` that counts its line feeds and keeps its last bytes."""
 
-    def __init__(self, raw: pa.NativeFile) -> None:
+    def __init__(self, raw: Any) -> None:
         super().__init__()
         self._raw = raw
         self._chunks: tuple[bytes, bytes] = (b"", b"")
@@ -193,8 +326,8 @@ class _WatchedStream(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def read(self, size: int = -1) -> bytes:
-        chunk: bytes = self._raw.read(None if size < 0 else size)
+    def read(self, size: int | None = -1) -> bytes:
+        chunk: bytes = self._raw.read(None if size is None or size < 0 else size)
         if chunk:
             self.newlines += chunk.count(b"\n")
             self._chunks = (self._chunks[1], chunk)
@@ -209,17 +342,27 @@ class _WatchedStream(io.RawIOBase):
         """The last bytes read: the last two reads (at least one block)."""
         return b"".join(self._chunks)
 
+    def close(self) -> None:
+        self._raw.close()
+        super().close()
 
-def read_header(
-    stream: pa.NativeFile, name: str, options: CsvOptions
-) -> tuple[str, tuple[str, ...]]:
+
+class Readable(Protocol):
+    """A binary stream: a :class:`pyarrow.NativeFile` or a Python raw stream."""
+
+    def read(self, size: int, /) -> bytes:
+        """Up to ``size`` bytes; ``b""`` at the end."""
+        ...
+
+
+def read_header(stream: Readable, name: str, options: CsvOptions) -> tuple[str, tuple[str, ...]]:
     """The separator and the column names of a CSV file, from its first 64 KiB.
 
     A header longer than that is read to its end (up to the 16 MiB a record may take).
 
     Parameters
     ----------
-    stream : pyarrow.NativeFile
+    stream : Readable
         The file, opened for reading (decompressed).
     name : str
         The file's name, for messages.
@@ -266,7 +409,7 @@ def read_header(
     return sep, names
 
 
-def _damaged(path: Path, exc: OSError) -> MalformedFileError:
+def _damaged(path: str, exc: OSError) -> MalformedFileError:
     """The error for a file (or its compressed stream) that breaks off or is corrupt."""
     reason = (str(exc).splitlines() or [type(exc).__name__])[0]
     return MalformedFileError(
@@ -297,13 +440,15 @@ def _decode_error(
     )
 
 
-def _locate_decode_error(path: Path, encoding: str) -> MalformedFileError:
-    """Find the first undecodable byte of ``path`` (only on the error path)."""
+def _locate_decode_error(
+    path: str, encoding: str, reopen: Callable[[], pa.NativeFile]
+) -> MalformedFileError:
+    """Find the first undecodable byte of ``path``, read again with ``reopen`` (error path)."""
     import codecs
 
     decoder = codecs.getincrementaldecoder(encoding)()
     lines = 0
-    with pa.input_stream(str(path), compression="detect") as stream:
+    with reopen() as stream:
         while chunk := stream.read(_BLOCK_BYTES):
             try:
                 decoder.decode(chunk)

@@ -18,13 +18,13 @@ from __future__ import annotations
 import fnmatch
 import os
 import posixpath
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.csv as pacsv
 import pyarrow.dataset as ds
 import pyarrow.fs as pafs
 
@@ -34,8 +34,14 @@ from anonaudit.errors import (
     ParameterError,
     SourceNotFoundError,
 )
-from anonaudit.sources.base import SourceInfo, to_text_batch
-from anonaudit.sources.csv import CsvOptions, read_header
+from anonaudit.sources.base import (
+    MISSING_COLUMNS,
+    MissingColumns,
+    SourceInfo,
+    require_flat,
+    to_text_batch,
+)
+from anonaudit.sources.csv import CsvOptions, CsvSource
 from anonaudit.sources.filters import Filter, parse_filter, to_expression
 from anonaudit.sources.storage import Location, resolve, storage_error
 
@@ -62,7 +68,6 @@ _SUFFIXES = {
 _COMPRESSED = (".gz", ".bz2", ".zst")
 _GLOB = frozenset("*?[")
 _BATCH_ROWS = 1 << 17
-_CSV_BLOCK_BYTES = 16 * 1024 * 1024
 _TEXT = pa.dictionary(pa.int32(), pa.string())
 
 
@@ -80,14 +85,23 @@ class DatasetOptions:
         Object-storage settings (:mod:`anonaudit.sources.storage`).
     delta_version : int or None
         The Delta table version to read; ``None`` reads the latest.
+    missing_columns : {"error", "null"}
+        A file lacking an audited column that other files have is an error naming
+        it (``"error"``), or its values of that column are null (``"null"``).
     """
 
     format: str | None = None
     filters: tuple[str, ...] = ()
     storage_options: StorageOptions = field(default_factory=dict)
     delta_version: int | None = None
+    missing_columns: MissingColumns = "error"
 
     def __post_init__(self) -> None:
+        if self.missing_columns not in MISSING_COLUMNS:
+            raise ParameterError(
+                f"unknown --missing-columns {self.missing_columns!r}; "
+                f"choose one of {', '.join(MISSING_COLUMNS)}"
+            )
         if self.format is not None and self.format not in FORMATS:
             raise ParameterError(
                 f"unknown --format {self.format!r}; choose one of {', '.join(FORMATS)}"
@@ -108,10 +122,12 @@ class DatasetOptions:
 class FragmentSource:
     """One file of a dataset, read on its own (by this process or by a Dask worker).
 
+    Its ``columns`` are its file's own and the partition keys: a dataset's files may
+    differ (:func:`~anonaudit.sources.base.require_columns`). A column it lacks is read
+    as null.
+
     Parameters
     ----------
-    name : str
-        The file's user-facing name (a path or URL).
     file_format : pyarrow.dataset.FileFormat
         How to read it.
     filesystem : pyarrow.fs.FileSystem
@@ -126,6 +142,14 @@ class FragmentSource:
         Rows to keep.
     info : SourceInfo
         Provenance (format and size).
+    physical : pyarrow.Schema, optional
+        The file's own schema (Parquet); ``None`` when it is ``schema`` (Delta).
+    csv : CsvSource, optional
+        For a CSV file: its reader, which the part reads it with.
+    keys : sequence of str
+        The dataset's partition keys.
+    filter_columns : sequence of str
+        The columns ``filter`` compares.
     """
 
     def __init__(
@@ -138,6 +162,10 @@ class FragmentSource:
         schema: pa.Schema,
         filter: pc.Expression | None,
         info: SourceInfo,
+        physical: pa.Schema | None = None,
+        csv: CsvSource | None = None,
+        keys: Sequence[str] = (),
+        filter_columns: Sequence[str] = (),
     ) -> None:
         self._format = file_format
         self._filesystem = filesystem
@@ -145,11 +173,24 @@ class FragmentSource:
         self._partition = dict(partition)
         self._schema = schema
         self._filter = filter
+        self._physical = physical
+        self._csv = csv
+        self._filter_columns = tuple(filter_columns)
         self.info = info
-        self.columns = tuple(schema.names)
+        own = csv.columns if csv is not None else physical.names if physical is not None else None
+        self.columns = (
+            tuple(schema.names)
+            if own is None
+            else (*own, *(key for key in keys if key not in own))
+        )
 
     def batches(self, columns: Sequence[str]) -> Iterator[pa.RecordBatch]:
         """Stream ``columns`` of this file's selected rows as text batches."""
+        require_flat(self._schema, columns, self.info.name)
+        if self._csv is not None:
+            yield from self._csv_batches(columns)
+            return
+        schema = self._read_schema(columns)
         expression: pc.Expression | None = None
         for key, value in self._partition.items():
             term = pc.field(key).is_null() if value is None else pc.field(key) == value
@@ -159,16 +200,78 @@ class FragmentSource:
                 self._path, self._filesystem, partition_expression=expression
             )
             for batch in fragment.to_batches(
-                schema=self._schema,
+                schema=schema,
                 columns=list(columns),
                 filter=self._filter,
                 batch_size=_BATCH_ROWS,
             ):
                 yield to_text_batch(batch, columns)
-        except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as exc:
             raise MalformedFileError(f"{self.info.name}: cannot read: {_first_line(exc)}") from None
         except OSError as exc:
             raise storage_error(self.info.name, exc) from None
+
+    def _read_schema(self, columns: Sequence[str]) -> pa.Schema:
+        """The dataset's schema, with the file's own type for each of ``columns`` it has.
+
+        Every value becomes text, so an ``int32`` column of one file and an ``int64``
+        one of another agree; a text column in one and a number in another do not.
+        """
+        schema = self._schema
+        if self._physical is None:
+            return schema
+        for name in columns:
+            index = self._physical.get_field_index(name)
+            if index < 0:
+                continue
+            own, common = self._physical.field(index).type, schema.field(name).type
+            if _kind(own) != _kind(common):
+                raise MalformedFileError(
+                    f"{self.info.name}: column {name!r} is {own} here but {common} in the "
+                    "dataset's other files; write it with one type in every file"
+                )
+            if _kind(own) != "text":
+                schema = schema.set(schema.get_field_index(name), pa.field(name, own))
+        return schema
+
+    def _csv_batches(self, columns: Sequence[str]) -> Iterator[pa.RecordBatch]:
+        """The CSV file's batches, with partition keys, nulls for what it lacks, filtered."""
+        assert self._csv is not None
+        wanted = list(dict.fromkeys([*columns, *self._filter_columns]))
+        own = [name for name in wanted if name in self._csv.columns]
+        for batch in self._csv.batches(own):
+            rows = batch.num_rows
+            arrays = [
+                batch.column(name) if name in own else self._constant(name, rows)
+                for name in wanted
+            ]
+            selected = pa.RecordBatch.from_arrays(arrays, names=wanted)
+            if self._filter is not None:
+                selected = selected.filter(self._filter)
+            if selected.num_rows:
+                yield to_text_batch(selected, columns)
+
+    def _constant(self, name: str, rows: int) -> pa.Array:
+        """A partition key's value, or null (a column the file lacks), ``rows`` times."""
+        value = self._partition.get(name)
+        if value is None:
+            return pa.nulls(rows, pa.string())
+        return pa.DictionaryArray.from_arrays(
+            pa.array(np.zeros(rows, np.int32)), pa.array([str(value)])
+        )
+
+
+def _kind(kind: pa.DataType) -> str:
+    """What a type's values look like as text: ``text``, ``integer``, ``real`` or the type."""
+    if pa.types.is_dictionary(kind):
+        kind = kind.value_type
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_string_view(kind):
+        return "text"
+    if pa.types.is_integer(kind):
+        return "integer"
+    if pa.types.is_floating(kind):
+        return "real"
+    return str(kind)
 
 
 class DatasetSource:
@@ -181,14 +284,22 @@ class DatasetSource:
     parts : sequence of FragmentSource
         Its files, after partition pruning.
     columns : tuple of str
-        Its columns, partition columns last.
+        Its columns (those of all its files), partition columns last.
+    missing_columns : {"error", "null"}
+        What a file lacking an audited column means
+        (:func:`~anonaudit.sources.base.require_columns`).
     """
 
     def __init__(
-        self, info: SourceInfo, parts: Sequence[FragmentSource], columns: tuple[str, ...]
+        self,
+        info: SourceInfo,
+        parts: Sequence[FragmentSource],
+        columns: tuple[str, ...],
+        missing_columns: MissingColumns = "error",
     ) -> None:
         self.info = info
         self.columns = columns
+        self.missing_columns = missing_columns
         self._parts = tuple(parts)
 
     def parts(self) -> tuple[FragmentSource, ...]:
@@ -242,14 +353,15 @@ def open_dataset(
     if not files:
         raise SourceNotFoundError(f"{where.name}: holds no {fmt} files; check --format")
     partition_keys = _partition_keys(files[0].path, base)
+    readers: dict[str, CsvSource] = {}
     schema: pa.Schema | None = None
     file_format: ds.FileFormat = ds.ParquetFileFormat()
     try:
         if fmt == "csv":
-            csv = csv or CsvOptions()
-            sep, names = _csv_header(where, files[0], csv)
-            file_format = _csv_format(sep, names, csv)
+            readers = {f.path: _csv_reader(where, f, csv or CsvOptions()) for f in files}
+            names = dict.fromkeys(name for r in readers.values() for name in r.columns)
             schema = pa.schema([(name, pa.string()) for name in [*names, *partition_keys]])
+            file_format = ds.CsvFileFormat()  # for partition pruning: the readers read
         dataset = ds.dataset(
             [f.path for f in files],
             schema=schema,
@@ -264,6 +376,10 @@ def open_dataset(
             ),
             partition_base_dir=base,
         )
+        physical: dict[str, pa.Schema] = {}
+        if fmt == "parquet":
+            physical = {f.path: _footer(where, f) for f in dataset.get_fragments()}
+            dataset = dataset.replace_schema(_union(physical.values(), dataset.schema))
     except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
         raise MalformedFileError(
             f"{where.name}: cannot read as {fmt}: {_first_line(exc)}"
@@ -283,7 +399,46 @@ def open_dataset(
         filters=options.filters,
         name_of=where.child,
         size_of=sizes.get,
+        missing_columns=options.missing_columns,
+        physical=physical,
+        readers=readers,
+        keys=partition_keys,
     )
+
+
+def _csv_reader(where: Location, info: pafs.FileInfo, options: CsvOptions) -> CsvSource:
+    name = where.child(info.path)
+    try:
+        return CsvSource(
+            info.path, options, filesystem=where.filesystem, name=name, size_bytes=info.size
+        )
+    except OSError as exc:
+        raise storage_error(name, exc) from None
+
+
+def _footer(where: Location, fragment: ds.Fragment) -> pa.Schema:
+    """A Parquet file's own schema, from its footer; an unreadable one is named."""
+    try:
+        return fragment.physical_schema
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise MalformedFileError(
+            f"{where.child(fragment.path)}: cannot read: {_first_line(exc)}"
+        ) from None
+
+
+def _union(schemas: Iterable[pa.Schema], first: pa.Schema) -> pa.Schema:
+    """Every column of ``schemas`` (the first type seen of each), then ``first``'s others.
+
+    ``first`` is the schema the dataset inferred from its first file, with the
+    partition keys.
+    """
+    fields: dict[str, pa.Field] = {}
+    for schema in schemas:
+        for item in schema:
+            fields.setdefault(item.name, item)
+    for item in first:
+        fields.setdefault(item.name, item)
+    return pa.schema(list(fields.values()))
 
 
 def dataset_source(
@@ -297,6 +452,10 @@ def dataset_source(
     name_of: Callable[[str], str],
     size_of: Callable[[str], int | None],
     version: int | None = None,
+    missing_columns: MissingColumns = "error",
+    physical: Mapping[str, pa.Schema] | None = None,
+    readers: Mapping[str, CsvSource] | None = None,
+    keys: Sequence[str] = (),
 ) -> DatasetSource:
     """Split ``dataset`` into :class:`FragmentSource` parts, pruned by ``filters``.
 
@@ -319,6 +478,15 @@ def dataset_source(
         A fragment path's user-facing name and its size in bytes.
     version : int, optional
         The table version (Delta).
+    missing_columns : {"error", "null"}
+        What a file lacking an audited column means.
+    physical : mapping of str to pyarrow.Schema, optional
+        Each Parquet file's own schema, by path (``None``: every file has the dataset's).
+    readers : mapping of str to CsvSource, optional
+        Each CSV file's reader, by path.
+    keys : sequence of str
+        The hive partition keys, columns of every file read with ``physical`` or
+        ``readers``.
     """
     parsed = [parse_filter(text) for text in filters]
     expression = to_expression(parsed, dataset.schema, where.name) if parsed else None
@@ -339,6 +507,10 @@ def dataset_source(
                     info=SourceInfo(
                         name=name_of(fragment.path), format=fmt, size_bytes=size_of(fragment.path)
                     ),
+                    physical=(physical or {}).get(fragment.path),
+                    csv=(readers or {}).get(fragment.path),
+                    keys=keys,
+                    filter_columns=[item.column for item in parsed],
                 )
             )
     except OSError as exc:
@@ -354,7 +526,7 @@ def dataset_source(
         filter=" and ".join(str(item) for item in parsed) or None,
         version=version,
     )
-    return DatasetSource(info, parts, tuple(schema.names))
+    return DatasetSource(info, parts, tuple(schema.names), missing_columns)
 
 
 def _no_match(
@@ -467,28 +639,6 @@ def dictionary_format(schema: pa.Schema) -> ds.ParquetFileFormat:
     """
     names = [f.name for f in schema if pa.types.is_string(f.type)]
     return ds.ParquetFileFormat(read_options=ds.ParquetReadOptions(dictionary_columns=names))
-
-
-def _csv_header(
-    where: Location, first: pafs.FileInfo, options: CsvOptions
-) -> tuple[str, tuple[str, ...]]:
-    name = where.child(first.path)
-    compression = "detect" if first.path.lower().endswith(_COMPRESSED) else None
-    with where.filesystem.open_input_stream(first.path, compression=compression) as stream:
-        return read_header(stream, name, options)
-
-
-def _csv_format(sep: str, names: Sequence[str], options: CsvOptions) -> ds.FileFormat:
-    return ds.CsvFileFormat(
-        parse_options=pacsv.ParseOptions(delimiter=sep, newlines_in_values=True),
-        convert_options=pacsv.ConvertOptions(
-            column_types={name: pa.string() for name in names},
-            null_values=list(options.na_values),
-            strings_can_be_null=True,
-            quoted_strings_can_be_null=False,
-        ),
-        read_options=pacsv.ReadOptions(encoding=options.encoding, block_size=_CSV_BLOCK_BYTES),
-    )
 
 
 def _first_line(exc: BaseException) -> str:

@@ -89,6 +89,7 @@ def open_delta(where: Location, options: DatasetOptions) -> DatasetSource:
         name_of=lambda path: posixpath.join(where.name.rstrip("/"), path),
         size_of=sizes.get,
         version=table.version(),
+        missing_columns=options.missing_columns,
     )
 
 

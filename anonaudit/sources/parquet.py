@@ -9,7 +9,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from anonaudit.errors import MalformedFileError
-from anonaudit.sources.base import SourceInfo, to_text_batch
+from anonaudit.sources.base import SourceInfo, require_flat, to_text_batch
 
 __all__ = ["ParquetSource"]
 
@@ -41,7 +41,7 @@ class ParquetSource:
                 f"{path}, byte 0: the file does not start with the Parquet magic number "
                 f"PAR1 (found {start!r}); it is damaged or not Parquet"
             )
-        schema = metadata.schema.to_arrow_schema()
+        self._schema = schema = metadata.schema.to_arrow_schema()
         self._rows = metadata.num_rows
         # Text columns as dictionaries: see anonaudit.sources.dataset.dictionary_format.
         self._dictionary = [field.name for field in schema if pa.types.is_string(field.type)]
@@ -52,6 +52,7 @@ class ParquetSource:
         """Stream ``columns`` as text record batches."""
         if self._rows == 0:
             raise MalformedFileError(f"{self.path}: the file has no rows")
+        require_flat(self._schema, columns, str(self.path))
         try:
             file = pq.ParquetFile(str(self.path), read_dictionary=self._dictionary)
             for batch in file.iter_batches(batch_size=_BATCH_ROWS, columns=list(columns)):

@@ -13,12 +13,15 @@ win over them. For S3 the options are::
     secret_access_key
     session_token
     anonymous          true: send no credentials (public buckets)
+    connect_timeout    seconds to wait for a connection (default 10)
+    read_timeout       seconds to wait for an answer to a request (default 60)
 
 For other schemes the options are passed to the fsspec filesystem as they are.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from collections.abc import Mapping
@@ -48,7 +51,11 @@ _S3_KEYS = {
     "session_token": "session_token",
     "aws_session_token": "session_token",
     "anonymous": "anonymous",
+    "connect_timeout": "connect_timeout",
+    "read_timeout": "read_timeout",
+    "request_timeout": "read_timeout",
 }
+_TIMEOUTS = {"connect_timeout": 10.0, "read_timeout": 60.0}
 _ENVIRONMENT = {
     "endpoint_url": ("AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL"),
     "region": ("AWS_REGION", "AWS_DEFAULT_REGION"),
@@ -165,8 +172,8 @@ def _s3_filesystem(s3: Mapping[str, str]) -> pafs.FileSystem:
         "session_token": s3.get("session_token"),
         "region": s3.get("region"),
         "anonymous": s3.get("anonymous", "").lower() in _TRUE,
-        "connect_timeout": 10,
-        "request_timeout": 60,
+        "connect_timeout": _seconds(s3, "connect_timeout"),
+        "request_timeout": _seconds(s3, "read_timeout"),
     }
     endpoint = s3.get("endpoint_url")
     if endpoint:
@@ -178,6 +185,22 @@ def _s3_filesystem(s3: Mapping[str, str]) -> pafs.FileSystem:
             "S3 credentials need both access_key_id and secret_access_key (one was given)"
         )
     return pafs.S3FileSystem(**{k: v for k, v in kwargs.items() if v is not None})
+
+
+def _seconds(s3: Mapping[str, str], key: str) -> float:
+    """A timeout of the S3 options, in seconds (its default when not given)."""
+    text = s3.get(key)
+    if text is None:
+        return _TIMEOUTS[key]
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not 0 < seconds < math.inf:
+        raise ParameterError(
+            f"--storage-option {key}={text}: give a number of seconds above 0, e.g. {key}=30"
+        )
+    return seconds
 
 
 def _fsspec_location(text: str, scheme: str, options: Mapping[str, str]) -> Location:
@@ -203,11 +226,9 @@ _UNREACHABLE = (
     "Connection refused",
     "curlCode: 7",
     "curlCode: 6",
-    "curlCode: 28",
     "Could not resolve",
-    "Timeout",
-    "timed out",
 )
+_TIMED_OUT = ("curlCode: 28", "Timeout", "timed out")
 _DENIED = (
     "ACCESS_DENIED",
     "AccessDenied",
@@ -231,6 +252,12 @@ def storage_error(location: Location | str, exc: BaseException) -> Exception:
     text = " ".join(str(exc).split())
     endpoint = location.s3.get("endpoint_url") if isinstance(location, Location) else None
     where = f" at {endpoint}" if endpoint else ""
+    if any(marker in text for marker in _TIMED_OUT):
+        return StorageError(
+            f"{name}: the storage{where} did not answer in time ({_short(text)}); check the "
+            "endpoint and the server, or wait longer with --storage-option "
+            "connect_timeout=SECONDS or read_timeout=SECONDS (defaults 10 and 60)"
+        )
     if any(marker in text for marker in _UNREACHABLE):
         return StorageError(
             f"{name}: cannot reach the storage{where} ({_short(text)}); check the endpoint "

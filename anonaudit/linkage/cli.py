@@ -1,0 +1,234 @@
+"""The linkage subcommands: ``compose``, ``diff`` and ``ledger``.
+
+Wired into :mod:`anonaudit.cli` by :func:`add_commands` and :func:`run`. Exit status: 0
+done; 1 a disclosure found with ``--fail-on-disclosure``; 2 bad input (one line).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from anonaudit import load
+from anonaudit.classtable import ClassTable
+from anonaudit.dp.mechanisms import ADDITIVE
+from anonaudit.errors import ParameterError
+from anonaudit.linkage.composition import compose, read_releases
+from anonaudit.linkage.differencing import difference
+from anonaudit.linkage.ledger import Ledger
+from anonaudit.linkage.report import (
+    composition_summary,
+    composition_to_dict,
+    differencing_summary,
+    differencing_to_dict,
+    ledger_summary,
+    ledger_to_dict,
+)
+from anonaudit.report.json import dumps
+from anonaudit.sources.base import file_sha256
+from anonaudit.sources.csv import CsvOptions
+from anonaudit.util import atomic_write_text, refuse_overwriting
+
+__all__ = ["COMMANDS", "add_commands", "run"]
+
+COMMANDS = ("compose", "diff", "ledger")
+_OK, _DISCLOSED = 0, 1
+
+
+def add_commands(commands: Any) -> None:
+    """Add ``compose``, ``diff`` and ``ledger`` to the CLI's subparsers."""
+    c = commands.add_parser(
+        "compose",
+        help="composition (intersection) attack across releases of overlapping records",
+        description="Join RELEASE files on the office's record id and find, for every record "
+        "in several releases, the sensitive values consistent with all its classes and the "
+        "attacker's posterior (Ganta, Kasiviswanathan & Smith 2008); beside it, what the same "
+        "releases made with differential privacy would allow. Exit 0: done; 1: a value "
+        "disclosed with --fail-on-disclosure; 2: error.",
+    )
+    c.add_argument("releases", nargs="+", metavar="RELEASE", help="release files (CSV, Parquet)")
+    c.add_argument("--id", required=True, metavar="COL", help="the office's record id column")
+    _add_roles(c)
+    d = c.add_argument_group("differential privacy counterpart")
+    d.add_argument(
+        "--dp-epsilon", type=float, default=1.0, metavar="E", help="epsilon of each release (1)"
+    )
+    d.add_argument("--dp-delta", type=float, default=0.0, metavar="D", help="delta of each (0)")
+    d.add_argument("--dp-mechanism", choices=ADDITIVE, default="discrete-laplace")
+    _add_outputs(c)
+
+    f = commands.add_parser(
+        "diff",
+        help="differencing attack between two successive releases",
+        description="Compare the class tables of OLD and NEW class by class: a class whose "
+        "sensitive-value histogram changed in exactly one value discloses that value for "
+        "every record added or removed. Exit 0: done; 1: a value disclosed with "
+        "--fail-on-disclosure; 2: error.",
+    )
+    f.add_argument("old", metavar="OLD", help="the earlier release")
+    f.add_argument("new", metavar="NEW", help="the later release")
+    _add_roles(f)
+    f.add_argument(
+        "--max-classes",
+        type=int,
+        default=100,
+        metavar="N",
+        help="disclosing classes listed (default 100; 0: all)",
+    )
+    _add_outputs(f)
+
+    g = commands.add_parser(
+        "ledger",
+        help="list the releases recorded in a release ledger and what they spent",
+        description="List the releases of a ledger (written by --ledger) and the privacy "
+        "spent per dataset, composed sequentially. The ledger is internal: do not publish it.",
+    )
+    g.add_argument("file", metavar="FILE", help="the ledger (SQLite)")
+    g.add_argument("--dataset", metavar="NAME", help="only this dataset's releases")
+    g.add_argument("--recipient", metavar="NAME", help="only the releases to this recipient")
+    g.add_argument("--json", metavar="PATH|-", help="write the listing as JSON; - for stdout")
+    g.add_argument("--debug", action="store_true", help="show tracebacks")
+
+
+def _add_roles(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--qi", action="append", default=[], metavar="COLS", help="QI columns")
+    parser.add_argument(
+        "--sensitive", action="append", default=[], metavar="COLS", help="sensitive columns"
+    )
+    r = parser.add_argument_group("reading")
+    r.add_argument("--sep", help="CSV separator (sniffed when omitted)")
+    r.add_argument("--encoding", default="utf-8", help="CSV encoding (default utf-8)")
+    r.add_argument("--na", action="append", metavar="TEXT", help="cell text read as null")
+
+
+def _add_outputs(parser: argparse.ArgumentParser) -> None:
+    o = parser.add_argument_group("output")
+    o.add_argument("--json", metavar="PATH|-", help="write the JSON report; - for stdout")
+    o.add_argument(
+        "--fail-on-disclosure", action="store_true", help="exit 1 when a value is disclosed"
+    )
+    o.add_argument("--ledger", metavar="FILE", help="record the inputs as releases in this ledger")
+    o.add_argument("--recipient", metavar="NAME", help="who receives the releases (ledger)")
+    o.add_argument(
+        "--dataset", metavar="NAME", help="the data the releases come from (ledger; default: "
+        "each input's SHA-256)"
+    )
+    o.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    o.add_argument("--debug", action="store_true", help="show tracebacks")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``args.command`` (one of :data:`COMMANDS`); returns the exit status."""
+    if args.command == "ledger":
+        return _run_ledger(args)
+    qi = [c.strip() for item in args.qi for c in item.split(",") if c.strip()]
+    sensitive = [c.strip() for item in args.sensitive for c in item.split(",") if c.strip()]
+    if not qi:
+        raise ParameterError("name the quasi-identifiers with --qi COL1,COL2,...")
+    if not sensitive:
+        raise ParameterError("name the sensitive column with --sensitive COL")
+    inputs = args.releases if args.command == "compose" else [args.old, args.new]
+    refuse_overwriting([("--json", args.json), ("--ledger", args.ledger)], inputs)
+    csv = CsvOptions(args.sep, args.encoding, tuple(args.na) if args.na else ("",))
+    if args.command == "compose":
+        document, text, disclosed, tables = _compose(args, inputs, qi, sensitive, csv)
+    else:
+        document, text, disclosed, tables = _diff(args, inputs, qi, sensitive, csv)
+    if args.ledger:
+        _record(args, inputs, tables, qi, sensitive)
+    if args.json == "-":
+        print(dumps(document))
+    else:
+        if args.json:
+            atomic_write_text(Path(args.json), dumps(document))
+        if not args.quiet:
+            print(text)
+    return _DISCLOSED if disclosed and args.fail_on_disclosure else _OK
+
+
+def _compose(
+    args: argparse.Namespace, inputs: list[str], qi: list[str], sa: list[str], csv: CsvOptions
+) -> tuple[dict[str, Any], str, bool, list[ClassTable]]:
+    releases = read_releases(inputs, id=args.id, quasi_identifiers=qi, sensitive=sa, csv=csv)
+    results = {
+        name: compose(
+            releases,
+            name,
+            dp_epsilon=args.dp_epsilon,
+            dp_delta=args.dp_delta,
+            dp_mechanism=args.dp_mechanism,
+        )
+        for name in sa
+    }
+    document = composition_to_dict(results, releases.table.sources, id=args.id)
+    disclosed = any(result.disclosed_records for result in results.values())
+    tables = [releases.release(i) for i in range(len(inputs))]
+    return document, composition_summary(results, id=args.id), disclosed, tables
+
+
+def _diff(
+    args: argparse.Namespace, inputs: list[str], qi: list[str], sa: list[str], csv: CsvOptions
+) -> tuple[dict[str, Any], str, bool, list[ClassTable]]:
+    if args.max_classes < 0:
+        raise ParameterError("--max-classes must be >= 0 (0 lists every class)")
+    old, new = (
+        load(
+            path,
+            quasi_identifiers=qi,
+            sensitive=sa,
+            sep=csv.sep,
+            encoding=csv.encoding,
+            na_values=csv.na_values,
+        )
+        for path in inputs
+    )
+    limit = None if args.max_classes == 0 else args.max_classes
+    results = {name: difference(old, new, name, max_classes=limit) for name in sa}
+    document = differencing_to_dict(results, [*old.sources, *new.sources])
+    disclosed = any(result.disclosed_records for result in results.values())
+    return document, differencing_summary(results), disclosed, [old, new]
+
+
+def _record(
+    args: argparse.Namespace,
+    inputs: Sequence[str],
+    tables: Sequence[ClassTable],
+    qi: list[str],
+    sa: list[str],
+) -> None:
+    """Record each input in the ledger, unless it holds that file for that recipient."""
+    with Ledger.open(args.ledger) as ledger:
+        for path, table in zip(inputs, tables, strict=True):
+            if not Path(path).is_file():
+                raise ParameterError(f"--ledger fingerprints files; {path} is not a file")
+            fingerprint = file_sha256(path)
+            dataset = args.dataset or fingerprint
+            known = ledger.releases(dataset, args.recipient)
+            if any(entry.fingerprint == fingerprint for entry in known):
+                continue
+            ledger.record(
+                dataset=dataset,
+                fingerprint=fingerprint,
+                source=path,
+                quasi_identifiers=qi,
+                sensitive=sa,
+                table=table,
+                recipient=args.recipient,
+            )
+
+
+def _run_ledger(args: argparse.Namespace) -> int:
+    if not Path(args.file).is_file():
+        raise ParameterError(f"{args.file}: no such ledger; check the path")
+    refuse_overwriting([("--json", args.json)], [args.file])
+    with Ledger.open(args.file) as ledger:
+        document = ledger_to_dict(ledger, dataset=args.dataset, recipient=args.recipient)
+    if args.json == "-":
+        print(dumps(document))
+        return _OK
+    if args.json:
+        atomic_write_text(Path(args.json), dumps(document))
+    print(ledger_summary(document))
+    return _OK

@@ -1,0 +1,354 @@
+"""The release ledger: what was released, to whom, and what it spent.
+
+Linkage and composition attacks combine releases; an office can only reason about them
+if it keeps a record of every release. The ledger is one SQLite file recording, per
+release: a fingerprint of the input (SHA-256 of its bytes), the QIs and SAs, the
+transformation, the exact class table released (or the one the DP release was made
+from), the DP mechanism and its cost (ε, δ, ρ), the recipient and the time.
+
+The ledger is **internal**: it holds exact class tables and is never to be published;
+its ``meta`` table says so. Concurrent writers are safe: the file is in WAL mode, every
+write is one ``BEGIN IMMEDIATE`` transaction, and a busy writer waits (busy timeout)
+instead of failing.
+
+Spend composes sequentially (:func:`anonaudit.dp.accounting.sequential`; McSherry 2009,
+Theorem 3): releases of the same dataset add their ε, ρ and δ. A release made without a
+DP mechanism (an exact class table) is not differentially private at all: it counts as
+ε = inf, so a budget check over a dataset with such a release always fails.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sqlite3
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from anonaudit.classtable import ClassTable
+from anonaudit.dp.accounting import Budget, PrivacyCost, sequential
+from anonaudit.errors import BudgetError, InputError
+
+__all__ = ["LEDGER_NOTE", "Ledger", "LedgerEntry"]
+
+#: What the ``meta`` table says of the file.
+LEDGER_NOTE = "internal: holds the exact class table of every release; do not publish"
+_SCHEMA_VERSION = "1"
+_BUSY_SECONDS = 60.0
+_COUNT = "__anonaudit_count__"
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS releases (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    time TEXT NOT NULL,
+    dataset TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    source TEXT NOT NULL,
+    quasi_identifiers TEXT NOT NULL,
+    sensitive TEXT NOT NULL,
+    transformation TEXT,
+    class_table BLOB,
+    mechanism TEXT,
+    epsilon REAL,
+    delta REAL,
+    rho REAL,
+    recipient TEXT
+);
+CREATE INDEX IF NOT EXISTS releases_dataset ON releases (dataset, recipient);
+"""
+_FIELDS = (
+    "id, time, dataset, fingerprint, source, quasi_identifiers, sensitive, transformation, "
+    "mechanism, epsilon, delta, rho, recipient"
+)
+
+
+@dataclass(frozen=True)
+class LedgerEntry:
+    """One recorded release.
+
+    Attributes
+    ----------
+    id : int
+        Its number in the ledger.
+    time : str
+        When it was recorded (UTC, ISO 8601).
+    dataset : str
+        The data it was made from: releases of one dataset compose.
+    fingerprint : str
+        SHA-256 of the input file's bytes.
+    source : str
+        The input as named when recorded.
+    quasi_identifiers, sensitive : tuple of str
+        Column roles.
+    transformation : mapping or None
+        How the input was transformed (generalization levels, suppression).
+    mechanism : str or None
+        The DP mechanism; ``None`` for an exact (syntactic) release.
+    epsilon, delta, rho : float
+        Its DP cost (0 for an exact release, whose :attr:`cost` is infinite).
+    recipient : str or None
+        Who received it.
+    """
+
+    id: int
+    time: str
+    dataset: str
+    fingerprint: str
+    source: str
+    quasi_identifiers: tuple[str, ...]
+    sensitive: tuple[str, ...]
+    transformation: Mapping[str, Any] | None
+    mechanism: str | None
+    epsilon: float
+    delta: float
+    rho: float
+    recipient: str | None
+
+    @property
+    def cost(self) -> PrivacyCost:
+        """What the release spent; ε = inf when it was not differentially private."""
+        if self.mechanism is None:
+            return PrivacyCost(epsilon=math.inf)
+        return PrivacyCost(epsilon=self.epsilon, rho=self.rho, delta=self.delta)
+
+    def describe(self) -> str:
+        """One line naming the release: number, time, recipient, source and cost."""
+        cost = "not DP" if self.mechanism is None else f"{self.mechanism} epsilon {self.epsilon:g}"
+        if self.rho:
+            cost += f" rho {self.rho:g}"
+        if self.delta:
+            cost += f" delta {self.delta:g}"
+        to = f" to {self.recipient}" if self.recipient else ""
+        return f"#{self.id} ({self.time}{to}, {self.source}, {cost})"
+
+
+class Ledger:
+    """A release ledger in one SQLite file; open it with :meth:`open`.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> folder = tempfile.mkdtemp()
+    >>> ledger = Ledger.open(pathlib.Path(folder, "ledger.sqlite"))
+    >>> _ = ledger.record(dataset="visits", fingerprint="ab", source="q1.csv",
+    ...     quasi_identifiers=["zip"], sensitive=["dx"],
+    ...     mechanism="discrete-laplace", cost=PrivacyCost(epsilon=0.5))
+    >>> _ = ledger.record(dataset="visits", fingerprint="cd", source="q2.csv",
+    ...     quasi_identifiers=["zip"], sensitive=["dx"],
+    ...     mechanism="discrete-laplace", cost=PrivacyCost(epsilon=0.5))
+    >>> ledger.spent("visits").epsilon
+    1.0
+    >>> ledger.close()
+    """
+
+    def __init__(self, connection: sqlite3.Connection, path: str) -> None:
+        self._connection = connection
+        self.path = path
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str]) -> Ledger:
+        """Open the ledger at ``path``, creating it (and its tables) if needed.
+
+        Raises
+        ------
+        InputError
+            ``path`` is not a ledger (another SQLite file, or not SQLite at all).
+        """
+        name = os.fspath(path)
+        try:
+            connection = sqlite3.connect(name, timeout=_BUSY_SECONDS, isolation_level=None)
+            connection.execute(f"PRAGMA busy_timeout = {int(_BUSY_SECONDS * 1000)}")
+            connection.execute("PRAGMA journal_mode = WAL")
+            ledger = cls(connection, name)
+            with ledger._write() as cursor:
+                for statement in _SCHEMA.split(";"):
+                    if statement.strip():
+                        cursor.execute(statement)
+                now = datetime.now(UTC).isoformat(timespec="seconds")
+                for key, value in (
+                    ("note", LEDGER_NOTE),
+                    ("schema_version", _SCHEMA_VERSION),
+                    ("created", now),
+                ):
+                    cursor.execute(
+                        "INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)", (key, value)
+                    )
+        except sqlite3.DatabaseError as exc:
+            raise InputError(f"{name}: not a release ledger ({exc})") from None
+        return ledger
+
+    def close(self) -> None:
+        """Close the file."""
+        self._connection.close()
+
+    def __enter__(self) -> Ledger:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Cursor]:
+        """One write transaction, taken at once (``BEGIN IMMEDIATE``): no upgrade deadlock."""
+        cursor = self._connection.cursor()
+        cursor.execute("BEGIN IMMEDIATE")
+        try:
+            yield cursor
+        except BaseException:
+            cursor.execute("ROLLBACK")
+            raise
+        cursor.execute("COMMIT")
+
+    def meta(self) -> dict[str, str]:
+        """The ``meta`` table: ``note``, ``schema_version``, ``created``."""
+        return dict(self._connection.execute("SELECT key, value FROM meta").fetchall())
+
+    def record(
+        self,
+        *,
+        dataset: str,
+        fingerprint: str,
+        source: str,
+        quasi_identifiers: Sequence[str],
+        sensitive: Sequence[str],
+        table: ClassTable | None = None,
+        transformation: Mapping[str, Any] | None = None,
+        mechanism: str | None = None,
+        cost: PrivacyCost | None = None,
+        recipient: str | None = None,
+    ) -> int:
+        """Record one release; returns its number.
+
+        ``mechanism`` and ``cost`` describe a DP release (both or neither); without them
+        the release is an exact one, not differentially private.
+        """
+        if (mechanism is None) != (cost is None):
+            raise ValueError("give both mechanism and cost for a DP release, or neither")
+        cost = cost or PrivacyCost()
+        row = (
+            datetime.now(UTC).isoformat(timespec="seconds"),
+            dataset,
+            fingerprint,
+            source,
+            json.dumps(list(quasi_identifiers)),
+            json.dumps(list(sensitive)),
+            None if transformation is None else json.dumps(dict(transformation)),
+            None if table is None else _table_bytes(table),
+            mechanism,
+            cost.epsilon,
+            cost.delta,
+            cost.rho,
+            recipient,
+        )
+        with self._write() as cursor:
+            cursor.execute(
+                "INSERT INTO releases (time, dataset, fingerprint, source, quasi_identifiers, "
+                "sensitive, transformation, class_table, mechanism, epsilon, delta, rho, "
+                "recipient) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                row,
+            )
+            return int(cursor.lastrowid or 0)
+
+    def releases(
+        self, dataset: str | None = None, recipient: str | None = None
+    ) -> tuple[LedgerEntry, ...]:
+        """The recorded releases, oldest first; of one dataset and recipient if given."""
+        query, args = f"SELECT {_FIELDS} FROM releases", []
+        where = []
+        if dataset is not None:
+            where.append("dataset = ?")
+            args.append(dataset)
+        if recipient is not None:
+            where.append("recipient = ?")
+            args.append(recipient)
+        if where:
+            query += " WHERE " + " AND ".join(where)
+        rows = self._connection.execute(query + " ORDER BY id", args).fetchall()
+        return tuple(_entry(row) for row in rows)
+
+    def class_table(self, release: int) -> ClassTable | None:
+        """The class table recorded with release number ``release`` (``None`` if none)."""
+        row = self._connection.execute(
+            "SELECT class_table FROM releases WHERE id = ?", (release,)
+        ).fetchone()
+        if row is None:
+            raise KeyError(f"no release #{release} in {self.path}")
+        return None if row[0] is None else _table_from_bytes(row[0])
+
+    def spent(self, dataset: str | None = None, recipient: str | None = None) -> PrivacyCost:
+        """What the releases (of ``dataset``, to ``recipient``) spent, composed sequentially."""
+        return sequential(PrivacyCost(), *(e.cost for e in self.releases(dataset, recipient)))
+
+    def check_budget(
+        self,
+        cost: PrivacyCost,
+        budget: Budget,
+        *,
+        dataset: str | None = None,
+        recipient: str | None = None,
+    ) -> None:
+        """Refuse a new release of ``cost`` that, with those recorded, exceeds ``budget``.
+
+        Raises
+        ------
+        BudgetError
+            Naming the recorded releases that spent the budget.
+        """
+        entries = self.releases(dataset, recipient)
+        spent = budget.spent + tuple(entry.cost for entry in entries)
+        try:
+            Budget(budget.epsilon, budget.delta, spent).spend(cost)
+        except BudgetError as exc:
+            shown = "; ".join(entry.describe() for entry in entries[-10:])
+            more = f" (and {len(entries) - 10} earlier)" if len(entries) > 10 else ""
+            spent_by = f"; spent by {shown}{more}" if entries else ""
+            raise BudgetError(f"{exc}{spent_by}") from None
+
+
+def _entry(row: tuple[Any, ...]) -> LedgerEntry:
+    return LedgerEntry(
+        id=int(row[0]),
+        time=row[1],
+        dataset=row[2],
+        fingerprint=row[3],
+        source=row[4],
+        quasi_identifiers=tuple(json.loads(row[5])),
+        sensitive=tuple(json.loads(row[6])),
+        transformation=None if row[7] is None else json.loads(row[7]),
+        mechanism=row[8],
+        epsilon=float(row[9] or 0.0),
+        delta=float(row[10] or 0.0),
+        rho=float(row[11] or 0.0),
+        recipient=row[12],
+    )
+
+
+def _table_bytes(table: ClassTable) -> bytes:
+    """The class table as a compressed Arrow IPC stream, its roles in the schema metadata."""
+    data = table.keys.append_column(_COUNT, pa.array(table.counts, pa.int64()))
+    roles = {
+        "quasi_identifiers": json.dumps(list(table.quasi_identifiers)),
+        "sensitive": json.dumps(list(table.sensitive)),
+    }
+    data = data.replace_schema_metadata(roles)
+    sink = pa.BufferOutputStream()
+    options = pa.ipc.IpcWriteOptions(compression="zstd")
+    with pa.ipc.new_stream(sink, data.schema, options=options) as writer:
+        writer.write_table(data)
+    return bytes(sink.getvalue().to_pybytes())
+
+
+def _table_from_bytes(blob: bytes) -> ClassTable:
+    data = pa.ipc.open_stream(pa.py_buffer(blob)).read_all()
+    metadata = data.schema.metadata or {}
+    qi = tuple(json.loads(metadata[b"quasi_identifiers"]))
+    sa = tuple(json.loads(metadata[b"sensitive"]))
+    counts = np.asarray(data.column(_COUNT).to_numpy(), dtype=np.int64)
+    return ClassTable(qi, sa, data.drop_columns([_COUNT]).replace_schema_metadata(None), counts)

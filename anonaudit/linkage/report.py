@@ -1,0 +1,236 @@
+"""JSON documents and text summaries of the linkage commands: renderers, no measure."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from anonaudit import __version__
+from anonaudit.classtable import SourceStats
+from anonaudit.linkage.composition import COMBINATION_RULE, Composition, DPComposition
+from anonaudit.linkage.differencing import Differencing
+from anonaudit.linkage.ledger import Ledger, LedgerEntry
+from anonaudit.report.json import SCHEMA_VERSION
+
+__all__ = [
+    "composition_summary",
+    "composition_to_dict",
+    "differencing_summary",
+    "differencing_to_dict",
+    "ledger_summary",
+    "ledger_to_dict",
+]
+
+_LISTED = ("old_size", "new_size", "value", "change")  # the listing's columns beside the QIs
+
+
+def _number(value: float) -> float | str | None:
+    """JSON has no infinity or NaN: ``"inf"``, and ``None`` for an undefined value."""
+    if math.isnan(value):
+        return None
+    return "inf" if math.isinf(value) else value
+
+
+def _header(sources: Sequence[SourceStats]) -> dict[str, Any]:
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "anonaudit_version": __version__,
+        "inputs": [{"name": s.name, "format": s.format, "rows": s.rows} for s in sources],
+    }
+
+
+def _dp_to_dict(dp: DPComposition) -> dict[str, Any]:
+    accounting = dp.accounting
+    return {
+        "mechanism": dp.mechanism,
+        "releases": dp.releases,
+        "per_release": {"epsilon": dp.epsilon, "delta": dp.delta},
+        "total": {
+            "epsilon": _number(accounting.epsilon),
+            "delta": accounting.delta,
+            "epsilon_pure": accounting.cost.epsilon,
+            "rho": accounting.cost.rho,
+            "zcdp": accounting.cost.zcdp,
+            "renyi": [{"alpha": a, "epsilon": e} for a, e in accounting.renyi],
+        },
+        "value_epsilon": _number(dp.value_epsilon),
+        "posterior_bound": _number(dp.posterior_bound),
+    }
+
+
+def composition_to_dict(
+    results: Mapping[str, Composition], sources: Sequence[SourceStats], *, id: str
+) -> dict[str, Any]:
+    """The ``anonaudit compose`` JSON document."""
+    document = _header(sources) | {"id": id, "combination_rule": COMBINATION_RULE}
+    document["composition"] = {
+        name: {
+            "records": result.records,
+            "changed_records": result.changed_records,
+            "disclosed_records": result.disclosed_records,
+            "max_posterior": _number(result.max_posterior),
+            "combinations": len(result.candidates),
+            "releases": [
+                {
+                    "name": release.name,
+                    "records": release.records,
+                    "classes": release.classes,
+                    "distinct_l": release.distinct_l,
+                }
+                for release in result.releases
+            ],
+            "dp": None if result.dp is None else _dp_to_dict(result.dp),
+        }
+        for name, result in results.items()
+    }
+    return document
+
+
+def composition_summary(results: Mapping[str, Composition], *, id: str) -> str:
+    """The printed summary of ``anonaudit compose``."""
+    lines = []
+    for name, result in results.items():
+        lines.append(f"Composition attack on {name!r} (releases joined on {id!r}):")
+        for release in result.releases:
+            lines.append(
+                f"  {release.name}: distinct l = {release.distinct_l} "
+                f"({release.records:,} records, {release.classes:,} classes)"
+            )
+        lines.append(
+            f"  composed: {result.records:,} records in two or more releases; "
+            f"{result.disclosed_records:,} disclosed (one consistent value); "
+            f"largest posterior {_fixed(result.max_posterior)}"
+        )
+        if result.changed_records:
+            lines.append(
+                f"  {result.changed_records:,} records whose value differs between releases "
+                "are left out"
+            )
+        if result.dp is not None:
+            dp = result.dp
+            total = dp.accounting
+            lines.append(
+                f"  DP counterpart: {dp.releases} {dp.mechanism} releases at epsilon "
+                f"{dp.epsilon:g}" + (f", delta {dp.delta:g}" if dp.delta else "") + " each: "
+                f"total epsilon {_fixed(total.epsilon)} (pure {total.cost.epsilon:g}, "
+                f"zCDP rho {total.cost.zcdp:.4g}); a person's value: epsilon "
+                f"{_fixed(dp.value_epsilon)}, largest posterior {_fixed(dp.posterior_bound)}"
+            )
+    return "\n".join(lines)
+
+
+def _fixed(value: float) -> str:
+    return "n/a" if math.isnan(value) else "inf" if math.isinf(value) else f"{value:.4f}"
+
+
+def differencing_to_dict(
+    results: Mapping[str, Differencing], sources: Sequence[SourceStats]
+) -> dict[str, Any]:
+    """The ``anonaudit diff`` JSON document."""
+    document = _header(sources)
+    document["differencing"] = {}
+    for name, result in results.items():
+        listing = result.listing
+        qi = [c for c in listing.columns if c not in _LISTED]
+        document["differencing"][name] = {
+            "classes": result.classes,
+            "classes_changed": result.classes_changed,
+            "disclosing_classes": result.disclosing_classes,
+            "disclosed_records": result.disclosed_records,
+            "listed": len(listing),
+            "truncated": len(listing) < result.disclosing_classes,
+            "disclosing": [
+                {
+                    "quasi_identifiers": {column: row[column] for column in qi},
+                    "old_size": int(row["old_size"]),
+                    "new_size": int(row["new_size"]),
+                    "value": row["value"],
+                    "change": int(row["change"]),
+                }
+                for row in listing.to_dict(orient="records")
+            ],
+        }
+    return document
+
+
+def differencing_summary(results: Mapping[str, Differencing]) -> str:
+    """The printed summary of ``anonaudit diff``."""
+    lines = []
+    for name, result in results.items():
+        lines.append(
+            f"Differencing on {name!r}: {result.classes_changed:,} of {result.classes:,} classes "
+            f"changed; {result.disclosing_classes:,} changed in one value only, disclosing it "
+            f"for {result.disclosed_records:,} records added or removed"
+        )
+        for row in result.listing.head(10).to_dict(orient="records"):
+            qi = ", ".join(f"{k}={v}" for k, v in row.items() if k not in _LISTED)
+            lines.append(
+                f"  [{qi}] {row['old_size']} -> {row['new_size']}: "
+                f"{row['change']:+d} {row['value']!s}"
+            )
+    return "\n".join(lines)
+
+
+def _entry_to_dict(entry: LedgerEntry) -> dict[str, Any]:
+    return {
+        "id": entry.id,
+        "time": entry.time,
+        "dataset": entry.dataset,
+        "recipient": entry.recipient,
+        "source": entry.source,
+        "sha256": entry.fingerprint,
+        "quasi_identifiers": list(entry.quasi_identifiers),
+        "sensitive": list(entry.sensitive),
+        "transformation": entry.transformation,
+        "mechanism": entry.mechanism,
+        "epsilon": entry.epsilon,
+        "delta": entry.delta,
+        "rho": entry.rho,
+    }
+
+
+def ledger_to_dict(
+    ledger: Ledger, *, dataset: str | None = None, recipient: str | None = None
+) -> dict[str, Any]:
+    """The ``anonaudit ledger`` JSON document: releases and spend per dataset."""
+    entries = ledger.releases(dataset, recipient)
+    spend = {}
+    for name in sorted({entry.dataset for entry in entries}):
+        cost = ledger.spent(name, recipient)
+        spend[name] = {
+            "epsilon_pure": _number(cost.epsilon),
+            "rho": cost.rho,
+            "delta": cost.delta,
+        }
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "anonaudit_version": __version__,
+        "meta": ledger.meta(),
+        "releases": [_entry_to_dict(entry) for entry in entries],
+        "spent": spend,
+    }
+
+
+def ledger_summary(document: Mapping[str, Any]) -> str:
+    """The printed listing of ``anonaudit ledger``, from its JSON document."""
+    lines = [f"Release ledger ({document['meta'].get('note', '')}):"]
+    for entry in document["releases"]:
+        cost = (
+            "not DP"
+            if entry["mechanism"] is None
+            else f"{entry['mechanism']} epsilon {entry['epsilon']:g}"
+            + (f" rho {entry['rho']:g}" if entry["rho"] else "")
+            + (f" delta {entry['delta']:g}" if entry["delta"] else "")
+        )
+        to = entry["recipient"] or "-"
+        lines.append(
+            f"  #{entry['id']} {entry['time']} {entry['dataset']} to {to}: {entry['source']} "
+            f"(sha256 {entry['sha256'][:12]}), {cost}"
+        )
+    for name, cost in document["spent"].items():
+        lines.append(
+            f"  spent on {name}: epsilon {cost['epsilon_pure']}, rho {cost['rho']:g}, "
+            f"delta {cost['delta']:g}"
+        )
+    return "\n".join(lines)
