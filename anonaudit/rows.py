@@ -24,11 +24,10 @@ exactly as every anonaudit CSV is (:func:`anonaudit.report.csv.defuse`).
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -41,21 +40,18 @@ from anonaudit.checks.wildcard import class_frequencies
 from anonaudit.engines.local import Progress, check_columns, total_size
 from anonaudit.errors import ColumnError, InputError, ParameterError
 from anonaudit.report.csv import defuse
-from anonaudit.sources.base import Source, open_source, parts_of, to_string_batch
+from anonaudit.sources.base import Source, parts_of, to_string_batch
 from anonaudit.util import atomic_path
 
 if TYPE_CHECKING:  # anonaudit.auditing imports this module
     from anonaudit.auditing import AuditReport
-    from anonaudit.sources.base import MissingColumns
 
 __all__ = [
     "KeyIndex",
     "Recode",
     "class_ids",
-    "open_inputs",
     "record_batches",
     "report_columns",
-    "require_rereadable",
     "write_records",
     "write_transformed",
 ]
@@ -66,85 +62,6 @@ Recode = Mapping[str, Mapping[str | None, str | None]]
 # Packed tuple keys stay below this bound; wider products are re-numbered first.
 _KEY_BOUND = 2**62
 _PARQUET_SUFFIXES = (".parquet", ".pq", ".parq")
-
-
-def open_inputs(
-    source: Any,
-    *,
-    sep: str | None = None,
-    encoding: str = "utf-8",
-    na_values: Sequence[str] = ("",),
-    format: str | None = None,
-    filter: str | Sequence[str] = (),
-    storage_options: Mapping[str, str] | None = None,
-    delta_version: int | None = None,
-    missing_columns: str = "error",
-) -> list[Source]:
-    """Open ``source`` as :func:`anonaudit.auditing.load` does, as a list of sources.
-
-    Parameters
-    ----------
-    source : path, URL, pandas.DataFrame, pyarrow.Table, or a list of them
-        The inputs (see :func:`anonaudit.auditing.load`).
-    sep, encoding, na_values, format, filter, storage_options, delta_version
-        As for :func:`anonaudit.auditing.load`.
-    missing_columns : {"error", "null"}
-        What a dataset's file lacking an audited column means
-        (:class:`~anonaudit.sources.dataset.DatasetOptions`).
-
-    Returns
-    -------
-    list of Source
-        One per input, in order.
-
-    Raises
-    ------
-    InputError
-        A Spark DataFrame: Spark aggregates it itself and its rows have no order to
-        re-read; write it to Parquet and pass the files.
-    """
-    from anonaudit.engines.spark import is_spark_frame
-    from anonaudit.sources.csv import CsvOptions
-    from anonaudit.sources.dataset import DatasetOptions
-
-    csv = CsvOptions(sep=sep, encoding=encoding, na_values=tuple(na_values))
-    lake = DatasetOptions(
-        format=format,
-        filters=(filter,) if isinstance(filter, str) else tuple(filter),
-        storage_options=dict(storage_options or {}),
-        delta_version=delta_version,
-        missing_columns=cast("MissingColumns", missing_columns),  # DatasetOptions checks it
-    )
-    items: list[Any] = list(source) if isinstance(source, (list, tuple)) else [source]
-    for item in items:
-        if is_spark_frame(item):
-            raise InputError(
-                "a Spark DataFrame cannot be re-read record by record; "
-                "write it to Parquet and pass the files"
-            )
-    return [open_source(item, csv=csv, dataset=lake) for item in items]
-
-
-def require_rereadable(inputs: Sequence[object], option: str) -> None:
-    """Refuse an input that can be read only once (a pipe) for ``option``, which re-reads.
-
-    Called before the audit, so that it is not run for nothing and then waits forever
-    on a pipe whose writer has gone.
-
-    Raises
-    ------
-    InputError
-        Naming the input and ``option``.
-    """
-    for item in inputs:
-        if not isinstance(item, (str, os.PathLike)) or not os.path.exists(item):
-            continue
-        mode = os.stat(item).st_mode
-        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
-            raise InputError(
-                f"{os.fspath(item)}: is a pipe or device, which can be read only once, and "
-                f"{option} reads the inputs a second time; write the data to a file first"
-            )
 
 
 def _numbered_batches(
@@ -360,12 +277,15 @@ def write_records(
     columns: Mapping[str, np.ndarray | Sequence[float]] | None = None,
     recode: Recode | None = None,
     progress: Progress | None = None,
+    id_column: str | None = None,
 ) -> int:
     """Write every input record with its class size and risk, in input order (CSV).
 
-    Columns: ``source`` (the input's name; only with several inputs), ``record`` (the
-    record's 1-based position in its input; for a dataset, among the records its files
-    give in order, after any filter), the QI values as read, ``fk`` (the size
+    Columns: ``id_column`` (when given: the input's record identifier, as read, so the
+    rows can be joined back to the records), ``source`` (the input's name; only with
+    several inputs), ``record`` (the record's 1-based position in its input; for a
+    dataset, among the records its files give in order, after any filter), the QI
+    values as read, ``fk`` (the size
     of the record's equivalence class; under ``nulls="wildcard"`` the records it
     matches, :func:`anonaudit.checks.wildcard.class_frequencies`), ``prosecutor_risk``
     (``1 / fk``, the probability that an attacker who knows the record is in the file
@@ -393,6 +313,9 @@ def write_records(
         records' values are written as read).
     progress : Progress, optional
         Where to report the pass over the inputs.
+    id_column : str, optional
+        A column of the inputs to write first, as read (a patient or row number). It
+        identifies people directly, so keep the records file as private as the input.
 
     Returns
     -------
@@ -404,6 +327,8 @@ def write_records(
     ParameterError
         A column not aligned with the classes, a name used twice, or ``path`` being
         an input.
+    ColumnError
+        An input without ``id_column`` or a QI.
     InputError
         The records found per class differ from the class sizes: the inputs changed
         since the audit, or the audited table is a generalization and ``recode`` is
@@ -425,13 +350,14 @@ def write_records(
             raise ParameterError(f"records column {name!r} is given twice")
         measures[name] = array
     several = len(sources) > 1
-    header = (["source"] if several else []) + ["record", *qi, *measures]
+    ids = [] if id_column is None else [id_column]
+    header = [*ids, *(["source"] if several else []), "record", *qi, *measures]
     for name in {name for name in header if header.count(name) > 1}:
         raise ParameterError(
             f"column {name!r} would appear twice in the records file; rename the QI or measure"
         )
     _refuse_input(sources, path)
-    check_columns(sources, qi, ())
+    check_columns(sources, [*ids, *qi], ())
     if recode is None and report.generalization is not None:
         recode = report.generalization.recode_maps()
     index = KeyIndex(classes.keys, qi, recode)
@@ -445,18 +371,19 @@ def write_records(
     written = [0] * len(sources)
     found = np.zeros(len(classes), dtype=np.int64)
     with _csv_writer(path, schema, ",") as write:
-        for position, batch in _numbered_batches(sources, qi, progress):
+        for position, read in _numbered_batches(sources, [*ids, *qi], progress):
+            batch = read.select(qi)
             rows, start = batch.num_rows, written[position]
-            ids = index.lookup(batch)
-            dropped = ids < 0
-            found += np.bincount(ids[~dropped], minlength=len(classes))
-            arrays: list[pa.Array] = []
+            class_of = index.lookup(batch)
+            dropped = class_of < 0
+            found += np.bincount(class_of[~dropped], minlength=len(classes))
+            arrays: list[pa.Array] = [read.column(0)] if ids else []
             if several:
                 arrays.append(source_names.take(pa.array(np.full(rows, position))))
             arrays.append(pa.array(np.arange(start + 1, start + rows + 1, dtype=np.int64)))
             arrays.extend(batch.columns)
             arrays.extend(
-                pa.array(values[np.where(dropped, 0, ids)], mask=dropped)
+                pa.array(values[np.where(dropped, 0, class_of)], mask=dropped)
                 for values in measures.values()
             )
             write(pa.RecordBatch.from_arrays(arrays, schema=schema))
@@ -478,11 +405,13 @@ def write_transformed(
     recode: Recode,
     suppressed: pa.Table | None = None,
     suppressed_value: str = "*",
+    columns: Sequence[str] | None = None,
 ) -> int:
     """Write the input as it would look after a generalization and suppression.
 
-    Every column of the input, in its order and as text (as the audit reads it: typed
-    Parquet values become their text, ``na_values`` become nulls); each QI value
+    Every column of the input (or the QIs and ``columns``), in its order and as text
+    (as the audit reads it: typed Parquet values become their text, ``na_values``
+    become nulls); each QI value
     replaced by its generalization (``recode``; a value it does not list stays as
     read); records whose generalized QI tuple is a row of ``suppressed`` get
     ``suppressed_value`` in every QI (ARX's convention: a suppressed record keeps its
@@ -506,6 +435,11 @@ def write_transformed(
         suppressed.
     suppressed_value : str
         What a suppressed record shows in each QI.
+    columns : sequence of str, optional
+        The columns written besides the QIs (the sensitive ones and those the caller
+        chose to keep); ``None`` writes every column. A column the audit did not judge
+        may identify a person directly (:mod:`anonaudit.identifiers`), so
+        ``anonaudit advise --out`` writes only the QIs, SAs and ``--keep`` columns.
 
     Returns
     -------
@@ -522,7 +456,9 @@ def write_transformed(
                 f"{sources[0].info.name}; write the inputs one at a time"
             )
     qi = list(quasi_identifiers)
-    check_columns(sources, qi, ())
+    check_columns(sources, qi, () if columns is None else list(columns))
+    if columns is not None:
+        header = [name for name in header if name in qi or name in columns]
     _refuse_input(sources, path)
     maps = {name: _mapping_arrays(recode[name]) for name in qi if recode.get(name)}
     index = None if suppressed is None else KeyIndex(suppressed, qi)

@@ -112,6 +112,53 @@ def test_no_transformation_passes() -> None:
     assert advice.front == 0
 
 
+def test_blocked_by_names_the_thresholds_no_generalization_can_meet() -> None:
+    """Hand-checked: s is a, a, a, b, c over 5 records. One class of all of them has 3 < 4
+    distinct values, r1 = 3 >= 1 * (r2 + r3) = 2 for (1,2), a largest share 0.6 > alpha
+    0.5 and entropy l exp(H) = 2.59 >= 2; k = 2 and t (distance 0) hold."""
+    frame = ARX_TEST.iloc[:5].assign(s=["a", "a", "a", "b", "c"], count=1)
+    table = ClassTable.from_frame(frame, quasi_identifiers=["age", "gender"], sensitive=["s"])
+    hierarchies = {qi: ARX_HIERARCHIES[qi] for qi in ("age", "gender")}
+    policy = Policy(k=2, l=4, entropy_l=2.0, recursive=(1.0, 2), t=0.01, alpha=0.5)
+    advice = advise(table, hierarchies=hierarchies, policy=policy)
+    assert not advice.passed
+    blocked = {b.measure: b.reason for b in advice.blocked_by}
+    assert list(blocked) == [
+        "distinct l-diversity of s (l = 4)",
+        "recursive (1,2)-diversity of s",
+        "(α,k)-anonymity of s (α = 0.5)",
+    ]
+    assert blocked["distinct l-diversity of s (l = 4)"].endswith("only 3 distinct value(s) of s")
+    assert "r1 = 3 ≥ c·(r2 + … + r3) = 1 × 2 = 2" in blocked["recursive (1,2)-diversity of s"]
+    assert "60.0%" in blocked["(α,k)-anonymity of s (α = 0.5)"]
+    # Only k fails on the fully generalized table when it exceeds the records.
+    too_big = advise(table, hierarchies=hierarchies, policy=Policy(k=6))
+    assert [b.measure for b in too_big.blocked_by] == ["k-anonymity (k = 6)"]
+    assert advise(table, hierarchies=hierarchies, policy=Policy(k=5)).blocked_by == ()
+
+
+def test_cli_says_why_nothing_passes_on_adult(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """salary-class is 22,654 '<=50K' to 7,508 '>50K': even one class of all 30,162
+    records has r1 = 22,654 >= 3 * 7,508 = 22,524, so recursive (3,2) cannot hold."""
+    report, page = tmp_path / "advice.json", tmp_path / "advice.html"
+    args = [str(ADULT_DIR / "adult.csv"), "--sep", ";", "--qi", "sex,age"]
+    args += ["--sensitive", "salary-class", "--recursive", "3,2", "-k", "2"]
+    args += ["--hierarchy", "age=interval:10,20"]
+    assert main(["advise", *args, "--json", str(report), "--html", str(page), "--quiet"]) == 1
+    printed = capsys.readouterr().out
+    assert "none can" in printed
+    assert "recursive (3,2)-diversity of salary-class: " in printed
+    assert "r1 = 22,654 ≥ c·(r2) = 3 × 7,508 = 22,524" in printed
+    blocked = json.loads(report.read_text())["search"]["blocked_by"]
+    assert [b["measure"] for b in blocked] == ["recursive (3,2)-diversity of salary-class"]
+    assert "75.1%" in blocked[0]["reason"]
+    html = page.read_text()
+    assert "and none can" in html
+    assert "<strong>recursive (3,2)-diversity of salary-class</strong>: the whole" in html
+
+
 def test_bad_input_is_named() -> None:
     table = _arx_table()
     with pytest.raises(ParameterError, match="threshold"):

@@ -160,7 +160,7 @@ def test_json_on_stdout_holds_every_measure(
         capsys, str(data), *ROLES, "-k", "2", "-l", "2", "--recursive", "3,2", "-t", "0.5"
     )
     assert code == 1
-    assert report["schema_version"] == "2.0"
+    assert report["schema_version"] == "2.2"
     assert report["rows"] == 6
     assert report["quasi_identifiers"] == ["zip", "age"]
     assert report["sensitive"] == ["disease"]
@@ -745,3 +745,73 @@ def test_clinic_sample_with_its_hierarchy(capsys: pytest.CaptureFixture[str]) ->
     qis = violating_qis(report["k_anonymity"])
     assert {"zip": "02199", "age": "90-99", "sex": "F"} in qis
     assert all(q["zip"] is None or (len(q["zip"]) == 5 and q["zip"][0] == "0") for q in qis)
+
+
+def test_order_implies_the_ordered_distance_and_sep_tab(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 12, item 4: --order implies the ordered distance (as --hierarchy implies the
+    hierarchical one); --sep tab and --sep '\\t' read a tab-separated file."""
+    data = tmp_path / "grades.tsv"
+    data.write_text("zip\tgrade\n1\tlow\n1\thigh\n2\tlow\n2\tmid\n", encoding="utf-8")
+    for sep in ("tab", "\\t"):
+        argv = ["audit", str(data), "--sep", sep, "--qi", "zip", "--sensitive", "grade"]
+        assert main([*argv, "--order", "grade=low,mid,high", "--json", "-"]) == 0
+        report = json.loads(capsys.readouterr().out)
+        assert report["t_closeness"]["grade"]["distance"] == "ordered"
+
+
+def test_os_errors_are_one_line_naming_the_path(tmp_path: Path) -> None:
+    """Issue 12: --json to a folder and --html into a folder that does not exist exit 2
+    with one line naming it (no file ``out`` is made of ``out/``); a reader leaving the
+    pipe (``| head -1``) stops the run quietly with 141, as a tool killed by SIGPIPE,
+    without a traceback."""
+    import subprocess
+    import sys
+
+    data = tmp_path / "data.csv"
+    data.write_text(
+        "zip,age,note\n" + "".join(f"{i % 97},{i % 89},n{i}\n" for i in range(3000)),
+        encoding="utf-8",
+    )
+    base = [sys.executable, "-m", "anonaudit", "audit", str(data), "--qi", "zip,age", "--quiet"]
+
+    def run_cli(*extra: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([*base, *extra], capture_output=True, text=True, timeout=120)
+
+    for option in ("--json", "--html"):
+        into_folder = run_cli(option, str(tmp_path))
+        assert into_folder.returncode == 2
+        assert into_folder.stderr == (
+            f"anonaudit: error: {option} {tmp_path}: this names a folder; "
+            "give the path of a file to write\n"
+        )
+    missing = f"{tmp_path / 'out'}/"
+    html = run_cli("--html", missing)
+    assert html.returncode == 2 and "Traceback" not in html.stderr
+    assert html.stderr.startswith(f"anonaudit: error: --html {missing}: this names a folder")
+    assert not (tmp_path / "out").exists()
+    # The reader is gone before the report is written: every write fails with EPIPE.
+    reader_gone = subprocess.Popen(
+        [*base, "--json", "-"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    assert reader_gone.stdout is not None
+    reader_gone.stdout.close()
+    _, err = reader_gone.communicate(timeout=120)
+    assert reader_gone.returncode == 141
+    assert err == ""
+
+
+def test_suppressing_most_of_the_data_points_to_generalization(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 12: suppression advice withholding more than 20% of the records (here 3 of
+    10) says to generalize instead, in the summary and in the HTML report."""
+    data = tmp_path / "data.csv"
+    data.write_text("zip\n" + "1\n" * 7 + "2\n3\n4\n", encoding="utf-8")
+    page = tmp_path / "report.html"
+    code, out, _ = run(capsys, str(data), "--qi", "zip", "-k", "2", "--html", str(page))
+    assert code == 1
+    advice = "Suppressing 3 records (30%) in 3 classes would reach k = 2, but that withholds"
+    assert advice in out and "generalize the quasi-identifiers instead" in out
+    assert "generalize the quasi-identifiers instead" in page.read_text(encoding="utf-8")

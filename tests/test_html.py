@@ -109,7 +109,8 @@ def test_every_section_is_present(adult_page: str) -> None:
 
 
 def test_verdict_states_each_threshold_in_plain_words(adult_page: str) -> None:
-    assert "The data does not meet the policy: 9 of 9 checks fail." in adult_page
+    assert "The data does not meet the policy: 5 of 5 checks fail (k-anonymity, " in adult_page
+    assert "9 thresholds" not in adult_page  # counted as the summary counts: per measure
     assert (
         "The smallest group of people who share these attributes (sex, age, race, "
         "marital-status) has 1 member; the policy asks for 5." in adult_page
@@ -190,7 +191,9 @@ def test_long_tables_are_cut_and_collapsed(adult: anonaudit.AuditReport) -> None
     section = page.split('<section id="k-anonymity"')[1]
     table = section.split('<table class="classes">')[1].split("</table>")[0]
     assert table.count("<tr>") == 1 + 7
-    assert len(csv_links(page)["k-anonymity.csv"]) == 1 + 1023
+    assert len(csv_links(page)["k-anonymity.csv"]) == 1 + 100  # bounded: --max-classes
+    everything = html_report.render_html(adult, max_classes=None)
+    assert len(csv_links(everything)["k-anonymity.csv"]) == 1 + 1023
     with pytest.raises(anonaudit.ParameterError, match="max_rows must be a whole number >= 1"):
         adult.to_html(max_rows=0)
 
@@ -275,7 +278,7 @@ def test_save_html_replaces_a_report_only_when_the_new_one_is_complete(
         raise RuntimeError("the renderer failed")
 
     with monkeypatch.context() as patch:
-        patch.setattr(html_report, "render_html", broken)
+        patch.setattr(html_report, "_render", broken)
         with pytest.raises(RuntimeError, match="the renderer failed"):
             hostile.save_html(target)
     assert target.read_text(encoding="utf-8") == "the old report"
@@ -308,7 +311,8 @@ def test_cli_writes_the_html_report_with_the_command(
     assert "Redacted report." in text and SCRIPT not in text
     capsys.readouterr()
     assert main(["audit", str(data), "--qi", "zip", "--redact"]) == 2
-    assert "--redact applies to the HTML report; add --html PATH" in capsys.readouterr().err
+    error = capsys.readouterr().err
+    assert "--redact applies to the HTML and JSON reports; add --html PATH" in error
 
 
 def test_a_policy_file_names_the_html_report_relative_to_itself(

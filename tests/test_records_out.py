@@ -24,11 +24,11 @@ from anonaudit.errors import InputError, MalformedFileError, ParameterError
 from anonaudit.rows import (
     KeyIndex,
     class_ids,
-    open_inputs,
     record_batches,
     write_records,
     write_transformed,
 )
+from anonaudit.sources import open_inputs
 
 CLINIC = Path(__file__).resolve().parent.parent / "sample_data" / "clinic.csv"
 
@@ -153,6 +153,34 @@ def test_order_is_kept_across_files_and_batches(tmp_path: Path, tiny_batches: No
         assert (line["zip"], line["age"]) == (row[0], row[1])
         assert int(line["fk"]) == sizes[(row[0], row[1])]
         assert float(line["prosecutor_risk"]) == pytest.approx(1 / sizes[(row[0], row[1])])
+
+
+def test_id_column_comes_first_across_files_and_batches(
+    tmp_path: Path, tiny_batches: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--id COL: the records file starts with COL as read (defused), row by row."""
+    header = ["pid", "zip", "age"]
+    first = [[f"P{i}", str(i % 3), "30"] for i in range(20)]
+    second = [["=HYPERLINK()", "0", "30"], ["", "1", "30"]]
+    files = [
+        _write_csv(tmp_path / "a.csv", header, first),
+        _write_csv(tmp_path / "b.csv", header, second),
+    ]
+    out = tmp_path / "records.csv"
+    args = ["audit", *map(str, files), "--qi", "zip,age", "--quiet"]
+    assert main([*args, "--records-out", str(out), "--id", "pid"]) == 0
+    written = _read(out)
+    assert list(written[0])[:4] == ["pid", "source", "record", "zip"]
+    assert [line["pid"] for line in written] == [
+        *(f"P{i}" for i in range(20)),
+        "'=HYPERLINK()",
+        "",
+    ]
+    assert [line["fk"] for line in written[:3]] == ["8", "8", "6"]  # 7 + 1, 7 + 1, 6
+    assert main([*args, "--id", "pid"]) == 2
+    assert "add --records-out" in capsys.readouterr().err
+    assert main([*args, "--records-out", str(out), "--id", "zip"]) == 2
+    assert "'zip' would appear twice" in capsys.readouterr().err
 
 
 def test_record_batches_follow_the_input(tmp_path: Path, tiny_batches: None) -> None:

@@ -22,6 +22,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import wide_rows
 
 from anonaudit import audit
 from anonaudit.checks.suda import DIS_BANDS, suda, suda_weights
@@ -118,6 +119,29 @@ def test_practice_guide_msus_of_record_5() -> None:
     # pairs (its score 10 = 6 + 2 + 2), 5 as above.
     assert result.msus_by_size == {1: 4, 2: 5, 3: 0, 4: 0}
     assert (result.sample_uniques, result.special_uniques, result.pairs) == (4, 4, 6)
+
+
+def test_special_uniques_are_unique_on_a_proper_subset() -> None:
+    """Elliot, Manning & Ford 2002: a special unique is a sample unique with an MSU
+    smaller than the key. By hand: (a, y) is unique on y alone (special); (a, x) is
+    unique only on both QIs (a and x each occur more than once), so its one MSU is the
+    whole key and it is not special; (b, x) occurs twice."""
+    frame = pd.DataFrame({"p": ["a", "a", "b", "b"], "q": ["x", "y", "x", "x"]})
+    result = suda(table_of(frame))
+    assert result.msus_by_size == {1: 1, 2: 1}
+    assert (result.sample_uniques, result.special_uniques) == (2, 1)
+    assert scores(frame)[0] == [1.0, 1.0, 0.0, 0.0]  # (ATT - k)!: 0! and 1!
+
+
+def test_cli_summary_explains_special_uniques_and_shares(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = tmp_path / "guide.csv"
+    GUIDE.to_csv(data, index=False)
+    assert main(["audit", str(data), "--qi", ",".join(GUIDE.columns), "--suda"]) == 0
+    printed = capsys.readouterr().out
+    assert "4 special uniques (unique on fewer than all 4 QIs) among 4 sample uniques" in printed
+    assert "a record's score counts once for each QI of each of its MSUs" in printed
 
 
 def test_practice_guide_dis_suda_of_sdcmicro() -> None:
@@ -260,14 +284,9 @@ def brute_force(
     return result_scores, result_msus
 
 
-VALUE = st.sampled_from(["a", "b", "c", None])
-
-
 @SETTINGS
 @given(
-    st.integers(1, 4).flatmap(
-        lambda att: st.lists(st.tuples(*[VALUE] * att), min_size=1, max_size=14)
-    ),
+    wide_rows(max_size=14),
     st.integers(1, 4),
     st.booleans(),
 )

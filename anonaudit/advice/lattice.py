@@ -97,7 +97,7 @@ from anonaudit.policy import Policy
 if TYPE_CHECKING:  # anonaudit.auditing imports this package
     from anonaudit.auditing import AuditReport
 
-__all__ = ["MAX_NODES", "Advice", "Transformation", "advise", "qi_hierarchies"]
+__all__ = ["MAX_NODES", "Advice", "Blocker", "Transformation", "advise", "qi_hierarchies"]
 
 #: Largest lattice :func:`advise` searches; more nodes than this is a sign of too many
 #: generalizable QIs or too deep hierarchies.
@@ -157,6 +157,22 @@ class Transformation:
 
 
 @dataclass(frozen=True)
+class Blocker:
+    """A threshold that no transformation can meet: it fails on the whole table as one class.
+
+    Attributes
+    ----------
+    measure : str
+        The threshold, e.g. ``"recursive (3,2)-diversity of salary-class"``.
+    reason : str
+        Why, from the whole table's distribution of the sensitive attribute.
+    """
+
+    measure: str
+    reason: str
+
+
+@dataclass(frozen=True)
 class Advice:
     """Result of :func:`advise`: the Pareto-best transformations and how they were found.
 
@@ -188,6 +204,10 @@ class Advice:
     transformations : tuple of Transformation
         The front, least DM* first (then fewest suppressed, lowest height), at most
         ``max_results`` of it.
+    blocked_by : tuple of Blocker
+        The thresholds that fail even when every QI is generalized to one value
+        (:func:`blocked_by`): whatever the hierarchies and the suppression limit, no
+        transformation passes while one of them is set.
     """
 
     policy: Policy
@@ -202,6 +222,7 @@ class Advice:
     front: int
     seconds: float
     transformations: tuple[Transformation, ...]
+    blocked_by: tuple[Blocker, ...]
 
     @property
     def passed(self) -> bool:
@@ -461,7 +482,100 @@ def advise(
         front=len(front),
         seconds=time.perf_counter() - started,
         transformations=transformations,
+        blocked_by=blocked_by(table, policy, options),
     )
+
+
+def blocked_by(
+    table: ClassTable, policy: Policy, options: Mapping[str, Any]
+) -> tuple[Blocker, ...]:
+    """The thresholds that fail on the table generalized to one class of every record.
+
+    Generalizing merges classes, so the most general transformation possible puts every
+    record in one class; suppressing that class suppresses everything, which does not
+    pass. A threshold failing there fails at every node. That class has ``n`` records
+    (k and the highest risk ``1/n`` hold unless the table is smaller than k) and the
+    whole table's distribution of each SA: t-closeness (distance 0; Li, Li &
+    Venkatasubramanian 2007), beta-likeness and delta-disclosure (no gain) hold, while
+    distinct, entropy and recursive (c,l)-diversity (Machanavajjhala et al. 2007,
+    Definitions 3.1-4.2) and (alpha,k)-anonymity's alpha (Wong et al. 2006) are those of
+    the table's own distribution. The class is audited with the audit's comparisons.
+
+    Parameters
+    ----------
+    table : ClassTable
+        The class table searched.
+    policy : Policy
+        The thresholds.
+    options : mapping
+        The sensitive-attribute options of the audit (see :func:`advise`).
+
+    Returns
+    -------
+    tuple of Blocker
+        The thresholds that fail there, each with the whole-table cause.
+    """
+    keys = {name: pa.array(np.full(table.keys.num_rows, "*")) for name in table.quasi_identifiers}
+    for name in table.sensitive:
+        keys[name] = table.keys.column(name)
+    whole = ClassTable(
+        table.quasi_identifiers, table.sensitive, pa.table(keys), table.counts, table.sources
+    ).merge()
+    report = _checker(policy, options)(whole)
+    n = whole.rows
+    found: list[Blocker] = []
+    if report.k_anonymity.passed is False:
+        found.append(Blocker(f"k-anonymity (k = {policy.k})", f"the table has only {n:,} records"))
+    if report.risk.passed is False:
+        found.append(
+            Blocker(
+                f"re-identification risk (at most {policy.max_risk:g})",
+                f"the table has only {n:,} records: one class of all of them has risk 1/{n:,}",
+            )
+        )
+    for sa in report.sensitive:
+        totals = np.sort(whole.sensitive_counts(sa).totals)[::-1]
+        top = f"the whole table's most common {sa} value is {totals[0] / n:.1%} of the records"
+        diversity = report.l_diversity[sa]
+        verdicts = {**diversity.verdicts, **report.disclosure[sa].verdicts}
+        if report.t_closeness[sa].passed is False:
+            verdicts["t"] = False
+        for name, passed in verdicts.items():
+            if not passed:
+                found.append(_blocker(name, sa, policy, totals, top, diversity.entropy))
+    return tuple(found)
+
+
+def _blocker(
+    name: str, sa: str, policy: Policy, totals: np.ndarray, top: str, entropy: float
+) -> Blocker:
+    """The :class:`Blocker` of the threshold ``name`` (a key of the checks' ``verdicts``)."""
+    whole = "even one class holding every record"
+    if name == "l":
+        return Blocker(
+            f"distinct l-diversity of {sa} (l = {policy.l})",
+            f"the whole table has only {len(totals)} distinct value(s) of {sa}",
+        )
+    if name == "entropy_l":
+        return Blocker(
+            f"entropy l-diversity of {sa} (l = {policy.entropy_l:g})",
+            f"the whole table's {sa} has entropy l {entropy:.4g}, and {whole} is no more "
+            "diverse than that",
+        )
+    if name == "c" and policy.recursive is not None:
+        c, l = policy.recursive
+        tail = int(totals[l - 1 :].sum())
+        terms = f"r{l}" if len(totals) <= l else f"r{l} + … + r{len(totals)}"
+        bound = c * tail
+        return Blocker(
+            f"recursive ({c:g},{l})-diversity of {sa}",
+            f"{top}: {whole} has r1 = {int(totals[0]):,} ≥ c·({terms}) = {c:g} × {tail:,} "
+            + (f"= {bound:,.0f}" if bound.is_integer() else f"= {bound:,.2f}"),
+        )
+    if name == "alpha":
+        return Blocker(f"(α,k)-anonymity of {sa} (α = {policy.alpha:g})", top)
+    label = {"t": "t-closeness", "beta": "β-likeness", "delta": "δ-disclosure"}[name]
+    return Blocker(f"{label} of {sa} ({name} = {getattr(policy, name):g})", f"it fails for {whole}")
 
 
 def _check_arguments(

@@ -136,7 +136,10 @@ class SudaResult:
     sample_uniques : int
         Records alone in their class (``U``).
     special_uniques : int
-        Sample uniques with at least one MSU within ``max_msu_size``.
+        Sample uniques that are unique on a proper subset of the QIs, i.e. have an MSU
+        smaller than all QIs (Elliot, Manning & Ford 2002; within ``max_msu_size``). A
+        record unique only on every QI at once has one MSU, all of them, and is not
+        special.
     pairs : int
         Records in classes of size 2 (``P``).
     dis : float
@@ -280,7 +283,8 @@ def suda(
         msu_counts=counts,
         msus_by_size=by_size,
         sample_uniques=sample_uniques,
-        special_uniques=int(np.count_nonzero(counts)),
+        # An MSU of every QI is a record's only MSU (any other would be a subset of it).
+        special_uniques=int(np.count_nonzero(counts)) - by_size.get(att, 0),
         pairs=pairs,
         dis=dis,
         attribute_contributions={

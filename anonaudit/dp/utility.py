@@ -15,11 +15,12 @@ how the noise moves them.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from anonaudit.checks import k_anonymity, l_diversity, t_closeness
+from anonaudit.checks import TClosenessResult, k_anonymity, l_diversity, t_closeness
 from anonaudit.classtable import ClassTable
 from anonaudit.dp.release import Release
 
@@ -110,7 +111,10 @@ class Measures:
         Equivalence classes.
     distinct_l, entropy_l, t : dict of str to float
         Per SA: smallest number of distinct values in a class, entropy l, and the
-        largest EMD (equal ground distance) between a class and the table.
+        largest EMD between a class and the table.
+    distances : dict of str to str
+        Per SA, the ground distance of ``t``: the audit's (:func:`reader_measures`),
+        else ``equal``.
     """
 
     k: int
@@ -118,6 +122,7 @@ class Measures:
     distinct_l: dict[str, int]
     entropy_l: dict[str, float]
     t: dict[str, float]
+    distances: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -136,20 +141,31 @@ class ReaderMeasures:
     released: Measures | None
 
 
-def _measures(table: ClassTable) -> Measures:
+#: t-closeness of every SA of a class table, with the audit's ground distances.
+Closeness = Callable[[ClassTable], Mapping[str, TClosenessResult]]
+
+
+def _measures(table: ClassTable, closeness: Closeness | None) -> Measures:
     ls = {sa: l_diversity(table, sa) for sa in table.sensitive}
+    ts = closeness(table) if closeness else {sa: t_closeness(table, sa) for sa in table.sensitive}
     return Measures(
         k=k_anonymity(table).k,
         classes=len(table.classes),
         distinct_l={sa: r.distinct for sa, r in ls.items()},
         entropy_l={sa: r.entropy for sa, r in ls.items()},
-        t={sa: t_closeness(table, sa).t for sa in table.sensitive},
+        t={sa: r.t for sa, r in ts.items()},
+        distances={sa: r.distance for sa, r in ts.items()},
     )
 
 
-def reader_measures(result: Release) -> ReaderMeasures:
-    """k, l and t before and after the release (equal ground distance for t)."""
+def reader_measures(result: Release, closeness: Closeness | None = None) -> ReaderMeasures:
+    """k, l and t before and after the release.
+
+    ``closeness`` measures t-closeness as the audit did (its ground distances, orders,
+    hierarchies and matrices), so that the t of the data is the audit's; without it, t
+    uses the equal ground distance.
+    """
     return ReaderMeasures(
-        original=_measures(result.original),
-        released=_measures(result.table) if result.table.rows else None,
+        original=_measures(result.original, closeness),
+        released=_measures(result.table, closeness) if result.table.rows else None,
     )

@@ -45,6 +45,10 @@ _FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, 
 _WIDTH = 560
 #: Width of one bin of the t-closeness histogram.
 _DISTANCE_BIN = 0.05
+#: Height (viewBox units) under which a failing bar counts as invisible.
+_MIN_BAR = 4
+#: More distinct numeric SA values than this are drawn in bins.
+_MAX_VALUES = 20
 
 
 @dataclass(frozen=True)
@@ -119,12 +123,50 @@ def _truncate(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _text_width(text: str, size: float) -> float:
+    """A generous width of ``text`` at font ``size``: 0.62 em a character (system sans
+    fonts average about 0.5 em over digits and lower case), 0.8 em for capitals and wide
+    signs, so that a label laid out with it is never clipped."""
+    wide = sum(c.isupper() or c in "MW%@—–…" for c in text)
+    return size * (0.62 * (len(text) - wide) + 0.8 * wide)
+
+
+def _number(value: float) -> str:
+    """``value`` with at most 4 significant digits, thousands separated, no exponent:
+    ``0.30000000000000004`` -> ``0.3``, ``45234`` -> ``45,230``."""
+    if value == 0 or not math.isfinite(value):
+        return f"{value:g}"
+    decimals = 3 - math.floor(math.log10(abs(value)))
+    text = f"{round(value, decimals):,.{max(decimals, 0)}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def _wrap(text: str, width: float, size: float) -> list[str]:
+    """``text`` broken at spaces into lines no wider than ``width`` (a word longer than
+    that is cut with an ellipsis)."""
+    lines: list[str] = []
+    for word in text.split(" "):
+        joined = f"{lines[-1]} {word}" if lines else word
+        if lines and _text_width(joined, size) <= width:
+            lines[-1] = joined
+            continue
+        while _text_width(word, size) > width and len(word) > 2:
+            word = word[:-2] + "…"
+        lines.append(word)
+    return lines
+
+
 def _count(value: float) -> str:
     return f"{value:,.0f}"
 
 
 def _percent(value: float) -> str:
     return f"{value * 100:.3g}%"
+
+
+def _log_ticks(maximum: float) -> list[float]:
+    """0, 1 and the powers of ten up to at least ``maximum``: a log axis of counts."""
+    return [0.0, *(10.0**i for i in range(max(math.ceil(math.log10(max(maximum, 1))), 1) + 1))]
 
 
 def _bar_chart(
@@ -138,36 +180,50 @@ def _bar_chart(
     marker: _Marker | None,
     x_name: str,
     ticks: Sequence[tuple[float, str]] | None = None,
+    log: bool = False,
 ) -> Markup:
     """Vertical bars with a y grid, x tick labels and an optional threshold line.
 
     ``ticks`` (by default each bar's label under its centre) and ``marker`` are placed
     in bar widths from the plot's left edge: ``i + 0.5`` is the centre of bar ``i``,
-    ``i`` its left edge. ``x_name`` prefixes the bar labels in the alt text.
+    ``i`` its left edge. ``x_name`` prefixes the bar labels in the alt text. With
+    ``log``, heights are ``log10(1 + value)`` (counts: 0 stays at the axis, 1 shows).
+    The margins are measured from the labels (:func:`_text_width`), so none is clipped.
     """
     if ticks is None:
         ticks = [(i + 0.5, bar.label) for i, bar in enumerate(bars)]
-    left, right, top = 64, 16, 30
+    top = 30
+    tallest = max((bar.value for bar in bars), default=0.0)
+    grid = _log_ticks(tallest) if log else _axis_ticks(tallest)
+    left = max(64.0, 30 + max(_text_width(y_format(v), 13) for v in grid) + 8)
+    right = 16
     slot = (_WIDTH - left - right) / max(len(bars), 1)
-    # Tick labels that would overlap are turned 40 degrees (about 7 units per character).
+    # Tick labels that would overlap are turned 40 degrees.
     positions = [position for position, _ in ticks]
     spacing = slot * min((b - a for a, b in itertools.pairwise(positions)), default=len(bars))
-    turned = max((len(label) for _, label in ticks), default=0) * 7 > spacing * 0.95
-    bottom = 80 if turned else 56
-    height = 290 + (bottom - 56)
-    plot_w, plot_h = _WIDTH - left - right, 290 - top - 56
-    grid = _axis_ticks(max((bar.value for bar in bars), default=0.0))
-    scale = plot_h / grid[-1]
+    longest = max((_text_width(label, 12) for _, label in ticks), default=0.0)
+    turned = longest > spacing * 0.95
+    if turned:  # the first label reaches left of its tick by cos 40 of its length
+        left = max(left, longest * 0.77 - positions[0] * slot + 8)
+        slot = (_WIDTH - left - right) / max(len(bars), 1)
+    bottom = 16 + (longest * 0.65 if turned else 4) + 30
+    plot_w, plot_h = _WIDTH - left - right, 204
+    height = top + plot_h + bottom
+
+    def level(value: float) -> float:
+        return math.log10(1 + value) if log else value
+
+    scale = plot_h / level(grid[-1])
     body: list[Markup] = []
     for value in grid:
-        y = top + plot_h - value * scale
+        y = top + plot_h - level(value) * scale
         body.append(
             _el("line", x1=left, x2=_WIDTH - right, y1=f"{y:.1f}", y2=f"{y:.1f}", stroke=_GRID)
         )
         body.append(_el("text", y_format(value), x=left - 6, y=f"{y + 4:.1f}", text_anchor="end"))
     show_values = len(bars) <= 16
     for i, bar in enumerate(bars):
-        bar_h = bar.value * scale
+        bar_h = level(bar.value) * scale
         x = left + i * slot + slot * 0.1
         y = top + plot_h - bar_h
         body.append(
@@ -182,7 +238,7 @@ def _bar_chart(
                 _el("title", f"{x_name} {bar.label}: {bar.text}"),
             )
         )
-        if show_values and bar.value > 0:
+        if show_values and bar.value > 0 and _text_width(bar.text, 11) <= slot:
             body.append(
                 _el(
                     "text",
@@ -212,11 +268,14 @@ def _bar_chart(
     body.append(
         _el("line", x1=left, x2=_WIDTH - right, y1=top + plot_h, y2=top + plot_h, stroke=_INK)
     )
-    body.append(_el("text", x_title, x=left + plot_w / 2, y=height - 8, text_anchor="middle"))
+    x_half = _text_width(x_title, 13) / 2
+    centre = min(max(left + plot_w / 2, x_half + 4), _WIDTH - x_half - 4)
+    body.append(_el("text", x_title, x=f"{centre:.1f}", y=height - 8, text_anchor="middle"))
+    y_label = y_title + (" (log scale)" if log else "")
     body.append(
         _el(
             "text",
-            y_title,
+            y_label,
             x=14,
             y=top + plot_h / 2,
             text_anchor="middle",
@@ -224,6 +283,8 @@ def _bar_chart(
         )
     )
     described = "; ".join(f"{x_name} {bar.label}: {bar.text}" for bar in bars)
+    if log:
+        described = f"The {y_title} axis is logarithmic. {described}"
     if marker is not None:
         x = left + marker.position * slot
         body.extend(
@@ -294,6 +355,11 @@ def class_size_chart(histogram: Mapping[int, int], *, k: int | None, chart_id: s
     marker = None
     if k is not None:
         marker = _Marker(sum(low < k for low in starts), f"k = {k}")
+    # On a linear axis a bar of n classes is n / tallest of the plot's 204 units high: a
+    # log axis when a nonzero red bar would be under 4 units (invisible on paper).
+    tallest = max((bar.value for bar in bars), default=0.0)
+    failing = [bar.value for bar in bars if bar.flagged and bar.value > 0]
+    log = bool(failing) and min(failing) / _axis_ticks(tallest)[-1] * 204 < _MIN_BAR
     return Chart(
         svg=_bar_chart(
             bars,
@@ -304,10 +370,16 @@ def class_size_chart(histogram: Mapping[int, int], *, k: int | None, chart_id: s
             y_format=_count,
             marker=marker,
             x_name="size",
+            log=log,
         ),
         caption="Number of equivalence classes of each size. Every record in a class of "
         "size n shares its quasi-identifier values with n - 1 others"
-        + (f"; classes smaller than k = {k} are drawn in red." if k is not None else "."),
+        + (f"; classes smaller than k = {k} are drawn in red" if k is not None else "")
+        + (
+            ". The axis is logarithmic (1, 10, 100, ...) so that the few failing classes show."
+            if log
+            else "."
+        ),
     )
 
 
@@ -369,6 +441,65 @@ def distance_chart(
     )
 
 
+def _numeric(values: Sequence[str | None]) -> np.ndarray | None:
+    """The values as numbers (NaN for null), or ``None`` when some value is not one."""
+    try:
+        numbers = np.array([np.nan if v is None else float(v) for v in values])
+    except ValueError:
+        return None
+    present = numbers[~np.isnan(numbers)]
+    return numbers if len(present) and np.isfinite(present).all() else None
+
+
+def _value_rows(
+    names: Sequence[str], numbers: np.ndarray | None, stacked: np.ndarray, top: int
+) -> tuple[list[tuple[str, np.ndarray]], str]:
+    """The rows of the distribution chart and how they are ordered (for the caption).
+
+    Text values: the ``top`` with the largest share, the rest summed. Numbers: ordered by
+    value; more than :data:`_MAX_VALUES` distinct ones are grouped in about ten bins of a
+    round width (1, 2 or 5 times a power of ten), each holding the values from its left
+    edge up to, not including, its right edge. A null is a row of its own, last.
+    """
+    if numbers is None:
+        ranked = sorted(range(len(names)), key=lambda i: (-stacked[:, i].max(), names[i]))
+        rows = [(names[i], stacked[:, i]) for i in ranked[:top]]
+        rest = ranked[top:]
+        if rest:
+            rows.append((f"other values ({len(rest)})", stacked[:, rest].sum(axis=1)))
+        return rows, "Values are ordered by their largest share" + (
+            "; the rest are summed as other values." if rest else "."
+        )
+    null = [i for i in range(len(names)) if np.isnan(numbers[i])]
+    present = [i for i in range(len(names)) if not np.isnan(numbers[i])]
+    present.sort(key=lambda i: numbers[i])
+    if len(present) <= _MAX_VALUES:
+        rows = [
+            (names[i] if len(names[i]) <= 8 else _number(float(numbers[i])), stacked[:, i])
+            for i in present
+        ]
+        how = "Values are in increasing order."
+    else:
+        low, high = float(numbers[present[0]]), float(numbers[present[-1]])
+        step = _axis_ticks((high - low) * 0.4)[1]  # a round width, 4 to 10 bins
+        first = math.floor(low / step) * step
+        edges = [first + step * i for i in range(math.floor((high - first) / step) + 2)]
+        bins = np.searchsorted(edges, numbers[present], side="right") - 1
+        shares = stacked[:, present]
+        rows = [
+            (f"{_number(edges[b])}–{_number(edges[b + 1])}", shares[:, bins == b].sum(axis=1))
+            for b in range(len(edges) - 1)
+        ]
+        how = (
+            f"The {len(present):,} distinct values are grouped in bins of width {_number(step)}, "
+            "in increasing order; a bin holds the values from its left edge up to, not "
+            "including, its right edge."
+        )
+    if null:
+        rows.append(("(null)", stacked[:, null].sum(axis=1)))
+    return rows, how
+
+
 def distribution_chart(
     counts: SensitiveCounts,
     classes: Sequence[tuple[int, str]],
@@ -390,7 +521,8 @@ def distribution_chart(
     chart_id : str
         Unique id prefix within the page.
     top : int
-        Values drawn; the rest are summed into one "other values" row.
+        Text values drawn; the rest are summed into one "other values" row. Numeric
+        values are all drawn in order, binned when there are many (:func:`_value_rows`).
     """
     series = [(f"Whole table ({counts.rows:,} records)", counts.prior())]
     posterior = counts.posterior()
@@ -401,30 +533,33 @@ def distribution_chart(
         series.append((label, share))
     stacked = np.vstack([share for _, share in series])
     names = ["(null)" if v is None else v for v in counts.values]
-    ranked = sorted(range(len(names)), key=lambda i: (-stacked[:, i].max(), names[i]))
-    rows = [(names[i], stacked[:, i]) for i in ranked[:top]]
-    rest = ranked[top:]
-    if rest:
-        rows.append((f"other values ({len(rest)})", stacked[:, rest].sum(axis=1)))
+    rows, ordered = _value_rows(names, _numeric(counts.values), stacked, top)
+    row_labels = [_truncate(name, 24) for name, _ in rows]
 
-    left, right, bar_h = 150, 40, 12
-    legend_h = 20 * len(series) + 8
+    bar_h, legend_size = 12, 12
+    left = 16 + max(_text_width(label, 13) for label in row_labels)
+    grid = _axis_ticks(min(float(max(shares.max() for _, shares in rows)), 1.0))
+    right = 8 + _text_width("99.9%", 10)  # the widest share printed beside a bar
+    legend = [_wrap(label, _WIDTH - 34, legend_size) for label, _ in series]
+    legend_h = sum(16 * len(lines) + 4 for lines in legend) + 8
     group_h = bar_h * len(series) + 12
     top_y = legend_h + 8
     height = top_y + group_h * len(rows) + 30
     plot_w = _WIDTH - left - right
-    grid = _axis_ticks(min(float(stacked.max()), 1.0))
     scale = plot_w / grid[-1]
     body: list[Markup] = []
-    for i, (label, _) in enumerate(series):
-        colour = _SERIES[i % len(_SERIES)]
-        y = 8 + 20 * i
-        body.append(_el("rect", x=8, y=y, width=12, height=12, fill=colour))
+    y = 8.0
+    for i, ((label, _), lines) in enumerate(zip(series, legend, strict=True)):
+        body.append(_el("rect", x=8, y=y, width=12, height=12, fill=_SERIES[i % len(_SERIES)]))
+        spans = Markup("").join(
+            _el("tspan", line, x=26, dy=0 if j == 0 else 16) for j, line in enumerate(lines)
+        )
         body.append(
-            Markup('<text x="{}" y="{}">{}{}</text>').format(
-                26, y + 11, _truncate(label, 76), _el("title", label)
+            Markup('<text x="26" y="{:.1f}" font-size="{}">{}{}</text>').format(
+                y + 11, legend_size, spans, _el("title", label)
             )
         )
+        y += 16 * len(lines) + 4
     plot_bottom = top_y + group_h * len(rows)
     for value in grid:
         x = left + value * scale
@@ -441,11 +576,11 @@ def distribution_chart(
                 font_size=11,
             )
         )
-    for r, (name, shares) in enumerate(rows):
+    for r, ((name, shares), shown) in enumerate(zip(rows, row_labels, strict=True)):
         y0 = top_y + r * group_h + 6
         body.append(
-            Markup('<text x="{}" y="{:.1f}" text-anchor="end">{}{}</text>').format(
-                left - 8, y0 + bar_h * len(series) / 2 + 4, _truncate(name, 20), _el("title", name)
+            Markup('<text x="{:.1f}" y="{:.1f}" text-anchor="end">{}{}</text>').format(
+                left - 8, y0 + bar_h * len(series) / 2 + 4, shown, _el("title", name)
             )
         )
         for s, share in enumerate(shares):
@@ -453,7 +588,7 @@ def distribution_chart(
             width = float(share) * scale
             body.append(
                 Markup(
-                    '<rect x="{}" y="{:.1f}" width="{:.1f}" height="{}" fill="{}">{}</rect>'
+                    '<rect x="{:.1f}" y="{:.1f}" width="{:.1f}" height="{}" fill="{}">{}</rect>'
                 ).format(
                     left,
                     y,
@@ -481,10 +616,9 @@ def distribution_chart(
     return Chart(
         svg=_svg(chart_id, title, f"{title}. {described}.", height, body),
         caption=f"Share of each value of {counts.name} in the classes farthest from the "
-        "whole table (what t-closeness compares), beside the whole table's. Values are "
-        "ordered by their largest share"
-        + ("; the rest are summed as other values. " if rest else ". ")
-        + f"Classes are named by their {', '.join(named_by)}.",
+        "whole table (what t-closeness compares), beside the whole table's. "
+        + ordered
+        + f" Classes are named by their {', '.join(named_by)}.",
     )
 
 

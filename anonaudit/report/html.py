@@ -5,11 +5,15 @@ a verdict in plain words, the data audited (with the SHA-256 of each input file 
 command that reproduces the audit), one section per measure with its charts
 (:mod:`anonaudit.report.charts`) and the classes that fail, an explanation of the
 measures and their limits, and references. CSS is inline; there is no script, no font
-and no request to any server (the page's Content-Security-Policy forbids them); the full
-lists of failing classes are CSV files inside ``data:`` links. Templates are files in
-``anonaudit/report/templates`` rendered by Jinja2 with autoescaping, so every value that
-comes from the data is escaped. With ``redact=True`` the quasi-identifier values of the
-listed classes are replaced by ``[redacted]`` everywhere.
+and no request to any server (the page's Content-Security-Policy forbids them). The page
+is a document people e-mail, so its size is bounded whatever the data's: each listing of
+classes embeds at most ``max_classes`` rows (100 by default) as a CSV inside a ``data:``
+link, and the full listings are written as CSV files beside the report only when asked
+(``listings_dir``); a notice at the top says how many rows of quasi-identifier values the
+page holds. Templates are files in ``anonaudit/report/templates`` rendered by Jinja2 with
+autoescaping, so every value that comes from the data is escaped. With ``redact=True``
+the quasi-identifier values of the listed classes are replaced by ``[redacted]``
+everywhere.
 
 How the page is put together
 ----------------------------
@@ -33,7 +37,9 @@ The table of contents, the anchors and the layout follow the list; nothing else 
 
 from __future__ import annotations
 
+import dataclasses
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -43,17 +49,27 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from anonaudit import __version__, explain
 from anonaudit.errors import ParameterError
-from anonaudit.report import view_advice, view_individual, view_qi, views
-from anonaudit.report.views import describe_call
+from anonaudit.report import view_advice, view_individual, view_population, view_qi, views
+from anonaudit.report.views import Listing, contents_notice, describe_call, listing_csv
 from anonaudit.util import atomic_write_text
 
 if TYPE_CHECKING:
     from anonaudit.auditing import AuditReport
 
-__all__ = ["DEFAULT_MAX_ROWS", "Section", "describe_call", "render_html", "save_html"]
+__all__ = [
+    "DEFAULT_MAX_CLASSES",
+    "DEFAULT_MAX_ROWS",
+    "Section",
+    "describe_call",
+    "render_html",
+    "save_html",
+    "write_listings",
+]
 
-#: Failing classes shown per table on the page (all of them are in its CSV download).
+#: Failing classes shown per table on the page.
 DEFAULT_MAX_ROWS = 25
+#: Rows per listing embedded in the page's CSV download (the JSON report's default too).
+DEFAULT_MAX_CLASSES = 100
 _MEASURE = "sections/measure.html.j2"
 
 
@@ -84,6 +100,7 @@ class _Page:
     title: str
     subtitle: str
     redacted: bool
+    notice: str
     max_rows: int
     version: str
     audited_at: str
@@ -96,6 +113,8 @@ def render_html(
     redact: bool = False,
     command: str | None = None,
     max_rows: int = DEFAULT_MAX_ROWS,
+    max_classes: int | None = DEFAULT_MAX_CLASSES,
+    listings_href: str | None = None,
 ) -> str:
     """Render ``report`` as one self-contained HTML page.
 
@@ -110,7 +129,13 @@ def render_html(
         The command line that ran the audit, shell-quoted; by default a description of
         the equivalent :func:`anonaudit.audit` call (:func:`describe_call`).
     max_rows : int
-        Failing classes shown per table; the CSV download holds all of them.
+        Failing classes shown per table.
+    max_classes : int or None
+        Rows per listing in the page's CSV downloads (``None``: all of them, and the
+        page grows with the data).
+    listings_href : str, optional
+        Link each listing to ``listings_href + "<name>.csv"``, the file holding all its
+        rows (written by :func:`save_html` or :func:`write_listings`).
 
     Returns
     -------
@@ -118,25 +143,8 @@ def render_html(
         The HTML document. Input files named in ``report.sources`` are read once to
         print their SHA-256.
     """
-    if isinstance(max_rows, bool) or not isinstance(max_rows, int) or max_rows < 1:
-        raise ParameterError(f"max_rows must be a whole number >= 1 (got {max_rows!r})")
-    options = views.Options(redact=redact, max_rows=max_rows)
-    names = ", ".join(Path(source.name).name for source in report.sources) or "data"
-    page = _Page(
-        title=f"Anonymity audit of {names}" + (" (redacted)" if redact else ""),
-        subtitle=(
-            f"{report.rows:,} records in {report.k_anonymity.classes:,} equivalence classes "
-            f"over {views.join_names(report.quasi_identifiers)}"
-            + (f"; sensitive: {views.join_names(report.sensitive)}" if report.sensitive else "")
-        ),
-        redacted=redact,
-        max_rows=max_rows,
-        version=__version__,
-        audited_at=views.audit_time(report),
-        sections=tuple(_sections(report, command=command, options=options)),
-    )
-    about = explain.report_about()  # what the measures mean: anonaudit.explain
-    return _environment().get_template("report.html.j2").render(page=page, about=about)
+    options = _options(redact, max_rows, max_classes, listings_href)
+    return _render(report, redact, command, options)[0]
 
 
 def save_html(
@@ -146,15 +154,121 @@ def save_html(
     redact: bool = False,
     command: str | None = None,
     max_rows: int = DEFAULT_MAX_ROWS,
+    max_classes: int | None = DEFAULT_MAX_CLASSES,
+    listings_dir: str | os.PathLike[str] | None = None,
 ) -> None:
     """Write :func:`render_html` of ``report`` to ``path`` atomically.
 
     The page is rendered in full before anything is written, then written to a
     temporary file renamed over ``path``: an existing report is replaced only by a
-    complete one.
+    complete one. With ``listings_dir``, every listing is first written there in full
+    (``<name>.csv``, as :func:`write_listings` does) and the page links to the files.
     """
-    html = render_html(report, redact=redact, command=command, max_rows=max_rows)
+    href = None
+    if listings_dir is not None:
+        relative = os.path.relpath(Path(listings_dir), Path(path).absolute().parent)
+        href = Path(relative).as_posix().rstrip("/") + "/"
+    options = _options(redact, max_rows, max_classes, href)
+    html, listings = _render(report, redact, command, options)
+    if listings_dir is not None:
+        _write(listings, Path(listings_dir))
     atomic_write_text(Path(path), html)
+
+
+def write_listings(
+    report: AuditReport, directory: str | os.PathLike[str], *, redact: bool = False
+) -> list[Path]:
+    """Write every listing of the HTML report of ``report`` in full, one CSV file each
+    (``<name>.csv``, formula-safe, UTF-8), in ``directory``; returns their paths."""
+    options = _options(redact, DEFAULT_MAX_ROWS, DEFAULT_MAX_CLASSES, "")
+    sections = _sections(report, command=None, options=options)
+    return _write([x for section in sections for x in _listings(section.view)], Path(directory))
+
+
+def _options(
+    redact: bool, max_rows: int, max_classes: int | None, listings_href: str | None
+) -> views.Options:
+    if isinstance(max_rows, bool) or not isinstance(max_rows, int) or max_rows < 1:
+        raise ParameterError(f"max_rows must be a whole number >= 1 (got {max_rows!r})")
+    if max_classes is not None and (
+        isinstance(max_classes, bool) or not isinstance(max_classes, int) or max_classes < 1
+    ):
+        raise ParameterError(
+            f"max_classes must be a whole number >= 1 or None (got {max_classes!r})"
+        )
+    return views.Options(
+        redact=redact, max_rows=max_rows, max_classes=max_classes, listings_href=listings_href
+    )
+
+
+def _render(
+    report: AuditReport, redact: bool, command: str | None, options: views.Options
+) -> tuple[str, list[Listing]]:
+    """The page, and the listings it holds."""
+    sections = tuple(_sections(report, command=command, options=options))
+    listings = [listing for section in sections for listing in _listings(section.view)]
+    identifying = [listing for listing in listings if listing.identifying]
+    names = ", ".join(Path(source.name).name for source in report.sources) or "data"
+    page = _Page(
+        title=f"Anonymity audit of {names}" + (" (redacted)" if redact else ""),
+        subtitle=(
+            f"{report.rows:,} records in {report.k_anonymity.classes:,} equivalence classes "
+            f"over {views.join_names(report.quasi_identifiers)}"
+            + (f"; sensitive: {views.join_names(report.sensitive)}" if report.sensitive else "")
+        ),
+        redacted=redact,
+        notice=contents_notice(
+            sum(listing.embedded for listing in identifying),
+            sum(listing.embedded < listing.total for listing in identifying),
+            options.max_classes,
+            redacted=redact,
+        ),
+        max_rows=options.max_rows,
+        version=__version__,
+        audited_at=views.audit_time(report),
+        sections=sections,
+    )
+    about = explain.report_about(_about(report))  # what the measures mean: anonaudit.explain
+    html = _environment().get_template("report.html.j2").render(page=page, about=about)
+    return html, listings
+
+
+def _about(report: AuditReport) -> tuple[explain.Measure, ...]:
+    """The measures the page explains: with a population, population risk too, and the
+    prosecutor risk's note that the report does not estimate it is dropped."""
+    if report.population is None:
+        return explain.REPORT_MEASURES
+    risk = explain.PROSECUTOR_RISK
+    unestimated = ", which this report does not estimate."
+    risk = dataclasses.replace(
+        risk, misses=risk.misses.replace(unestimated, ": see population risk.")
+    )
+    return (
+        *(risk if m is explain.PROSECUTOR_RISK else m for m in explain.REPORT_MEASURES),
+        explain.POPULATION_RISK,
+    )
+
+
+def _listings(view: object) -> Iterator[Listing]:
+    """The listings a section's view holds (a field of it, or of a field of it)."""
+    if isinstance(view, Listing):
+        yield view
+    elif dataclasses.is_dataclass(view) and not isinstance(view, type):
+        for item in dataclasses.fields(view):
+            value = getattr(view, item.name)
+            if isinstance(value, Listing) or dataclasses.is_dataclass(value):
+                yield from _listings(value)
+
+
+def _write(listings: list[Listing], directory: Path) -> list[Path]:
+    """Write each listing's full table to ``directory`` (created if missing)."""
+    written = []
+    for listing in listings:
+        if listing.full is not None:
+            path = directory / listing.csv_name
+            atomic_write_text(path, listing_csv(listing.full))
+            written.append(path)
+    return written
 
 
 def _sections(report: AuditReport, *, command: str | None, options: views.Options) -> list[Section]:
@@ -167,8 +281,19 @@ def _sections(report: AuditReport, *, command: str | None, options: views.Option
             "The data audited",
             views.dataset_view(report, command),
         ),
-        Section(_MEASURE, "k-anonymity", "k-anonymity", views.k_view(report, options)),
     ]
+    if report.identifiers:
+        sections.append(
+            Section(
+                "sections/identifiers.html.j2",
+                "identifiers",
+                "Direct identifiers",
+                views.identifiers_view(report),
+            )
+        )
+    sections.append(
+        Section(_MEASURE, "k-anonymity", "k-anonymity", views.k_view(report, options))
+    )
     for sa, slug in zip(report.sensitive, views.slugs(report.sensitive), strict=True):
         sections += [
             Section(
@@ -193,6 +318,15 @@ def _sections(report: AuditReport, *, command: str | None, options: views.Option
     sections.append(
         Section(_MEASURE, "risk", "Re-identification risk", views.risk_view(report.risk, report))
     )
+    if report.population is not None:
+        sections.append(
+            Section(
+                "sections/population.html.j2",
+                "population-risk",
+                "Population, journalist and marketer risk",
+                view_population.population_view(report.population, report),
+            )
+        )
     if report.individual is not None:
         sections.append(
             Section(

@@ -31,12 +31,13 @@ from anonaudit.report.views import (
 )
 
 if TYPE_CHECKING:
-    from anonaudit.advice.lattice import Advice, Transformation
+    from anonaudit.advice.lattice import Advice, Blocker, Transformation
     from anonaudit.auditing import AuditReport
     from anonaudit.hierarchy import Hierarchy
     from anonaudit.policy import Policy
 
 __all__ = [
+    "MOST_TO_SUPPRESS",
     "AdviceView",
     "LatticeView",
     "MeasureRow",
@@ -46,6 +47,11 @@ __all__ = [
     "policy_text",
     "suppression_sentence",
 ]
+
+#: Suppression advice withholding more than this share of the records points to
+#: generalization instead: a release missing a fifth of its records is biased by what
+#: was withheld (the small classes are the unusual records).
+MOST_TO_SUPPRESS = 0.2
 
 # How each threshold of a Policy reads in a sentence.
 _THRESHOLD_NAMES = {
@@ -117,7 +123,16 @@ def suppression_sentence(report: AuditReport) -> str | None:
         f"{_plural(advice.records, 'record')} ({_share(advice.fraction)}) in "
         f"{_plural(advice.classes, 'class')}"
     )
-    goal = policy_text(report.policy)
+    goals = [policy_text(report.policy)] if report.policy.active() else []
+    if report.linkage is not None and report.linkage.k_map.threshold is not None:
+        goals.append(f"k-map = {report.linkage.k_map.threshold}")
+    goal = " and ".join(goals)
+    if advice.passed and advice.fraction > MOST_TO_SUPPRESS:
+        return (
+            f"Suppressing {amount} would reach {goal}, but that withholds more than "
+            f"{_share(MOST_TO_SUPPRESS)} of the data: generalize the quasi-identifiers "
+            "instead (anonaudit advise finds the least generalization that passes)."
+        )
     if advice.passed:
         return f"Suppressing {amount} would reach {goal}."
     if advice.records == advice.rows:
@@ -238,6 +253,8 @@ class LatticeView:
         The listed front; empty when no transformation passes.
     generalize : str or None
         The ``--generalize`` argument that audits the first transformation.
+    blocked_by : tuple of Blocker
+        The thresholds no transformation can meet, each with its whole-table cause.
     """
 
     search: str
@@ -246,6 +263,7 @@ class LatticeView:
     columns: tuple[str, ...]
     rows: tuple[TransformationRow, ...]
     generalize: str | None
+    blocked_by: tuple[Blocker, ...]
 
 
 def _example(hierarchy: Hierarchy) -> str:
@@ -293,10 +311,20 @@ def _first_sentence(advice: Advice, options: Options) -> str:
             if not advice.suppression_limit
             else f"even suppressing up to {_share(advice.suppression_limit)} of the records"
         )
-        return (
+        none = (
             f"No transformation meets {goal}: none of the {_count(advice.nodes)} combinations "
-            f"of levels passes, {limit}. Raise the suppression limit, give hierarchies for "
-            "more quasi-identifiers, or relax the policy."
+            f"of levels passes, {limit}"
+        )
+        if advice.blocked_by:
+            return (
+                f"{none}, and none can: the thresholds below fail even with every record in "
+                "one class (every quasi-identifier generalized to one value), because of the "
+                "whole table itself. Relax them."
+            )
+        return (
+            f"{none}. Every threshold would hold with every record in one class, so raise "
+            "the suppression limit, give hierarchies (reaching *) for more "
+            "quasi-identifiers, or relax the policy."
         )
     t = advice.transformations[0]
     parts = [
@@ -374,4 +402,5 @@ def lattice_view(advice: Advice, options: Options) -> LatticeView:
         generalize=None
         if first is None or not first.height
         else ",".join(f"{qi}={level}" for qi, level in first.levels.items() if level),
+        blocked_by=advice.blocked_by,
     )

@@ -16,13 +16,11 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 
 from anonaudit.report.views import (
-    _OPEN_ROWS,
     Fact,
     Listing,
     Options,
     TableRow,
     _count,
-    _csv_href,
     _exact,
     _none_as_null,
     _plural,
@@ -30,6 +28,7 @@ from anonaudit.report.views import (
     _real,
     _share,
     join_names,
+    make_listing,
 )
 
 if TYPE_CHECKING:
@@ -121,16 +120,20 @@ def qi_analysis_view(result: QIAnalysis, options: Options) -> QIAnalysisView:
     )
     shown = min(options.max_rows, len(result.entries))
     names = [join_names(e.qi) for e in result.entries]
-    table = pa.Table.from_arrays(
-        [
-            pa.array(names, pa.string()),
-            pa.array([str(len(e.qi)) for e in result.entries], pa.string()),
-            pa.array([_exact(e.distinction) for e in result.entries], pa.string()),
-            pa.array([_exact(e.separation) for e in result.entries], pa.string()),
-        ],
-        names=["columns", "size", "distinction", "separation"],
-    )
-    subsets = Listing(
+
+    def table(limit: int | None) -> pa.Table:
+        entries = result.entries[:limit]
+        return pa.Table.from_arrays(
+            [
+                pa.array(names[:limit], pa.string()),
+                pa.array([str(len(e.qi)) for e in entries], pa.string()),
+                pa.array([_exact(e.distinction) for e in entries], pa.string()),
+                pa.array([_exact(e.separation) for e in entries], pa.string()),
+            ],
+            names=["columns", "size", "distinction", "separation"],
+        )
+
+    subsets = make_listing(
         caption=(
             "Distinction and separation of each column set, smallest sets first, least "
             f"distinguishing first ({shown:,} of {len(result.entries):,} shown)"
@@ -142,10 +145,12 @@ def qi_analysis_view(result: QIAnalysis, options: Options) -> QIAnalysisView:
             (names[i], _real(e.distinction), _real(e.separation))
             for i, e in enumerate(result.entries[:shown])
         ),
-        collapsed=shown > _OPEN_ROWS,
-        csv_href=_csv_href(table),
-        csv_name="qi-analysis.csv",
-        download=f"Download all {_plural(len(result.entries), 'column set')} as CSV",
+        total=len(result.entries),
+        table=table,
+        name="qi-analysis",
+        noun="column set",
+        options=options,
+        identifying=False,
     )
     return QIAnalysisView(outcome=outcome, facts=facts, drops=drops, subsets=subsets)
 
@@ -164,7 +169,8 @@ def suda_view(result: SudaResult, report: AuditReport, options: Options) -> Suda
             _count(result.sample_uniques),
         ),
         Fact(
-            "special uniques (a minimal sample unique was found within the limit)",
+            "special uniques (also unique on fewer columns: a minimal sample unique "
+            "smaller than all of them, within the limit)",
             _count(result.special_uniques),
         ),
         Fact(
@@ -229,16 +235,20 @@ def _top_listing(result: SudaResult, report: AuditReport, options: Options) -> L
         )
         for i, r in enumerate(result.top[:shown])
     )
-    table = pa.Table.from_arrays(
-        [pa.array([row[j] for row in values], pa.string()) for j in range(len(qi))]
-        + [
-            pa.array(msus, pa.string()),
-            pa.array([_exact(r.score) for r in result.top], pa.string()),
-            pa.array([_exact(r.dis_score) for r in result.top], pa.string()),
-        ],
-        names=[*qi, "unique on", "suda_score", "dis_suda_score"],
-    )
-    return Listing(
+
+    def table(limit: int | None) -> pa.Table:
+        top = result.top[:limit]
+        return pa.Table.from_arrays(
+            [pa.array([row[j] for row in values[:limit]], pa.string()) for j in range(len(qi))]
+            + [
+                pa.array(msus[:limit], pa.string()),
+                pa.array([_exact(r.score) for r in top], pa.string()),
+                pa.array([_exact(r.dis_score) for r in top], pa.string()),
+            ],
+            names=[*qi, "unique on", "suda_score", "dis_suda_score"],
+        )
+
+    return make_listing(
         caption=(
             "Records with the highest SUDA scores and the column sets on which each is "
             f"unique ({shown:,} of {len(result.top):,} shown)"
@@ -247,8 +257,9 @@ def _top_listing(result: SudaResult, report: AuditReport, options: Options) -> L
         headers=(*qi, "unique on", "SUDA score", "DIS-SUDA"),
         numeric_from=len(qi) + 1,
         rows=rows,
-        collapsed=shown > _OPEN_ROWS,
-        csv_href=_csv_href(table),
-        csv_name="suda-top.csv",
-        download=f"Download the {_plural(len(result.top), 'record')} as CSV",
+        total=len(result.top),
+        table=table,
+        name="suda-top",
+        noun="record",
+        options=options,
     )
