@@ -40,7 +40,7 @@ from anonaudit.policy import Policy
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
-    from anonaudit.auditing import AuditReport, audit, audit_table, load
+    from anonaudit.auditing import AuditReport, audit, audit_table
     from anonaudit.checks import (
         DisclosureResult,
         KAnonymityResult,
@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     )
     from anonaudit.classtable import ClassTable
     from anonaudit.hierarchy import GroundDistance, Hierarchy
+    from anonaudit.loading import load
 
 #: Names imported on first use, so that ``import anonaudit`` (and ``anonaudit --help``)
 #: loads no heavy dependency (PEP 562 module ``__getattr__``).
@@ -57,7 +58,7 @@ _LAZY = {
     "AuditReport": "anonaudit.auditing",
     "audit": "anonaudit.auditing",
     "audit_table": "anonaudit.auditing",
-    "load": "anonaudit.auditing",
+    "load": "anonaudit.loading",
     "DisclosureResult": "anonaudit.checks",
     "KAnonymityResult": "anonaudit.checks",
     "LDiversityResult": "anonaudit.checks",

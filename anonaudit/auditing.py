@@ -7,10 +7,8 @@ import functools
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-import pyarrow as pa
 import pyarrow.compute as pc
 
 from anonaudit.checks import (
@@ -42,13 +40,15 @@ from anonaudit.checks.suda import suda as find_special_uniques
 from anonaudit.checks.utility import InformationLoss, information_loss
 from anonaudit.checks.wildcard import NullPolicy, class_frequencies
 from anonaudit.classtable import ClassTable, SourceStats
-from anonaudit.engines.local import Progress, build_class_table
+from anonaudit.engines.local import Progress
 from anonaudit.errors import ColumnError, ParameterError, PolicyViolationError
 from anonaudit.generalization import Generalization, qi_hierarchy
 from anonaudit.hierarchy import GroundDistance, Hierarchy
+from anonaudit.identifiers import Identifier, find_identifiers, sample_sources
+from anonaudit.linkage.population import PopulationLinkage, population_linkage
+from anonaudit.loading import Engine, Source, load
 from anonaudit.policy import Policy
 from anonaudit.report.html import DEFAULT_MAX_ROWS
-from anonaudit.rows import open_inputs
 
 if TYPE_CHECKING:  # anonaudit.dp and anonaudit.advice import this module
     from anonaudit.advice.lattice import Advice
@@ -57,116 +57,6 @@ if TYPE_CHECKING:  # anonaudit.dp and anonaudit.advice import this module
 
 __all__ = ["AuditReport", "Source", "audit", "audit_table", "load"]
 
-#: What :func:`audit` and :func:`load` accept as input.
-Source: TypeAlias = (
-    str | os.PathLike[str] | pd.DataFrame | pa.Table | Sequence[str | os.PathLike[str]]
-)
-#: Where the class table is built: in this process, or on a Dask cluster.
-Engine = Literal["local", "dask"]
-
-
-def load(
-    source: Source,
-    *,
-    quasi_identifiers: Sequence[str],
-    sensitive: Sequence[str] = (),
-    sep: str | None = None,
-    encoding: str = "utf-8",
-    na_values: Sequence[str] = ("",),
-    format: str | None = None,
-    filter: str | Sequence[str] = (),
-    storage_options: Mapping[str, str] | None = None,
-    delta_version: int | None = None,
-    engine: Engine = "local",
-    scheduler: Any = None,
-    progress: Progress | None = None,
-    weights: str | None = None,
-    missing_columns: str = "error",
-) -> ClassTable:
-    """Read ``source`` in one streaming pass into a :class:`ClassTable`.
-
-    Parameters
-    ----------
-    source : path, URL, list of them, pandas.DataFrame, pyarrow.Table or Spark DataFrame
-        CSV (sniffed separator unless ``sep``) or Parquet files; directories, globs and
-        object-storage URLs (``s3://bucket/events/``) of such files, hive-partitioned or
-        not, or of a Delta table; a frame. All are aggregated in one pass (a Spark
-        DataFrame by Spark itself) and merged.
-    quasi_identifiers : sequence of str
-        QI columns (at least one); partition keys of a dataset are columns too.
-    sensitive : sequence of str
-        SA columns.
-    sep, encoding, na_values
-        CSV reading options; only ``na_values`` texts become null (default: empty).
-    format : {"parquet", "csv", "delta"}, optional
-        Format of a dataset's files (inferred from their suffixes, or ``_delta_log``).
-    filter : str or sequence of str
-        Row and partition selection, all of which must hold, such as
-        ``"day=2024-01-02"`` (:mod:`anonaudit.sources.filters`).
-    storage_options : mapping of str to str, optional
-        Object-storage settings such as ``endpoint_url`` (:mod:`anonaudit.sources.storage`).
-    delta_version : int, optional
-        The Delta table version to read (default: the latest).
-    engine : {"local", "dask"}
-        Build the class table in this process, or on a Dask cluster.
-    scheduler : distributed.Client or str, optional
-        For ``engine="dask"``: a running client or a scheduler address; ``None`` starts
-        a local cluster.
-    progress : Progress, optional
-        Where to report progress of long scans.
-    weights : str, optional
-        A column of survey weights (the people each record stands for), summed per
-        combination into :attr:`ClassTable.weights`; local engine only. A null,
-        non-numeric or negative weight is an :class:`~anonaudit.errors.InputError`.
-    missing_columns : {"error", "null"}
-        A dataset's file lacking an audited column is an error naming it, or its
-        values of that column are null (and the report lists it per file).
-
-    Returns
-    -------
-    ClassTable
-    """
-    from anonaudit.engines.spark import from_spark, is_spark_frame
-
-    quasi_identifiers, sensitive = _roles(quasi_identifiers, sensitive)
-    if engine not in ("local", "dask"):
-        raise ParameterError(f"engine must be 'local' or 'dask' (got {engine!r})")
-    items: list[Any] = list(source) if isinstance(source, (list, tuple)) else [source]
-    sources = open_inputs(
-        [item for item in items if not is_spark_frame(item)],
-        sep=sep,
-        encoding=encoding,
-        na_values=na_values,
-        format=format,
-        filter=filter,
-        storage_options=storage_options,
-        delta_version=delta_version,
-        missing_columns=missing_columns,
-    )
-    roles: dict[str, Any] = {"quasi_identifiers": quasi_identifiers, "sensitive": sensitive}
-    spark = [from_spark(item, **roles) for item in items if is_spark_frame(item)]
-    if weights is not None and (engine != "local" or spark):
-        raise ParameterError("--weights needs the local engine (not Dask or Spark)")
-    if not sources and spark:
-        return spark[0].merge(*spark[1:])
-    if engine == "dask":
-        from anonaudit.engines.dask import build_class_table as build_on_dask
-
-        table = build_on_dask(sources, **roles, scheduler=scheduler, progress=progress)
-    else:
-        table = build_class_table(sources, **roles, weights=weights, progress=progress)
-    return table.merge(*spark) if spark else table
-
-
-def _roles(qi: Sequence[str], sa: Sequence[str]) -> tuple[list[str], list[str]]:
-    if isinstance(qi, str) or isinstance(sa, str):
-        raise ParameterError("quasi_identifiers and sensitive are lists of column names")
-    qi, sa = list(qi), list(sa)
-    if not qi:
-        raise ParameterError("name at least one quasi-identifier column")
-    for name in {n for n in qi + sa if (qi + sa).count(n) > 1}:
-        raise ParameterError(f"column {name!r} is named twice among the QIs and SAs")
-    return qi, sa
 
 
 @dataclass(frozen=True)
@@ -226,6 +116,12 @@ class AuditReport:
     advice : Advice or None
         The Pareto-best generalizations (and suppression) that pass the policy, when
         asked for (:func:`anonaudit.advice.advise`).
+    identifiers : tuple of Identifier
+        Columns that likely identify a person directly, audited or not
+        (:func:`anonaudit.identifiers.find_identifiers`; :func:`audit` only).
+    linkage : PopulationLinkage or None
+        k-map, delta-presence and unique matches against a population table, when one
+        is given (:mod:`anonaudit.linkage.population`).
     """
 
     quasi_identifiers: tuple[str, ...]
@@ -254,6 +150,8 @@ class AuditReport:
     suda: SudaResult | None = field(default=None, repr=False)
     individual: IndividualRisk | None = None
     advice: Advice | None = field(default=None, repr=False)
+    identifiers: tuple[Identifier, ...] = ()
+    linkage: PopulationLinkage | None = None
 
     def verdicts(self) -> list[tuple[str, bool]]:
         """``(measure, passed)`` for every threshold of the policy."""
@@ -269,6 +167,8 @@ class AuditReport:
             add(f"t-closeness of {sa}", self.t_closeness[sa].passed)
             add(f"disclosure of {sa}", self.disclosure[sa].passed)
         add("re-identification risk", self.risk.passed)
+        if self.linkage is not None:
+            add("k-map", self.linkage.k_map.passed)
         return result
 
     @property
@@ -351,6 +251,8 @@ def audit(
     progress: Progress | None = None,
     weights: str | None = None,
     missing_columns: str = "error",
+    population_table: Source | ClassTable | None = None,
+    k_map: int | None = None,
 ) -> AuditReport:
     """Audit ``source`` for every syntactic anonymity measure.
 
@@ -429,6 +331,16 @@ def audit(
         (:mod:`anonaudit.checks.individual`). Without it, a population size or
         sampling fraction adds the same risk with uniform weights ``N / n``.
 
+    population_table : path, frame or ClassTable, optional
+        The attacker's identified table (a voter list, a census extract) with the QI
+        columns in the release's coding (generalized by ``generalize`` as the release
+        is): adds k-map, delta-presence and unique matches
+        (:func:`anonaudit.linkage.population_linkage`) as
+        :attr:`AuditReport.linkage`. Read with the same options as ``source``.
+    k_map : int, optional
+        With ``population_table``: every release class must match at least this many of its
+        records (k-map; El Emam & Dankar 2008), a verdict of the audit.
+
     Returns
     -------
     AuditReport
@@ -443,6 +355,17 @@ def audit(
     >>> report.k_anonymity.k, report.passed
     (1, False)
     """
+    reading: dict[str, Any] = {
+        "sep": sep,
+        "encoding": encoding,
+        "na_values": na_values,
+        "format": format,
+        "filter": filter,
+        "storage_options": storage_options,
+        "delta_version": delta_version,
+        "missing_columns": missing_columns,
+    }
+    engines = {"engine": engine, "scheduler": scheduler, "progress": progress}
     if isinstance(source, ClassTable):
         table = source
     else:
@@ -450,22 +373,17 @@ def audit(
             source,
             quasi_identifiers=quasi_identifiers,
             sensitive=sensitive,
-            sep=sep,
-            encoding=encoding,
-            na_values=na_values,
-            format=format,
-            filter=filter,
-            storage_options=storage_options,
-            delta_version=delta_version,
-            engine=engine,
-            scheduler=scheduler,
-            progress=progress,
             weights=weights,
-            missing_columns=missing_columns,
+            **reading,
+            **engines,
+        )
+    if population_table is not None and not isinstance(population_table, ClassTable):
+        population_table = load(
+            population_table, quasi_identifiers=quasi_identifiers, **reading, **engines
         )
     if nulls != "wildcard":
         _refuse_null_quasi_identifiers(table)
-    return audit_table(
+    report = audit_table(
         table,
         policy=policy,
         distance=distance,
@@ -485,7 +403,12 @@ def audit(
         suppression_limit=suppression_limit,
         max_results=max_results,
         weights=weights,
+        population_table=population_table,
+        k_map=k_map,
     )
+    # The inputs' other columns are sampled again (a bounded read) for direct identifiers.
+    sources = sample_sources(source, **reading)
+    return replace(report, identifiers=find_identifiers(report.table, sources))
 
 
 def audit_table(
@@ -509,6 +432,8 @@ def audit_table(
     suppression_limit: float = 0.0,
     max_results: int | None = 10,
     weights: str | None = None,
+    population_table: ClassTable | None = None,
+    k_map: int | None = None,
 ) -> AuditReport:
     """Run every check on a class table; see :func:`audit` for the parameters.
 
@@ -527,6 +452,12 @@ def audit_table(
     generalization = _generalization(table, qi_specs, generalize)
     if generalization is not None:
         table = generalization.apply(table)
+    if population_table is not None and generalize:  # the release's coding, alike
+        levelled = _generalization(population_table, qi_specs, generalize)
+        assert levelled is not None
+        population_table = levelled.apply(population_table)
+    if k_map is not None and population_table is None:
+        raise ParameterError("k-map counts matches in a population table: give one")
     defaults = {sa: "hierarchical" for sa in sa_hierarchies}
     defaults.update({sa: "matrix" for sa in ground_distances or {}})
     distances = _per_sa(table.sensitive, distance, defaults)
@@ -605,6 +536,9 @@ def audit_table(
         },
         risk=prosecutor_risk(audited, threshold=risk_threshold, max_highest=policy.max_risk, fk=fk),
         individual=individual,
+        linkage=None
+        if population_table is None
+        else population_linkage(audited, population_table, k=k_map),
         utility=information_loss(audited, k=policy.k, generalization=generalization),
         generalization=generalization,
         table=audited,

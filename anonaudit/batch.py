@@ -21,7 +21,8 @@ from anonaudit.config import AuditConfig
 from anonaudit.engines.local import Progress
 from anonaudit.errors import AnonauditError
 from anonaudit.report.json import SCHEMA_VERSION, coverage, dumps, report_to_dict
-from anonaudit.rows import open_inputs, write_records
+from anonaudit.rows import write_records
+from anonaudit.sources import open_inputs
 from anonaudit.sources.base import Source
 from anonaudit.util import atomic_write_text, file_name
 
@@ -72,6 +73,8 @@ def audit_config(
         population_size=config.population_size,
         sampling_fraction=config.sampling_fraction,
         population_model=config.population_model,
+        population_table=config.population,
+        k_map=config.k_map,
         weights=config.weights,
         generalize=config.generalize or None,
         qi_analysis=config.qi_analysis,
@@ -226,7 +229,8 @@ def output_paths(config: AuditConfig) -> list[tuple[str, str | None]]:
 
 
 def read_paths(config: AuditConfig) -> list[str]:
-    """Every file, folder or glob an audit of ``config`` reads: inputs, hierarchies, matrices."""
+    """Every file, folder or glob an audit of ``config`` reads: inputs, hierarchies,
+    matrices and the population table."""
     return [
         path
         for dataset in config.datasets or [config]
@@ -234,6 +238,7 @@ def read_paths(config: AuditConfig) -> list[str]:
             *dataset.inputs,
             *dataset.hierarchy.values(),
             *dataset.ground_distance.values(),
+            *([dataset.population] if dataset.population else []),
         )
     ]
 

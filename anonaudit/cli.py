@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import re
 import shlex
 import sys
@@ -17,11 +18,12 @@ import tempfile
 import traceback
 from collections.abc import Sequence
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from anonaudit import __version__
-from anonaudit.auditing import load
+from anonaudit.auditing import audit_table
 from anonaudit.batch import (
     audit_config,
     audit_datasets,
@@ -30,7 +32,6 @@ from anonaudit.batch import (
     read_paths,
     reports_folder,
     summary_to_dict,
-    write_config_records,
 )
 from anonaudit.checks import DISTANCES
 from anonaudit.checks.population import POPULATION_MODELS
@@ -39,9 +40,12 @@ from anonaudit.config import AuditConfig, read_config
 from anonaudit.dp import artefact
 from anonaudit.dp import cli as dp_cli
 from anonaudit.dp.bounding import load_bounded
-from anonaudit.engines.local import Progress
+from anonaudit.dp.utility import reader_measures
+from anonaudit.engines.local import Progress, set_limits
 from anonaudit.errors import AnonauditError, InputError, ParameterError
 from anonaudit.linkage import cli as linkage_cli
+from anonaudit.loading import load
+from anonaudit.report.html import save_html, write_listings
 from anonaudit.report.json import (
     SCHEMA_VERSION,
     advice_to_dict,
@@ -50,7 +54,8 @@ from anonaudit.report.json import (
     report_to_dict,
 )
 from anonaudit.report.text import advice_summary, dp_summary, summary
-from anonaudit.rows import require_rereadable, write_transformed
+from anonaudit.rows import write_records, write_transformed
+from anonaudit.sources import require_rereadable
 from anonaudit.sources.base import MISSING_COLUMNS
 from anonaudit.sources.dataset import FORMATS
 from anonaudit.util import atomic_write_text, refuse_overwriting
@@ -58,6 +63,8 @@ from anonaudit.util import atomic_write_text, refuse_overwriting
 __all__ = ["main"]
 
 EXIT_OK, EXIT_VIOLATION, EXIT_ERROR, EXIT_INTERNAL = 0, 1, 2, 3
+#: The status of a process killed by SIGPIPE (128 + 13), what ``cat`` or ``grep`` give.
+EXIT_BROKEN_PIPE = 141
 # Below this, the population the data is a sample of would be over a trillion times
 # larger than the sample: a typo rather than a survey.
 _SMALLEST_SAMPLING_FRACTION = 1e-12
@@ -163,6 +170,18 @@ def _parser() -> argparse.ArgumentParser:
         help="population uniqueness estimate (default dankar: Dankar et al.'s rule)",
     )
     m.add_argument(
+        "--population",
+        metavar="FILE",
+        help="the attacker's identified table (voter list, census extract) with the QIs in "
+        "the release's coding: adds k-map, delta-presence and unique matches",
+    )
+    m.add_argument(
+        "--k-map",
+        type=int,
+        metavar="K",
+        help="with --population: every class must match at least K of its records",
+    )
+    m.add_argument(
         "--qi-analysis",
         nargs="?",
         const=True,
@@ -208,12 +227,28 @@ def _parser() -> argparse.ArgumentParser:
         help="write every input record with its class size fk and risk, in input order (CSV)",
     )
     r.add_argument(
-        "--redact",
-        action="store_true",
-        help="HTML report: replace the QI values of listed classes by [redacted] "
-        "(the JSON report is never redacted)",
+        "--id",
+        metavar="COL",
+        help="--records-out: write the input's column COL (a record identifier) first",
     )
-    r.add_argument("--max-classes", type=int, help="violating classes listed per measure")
+    r.add_argument(
+        "--redact",
+        action=argparse.BooleanOptionalAction,
+        help="HTML and JSON reports: replace the QI values of listed classes by [redacted] "
+        "(--no-redact overrides redact = true in --config)",
+    )
+    r.add_argument(
+        "--max-classes",
+        type=int,
+        help="classes listed per measure in the JSON and embedded per listing in the HTML "
+        "(default 100; 0 = all)",
+    )
+    r.add_argument(
+        "--listings-dir",
+        metavar="DIR",
+        help="write every listing of classes in full as CSV files in DIR, linked from the "
+        "HTML report",
+    )
     r.add_argument("--config", metavar="FILE", help="TOML policy file; options override it")
     r.add_argument("--exit-zero", action="store_true", help="exit 0 even when a threshold fails")
     r.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
@@ -263,7 +298,7 @@ def _add_columns(parser: argparse.ArgumentParser) -> None:
 
 def _add_reading(group: argparse._ArgumentGroup) -> None:
     """CSV reading options, shared by the subcommands."""
-    group.add_argument("--sep", help="CSV separator (sniffed when omitted)")
+    group.add_argument("--sep", help="CSV separator (sniffed when omitted; tab or \\t: a tab)")
     group.add_argument("--encoding", help="CSV encoding (default utf-8)")
     group.add_argument(
         "--na",
@@ -299,9 +334,27 @@ def _add_lake(group: argparse._ArgumentGroup) -> None:
         help="a dataset's file lacking an audited column: an error (default) or read as null",
     )
     group.add_argument(
-        "--engine", choices=("local", "dask"), help="build the class table here or on Dask"
+        "--engine",
+        choices=("local", "dask", "spark"),
+        help="build the class table here, on Dask or on Spark",
     )
-    group.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler (tcp://host:8786)")
+    group.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="Dask scheduler (tcp://host:8786) or Spark master (spark://host:7077, local[4])",
+    )
+    group.add_argument(
+        "--temp-dir",
+        metavar="DIR",
+        help="where the local engine spills its hash table when it outgrows --memory-limit "
+        "(default: the system's temporary directory)",
+    )
+    group.add_argument(
+        "--memory-limit",
+        metavar="SIZE",
+        help="memory the local engine's aggregation may take before it spills to disk, "
+        "e.g. 4GB (default: 80%% of the machine's memory)",
+    )
 
 
 def _add_dp_command(commands: Any) -> None:
@@ -344,6 +397,13 @@ def _add_dp_command(commands: Any) -> None:
     )
     r.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     r.add_argument("--debug", action="store_true", help="show tracebacks")
+    ledger = d.add_argument_group("release ledger")
+    linkage_cli.add_ledger_options(ledger)
+    ledger.add_argument(
+        "--budget",
+        metavar="EPS[,DELTA]",
+        help="with --ledger: refuse a release that would take the dataset's total past this",
+    )
 
 
 def _add_advise_command(commands: Any, audit: argparse.ArgumentParser) -> None:
@@ -398,12 +458,22 @@ def _add_advise_command(commands: Any, audit: argparse.ArgumentParser) -> None:
         "--choose", type=int, metavar="N", help="with --out: the N-th listed (default 1)"
     )
     r.add_argument(
+        "--keep",
+        action="append",
+        default=[],
+        metavar="COLS",
+        help="with --out: also write these columns, neither QI nor sensitive (repeatable); "
+        "the others are left out, as they may identify people directly",
+    )
+    r.add_argument(
         "--html",
         metavar="PATH",
         help="write the HTML audit report of INPUT with the transformations that pass",
     )
     r.add_argument(
-        "--redact", action="store_true", help="HTML report: QI values of listed classes hidden"
+        "--redact",
+        action=argparse.BooleanOptionalAction,
+        help="HTML report: QI values of listed classes hidden (--no-redact overrides --config)",
     )
     r.add_argument("--config", metavar="FILE", help="TOML policy file; options override it")
     r.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
@@ -426,16 +496,42 @@ def _config(args: argparse.Namespace) -> AuditConfig:
     else:
         _override(config, args)
         _validate(config)
+    set_limits(  # for the whole run, [[datasets]] included
+        memory_limit=getattr(args, "memory_limit", None) or config.memory_limit,
+        temp_dir=getattr(args, "temp_dir", None) or config.temp_dir,
+    )
     refuse_overwriting(
-        [*output_paths(config), ("--out", getattr(args, "out", None))],
+        [
+            *output_paths(config),
+            ("--out", getattr(args, "out", None)),
+            ("--listings-dir", config.listings_dir),
+        ],
         [*read_paths(config), *([args.config] if args.config else [])],
     )
+    if not config.datasets:
+        _refuse_folders([*output_paths(config), ("--out", getattr(args, "out", None))])
     for dataset in config.datasets or [config]:
         if dataset.records_out:
             require_rereadable(dataset.inputs, "--records-out")
     if getattr(args, "out", None):
         require_rereadable(config.inputs, "--out")
     return config
+
+
+def _refuse_folders(outputs: Sequence[tuple[str, str | None]]) -> None:
+    """Refuse, before any input is read, an output path that names a folder: an existing
+    one, or one that does not exist yet, written with a trailing slash (``--html out/``),
+    which would otherwise become a file called ``out``. Missing folders above a file name
+    are created (:func:`anonaudit.util.atomic_path`)."""
+    for option, output in outputs:
+        if output is None or output == "-" or "://" in output:
+            continue
+        if output.endswith(("/", os.sep)) or Path(output).is_dir():
+            exists = "" if Path(output).is_dir() else " (that does not exist)"
+            raise ParameterError(
+                f"{option} {output}: this names a folder{exists}; give the path of a file "
+                "to write"
+            )
 
 
 def _dataset_configs(config: AuditConfig, args: argparse.Namespace) -> None:
@@ -494,7 +590,14 @@ def _override(config: AuditConfig, args: argparse.Namespace) -> None:
     config.ground_distance.update(_assignments(args.ground_distance, "--ground-distance"))
     for column, value in _assignments(args.order, "--order").items():
         config.order[column] = _order_file(value[1:]) if value.startswith("@") else _columns(value)
+    if config.order and not isinstance(config.t_distance, str):  # an order implies its distance
+        config.t_distance = {**dict.fromkeys(config.order, "ordered"), **(config.t_distance or {})}
     for name in ("nulls", "sep", "encoding", "risk_threshold", "json", "html", "max_classes"):
+        if getattr(args, name) is not None:
+            setattr(config, name, getattr(args, name))
+    if config.sep in ("tab", "\\t"):  # a tab is hard to type in a shell
+        config.sep = "\t"
+    for name in ("redact", "listings_dir"):
         if getattr(args, name) is not None:
             setattr(config, name, getattr(args, name))
     if args.records_out is not None:
@@ -505,6 +608,10 @@ def _override(config: AuditConfig, args: argparse.Namespace) -> None:
         config.population_size, config.sampling_fraction = None, args.sampling_fraction
     if args.population_model is not None:
         config.population_model = args.population_model
+    if args.population is not None:
+        config.population = args.population
+    if args.k_map is not None:
+        config.k_map = args.k_map
     if args.weights is not None:
         config.weights = args.weights
     for name in ("qi_analysis", "suda", "advise", "suppression_limit", "max_results"):
@@ -512,7 +619,15 @@ def _override(config: AuditConfig, args: argparse.Namespace) -> None:
             setattr(config, name, getattr(args, name))
     if args.na is not None:
         config.na_values = list(args.na)
-    for name in ("format", "delta_version", "missing_columns", "engine", "scheduler"):
+    for name in (
+        "format",
+        "delta_version",
+        "missing_columns",
+        "engine",
+        "scheduler",
+        "temp_dir",
+        "memory_limit",
+    ):
         if getattr(args, name) is not None:
             setattr(config, name, getattr(args, name))
     if args.filter is not None:
@@ -584,8 +699,8 @@ def _validate(config: AuditConfig) -> None:
             f"unknown population model {config.population_model!r}; "
             f"choose one of {', '.join(POPULATION_MODELS)}"
         )
-    if config.engine not in ("local", "dask"):
-        raise ParameterError(f"unknown engine {config.engine!r}; choose local or dask")
+    if config.engine not in ("local", "dask", "spark"):
+        raise ParameterError(f"unknown engine {config.engine!r}; choose local, dask or spark")
     if config.nulls not in NULL_POLICIES:
         raise ParameterError(
             f"unknown nulls policy {config.nulls!r}; choose one of {', '.join(NULL_POLICIES)}"
@@ -610,25 +725,48 @@ def _run_audit(args: argparse.Namespace, command: str) -> int:
                 "anonaudit dp on each dataset instead"
             )
         return _run_datasets(config, args, command, progress)
-    if args.redact and not config.html:
-        raise ParameterError("--redact applies to the HTML report; add --html PATH")
+    if args.redact and not (config.html or config.json):
+        raise ParameterError(
+            "--redact applies to the HTML and JSON reports; add --html PATH or --json PATH"
+        )
+    if args.id is not None and not config.records_out:
+        raise ParameterError("--id names the first column of the records file; add --records-out")
     if args.suppression_limit is not None and not config.advise:
         raise ParameterError("--suppression-limit bounds the search of --advise; add --advise")
     report = audit_config(config, progress=progress)
     if args.dp_epsilon is not None or config.dp:
         base = Path(args.config).parent if args.config else None
         dp_options = dp_cli.options(args, policy=config.dp, base=base)
-        report = replace(report, dp=dp_cli.run(report.table, dp_options))
+        dp = dp_cli.run(report.table, dp_options)
+        # A reader's t of the data is the audit's: measured with the audit's ground distances.
+        sa_files = {c: h for c, h in config.hierarchy.items() if c in config.sensitive}
+        measure = partial(
+            audit_table,
+            distance=config.t_distance,
+            hierarchies=sa_files,
+            orders=config.order,
+            ground_distances=config.ground_distance,
+            advise_suppression=False,
+        )
+        measures = reader_measures(dp.release, lambda table: measure(table).t_closeness)
+        report = replace(report, dp=replace(dp, measures=measures))
     limit = None if config.max_classes == 0 else config.max_classes
+    bounds: dict[str, Any] = {"redact": config.redact, "max_classes": limit}
+    listings = config.listings_dir
+    document = report_to_dict(report, **bounds, listings_dir=listings) if config.json else {}
     if config.json == "-":
-        print(dumps(report_to_dict(report, max_classes=limit)))
+        print(dumps(document))
     else:
         if config.json:
-            atomic_write_text(Path(config.json), dumps(report_to_dict(report, max_classes=limit)))
+            atomic_write_text(Path(config.json), dumps(document))
         print(summary(report))
     if config.html:
-        report.save_html(config.html, redact=args.redact, command=command)
-    write_config_records(config, report, progress=progress)
+        save_html(report, config.html, command=command, **bounds, listings_dir=listings)
+    elif listings:
+        write_listings(report, listings, redact=config.redact)
+    if config.records_out:
+        sources = open_config_inputs(config)
+        write_records(sources, report, config.records_out, id_column=args.id, progress=progress)
     if report.passed is False and not args.exit_zero:
         return EXIT_VIOLATION
     return EXIT_OK
@@ -642,7 +780,7 @@ def _run_datasets(
         config.datasets,
         reports_dir=reports_folder(config),
         progress=progress,
-        redact=args.redact,
+        redact=config.redact or any(dataset.redact for dataset in config.datasets),
         command=command,
     )
     document = summary_to_dict(results)
@@ -672,7 +810,13 @@ def _run_dp(args: argparse.Namespace) -> int:
     _require_roles(args.inputs, qi, where="")
     sidecar = artefact.sidecar_path(Path(args.out)) if args.out else None
     refuse_overwriting(
-        [("--out", args.out), ("--out (sidecar)", sidecar), ("--json", args.json)], args.inputs
+        [
+            ("--out", args.out),
+            ("--out (sidecar)", sidecar),
+            ("--json", args.json),
+            ("--ledger", args.ledger),
+        ],
+        args.inputs,
     )
     if args.max_contributions is not None and not args.privacy_unit:
         raise ParameterError("--max-contributions bounds the rows of a --privacy-unit; add it")
@@ -694,9 +838,13 @@ def _run_dp(args: argparse.Namespace) -> int:
         if args.privacy_unit
         else load(args.inputs, **reading)
     )
+    if args.budget is not None and not args.ledger:
+        raise ParameterError("--budget is checked against a ledger; add --ledger FILE")
     report = dp_cli.run(data, dp_cli.options(args))
     for warning in dp_cli.release_warnings(report):
         print(f"anonaudit: warning: {warning}", file=sys.stderr)
+    if args.ledger:  # before any output: a release past the budget is never written
+        linkage_cli.record_dp_release(args, report)
     if args.out:
         artefact.write(report, Path(args.out))
     document = {"schema_version": SCHEMA_VERSION, "anonaudit_version": __version__}
@@ -716,6 +864,8 @@ def _run_advise(args: argparse.Namespace, command: str) -> int:
         raise ParameterError("advise takes one dataset; use a policy file without [[datasets]]")
     if args.choose is not None and not args.out:
         raise ParameterError("--choose picks the transformation --out writes; add --out PATH")
+    if args.keep and not args.out:
+        raise ParameterError("--keep names columns --out writes; add --out PATH")
     if args.redact and not config.html:
         raise ParameterError("--redact applies to the HTML report; add --html PATH")
     if args.out and config.nulls == "drop":
@@ -739,7 +889,7 @@ def _run_advise(args: argparse.Namespace, command: str) -> int:
             atomic_write_text(Path(config.json), dumps(document))
         print(advice_summary(advice))
     if config.html:  # the audit of the input, as `anonaudit audit` reports it, with the advice
-        report.save_html(config.html, redact=args.redact, command=command)
+        save_html(report, config.html, redact=config.redact, command=command)
     if args.out and advice.transformations:
         choose = args.choose or 1
         if not 1 <= choose <= len(advice.transformations):
@@ -747,13 +897,24 @@ def _run_advise(args: argparse.Namespace, command: str) -> int:
                 f"--choose {choose}: pick one of the {len(advice.transformations)} listed"
             )
         chosen = advice.transformations[choose - 1]
+        sources = open_config_inputs(config)
+        kept = [*config.sensitive, *(c for item in args.keep for c in _columns(item))]
         written = write_transformed(
-            open_config_inputs(config),
+            sources,
             args.out,
             quasi_identifiers=config.quasi_identifiers,
             recode=chosen.generalization.recode_maps(),
             suppressed=chosen.suppressed_classes if chosen.suppressed else None,
+            columns=kept,
         )
+        left = [c for c in sources[0].columns if c not in {*config.quasi_identifiers, *kept}]
+        if left:
+            print(
+                f"anonaudit: warning: --out leaves out {', '.join(left)}: neither "
+                "quasi-identifier nor sensitive, so not judged by the audit (a column may "
+                "identify people directly); --keep COL writes one",
+                file=sys.stderr,
+            )
         if not args.quiet:
             print(f"anonaudit: wrote {written:,} records to {args.out}", file=sys.stderr)
     return EXIT_OK if advice.passed else EXIT_VIOLATION
@@ -772,6 +933,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command in linkage_cli.COMMANDS:
             return linkage_cli.run(args)
         return _run_dp(args) if args.command == "dp" else _run_audit(args, command)
+    except BrokenPipeError:  # the reader left (| head): stop quietly, as Unix tools do
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
     except (AnonauditError, OSError) as exc:
         if args.debug:
             raise
@@ -785,6 +949,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         print(f"anonaudit: internal error: {_internal(exc)}", file=sys.stderr)
         return EXIT_INTERNAL
+
+
+def _silence_stdout() -> None:
+    """Point stdout at the null device, so that the interpreter's final flush of what is
+    left in its buffer does not raise :class:`BrokenPipeError` again on exit (the recipe
+    of the Python documentation, "Note on SIGPIPE" in :mod:`signal`)."""
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, sys.stdout.fileno())
+    os.close(null)
 
 
 def _internal(exc: Exception) -> str:

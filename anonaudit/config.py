@@ -33,6 +33,11 @@ policy file)::
     epsilon = 1.0
     delta = 1e-6
 
+``redact = true`` replaces the quasi-identifier values in the HTML and JSON reports by
+``[redacted]`` unless ``--no-redact`` is given; ``listings_dir = "listings"`` writes every
+listing of classes in full beside the reports (``--listings-dir``), which otherwise hold
+at most ``max_classes`` classes per listing.
+
 ``advise = true`` adds the lattice search (``--advise``) to the audit, and
 ``suppression_limit = 0.02`` bounds the records it may suppress and ``max_results = 10``
 the transformations it lists (0: all; also the defaults of ``anonaudit advise``).
@@ -218,6 +223,8 @@ _DATASET: dict[str, _Value | _Items | _Table] = {
     "risk_threshold": _NUMBER,
     "population_size": _NUMBER,
     "sampling_fraction": _NUMBER,
+    "population": _TEXT,
+    "k_map": _WHOLE,
     "population_model": _TEXT,
     "weights": _TEXT,
     "qi_analysis": _SIZE,
@@ -229,6 +236,8 @@ _DATASET: dict[str, _Value | _Items | _Table] = {
     "html": _TEXT,
     "records_out": _TEXT,
     "max_classes": _WHOLE,
+    "redact": _BOOLEAN,
+    "listings_dir": _TEXT,
     "format": _TEXT,
     "filter": _TEXTS,
     "storage_options": _Items(_SCALAR, table=True),
@@ -236,6 +245,8 @@ _DATASET: dict[str, _Value | _Items | _Table] = {
     "missing_columns": _TEXT,
     "engine": _TEXT,
     "scheduler": _TEXT,
+    "temp_dir": _TEXT,
+    "memory_limit": _TEXT,
     "name": _TEXT,
     "dp": _Table(
         {
@@ -275,6 +286,8 @@ class AuditConfig:
     risk_threshold: float = 0.2
     population_size: float | None = None
     sampling_fraction: float | None = None
+    population: str | None = None
+    k_map: int | None = None
     population_model: PopulationModel = "dankar"
     weights: str | None = None
     qi_analysis: bool | int | None = None
@@ -286,6 +299,8 @@ class AuditConfig:
     html: str | None = None
     records_out: str | None = None
     max_classes: int = 100
+    redact: bool = False
+    listings_dir: str | None = None
     format: str | None = None
     filter: list[str] = field(default_factory=list)
     storage_options: dict[str, str] = field(default_factory=dict)
@@ -293,6 +308,8 @@ class AuditConfig:
     missing_columns: str = "error"
     engine: str = "local"
     scheduler: str | None = None
+    temp_dir: str | None = None
+    memory_limit: str | None = None
     name: str | None = None
     dp: dict[str, Any] = field(default_factory=dict)
     datasets: list[AuditConfig] = field(default_factory=list)
@@ -374,10 +391,14 @@ def _settings(data: dict[str, Any], path: Path) -> AuditConfig:
         c: p if is_builtin(p) else str(base / p) for c, p in config.hierarchy.items()
     }
     config.ground_distance = {sa: str(base / p) for sa, p in config.ground_distance.items()}
+    if config.population is not None and not is_url(config.population):
+        config.population = str(base / config.population)
     if config.json not in (None, "-"):
         config.json = str(base / config.json)
     if config.html is not None:
         config.html = str(base / config.html)
     if config.records_out is not None:
         config.records_out = str(base / config.records_out)
+    if config.listings_dir is not None:
+        config.listings_dir = str(base / config.listings_dir)
     return config

@@ -18,6 +18,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import class_table, rows
 
 from anonaudit.checks import (
     attribute_disclosure,
@@ -45,18 +46,14 @@ Record = tuple[str, str | None, str | None, int]
 
 def records(sa_values: Sequence[str | None], max_size: int = 20) -> st.SearchStrategy:
     """Lists of records (q1, q2, s, count) with positive counts."""
-    record = st.tuples(
-        st.sampled_from(QI1),
-        st.sampled_from(QI2),
-        st.sampled_from(sa_values),
-        st.integers(1, 5),
+    values = (st.sampled_from(QI1), st.sampled_from(QI2), st.sampled_from(sa_values))
+    return rows(*values, st.integers(1, 5), max_size=max_size)
+
+
+def make(records: Sequence[Record]) -> ClassTable:
+    return class_table(
+        [r[:3] for r in records], ["q1", "q2"], ["s"], counts=[r[3] for r in records]
     )
-    return st.lists(record, min_size=1, max_size=max_size)
-
-
-def make(rows: Sequence[Record]) -> ClassTable:
-    frame = pd.DataFrame(list(rows), columns=["q1", "q2", "s", "count"])
-    return ClassTable.from_frame(frame, quasi_identifiers=["q1", "q2"], sensitive=["s"])
 
 
 def raw_classes(rows: Sequence[Record]) -> dict[tuple, Counter]:

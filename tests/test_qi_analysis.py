@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
+from strategies import wide_rows
 
 from anonaudit import audit, load
 from anonaudit.checks import k_anonymity
@@ -107,15 +107,8 @@ def test_adult_drops_match_tables_built_without_the_qi() -> None:
     assert [e.qi for e in result.entries][:2] == [("salary-class",), ("sex",)]
 
 
-VALUE = st.sampled_from(["a", "b", "c", None])
-
-
 @SETTINGS
-@given(
-    st.integers(1, 4).flatmap(
-        lambda att: st.lists(st.tuples(*[VALUE] * att), min_size=1, max_size=15)
-    )
-)
+@given(wide_rows(max_size=15))
 def test_definitions_on_raw_records(rows: list[tuple[str | None, ...]]) -> None:
     """Distinction and separation as defined, on the raw records; bounds and monotony."""
     att = len(rows[0])

@@ -14,6 +14,8 @@ import io
 import json
 import math
 import os
+import random
+import signal
 import stat
 import subprocess
 import sys
@@ -790,3 +792,56 @@ def test_storage_that_never_answers_times_out_naming_the_url(
     line = one_error(capsys, "audit", "s3://bucket/visits", "--qi", "zip",
                      "--storage-option", "read_timeout=soon")  # fmt: skip
     assert "--storage-option read_timeout=soon" in line
+
+
+def test_integers_beyond_2_to_the_53_in_a_numeric_sa_are_distinct(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """2**53 and 2**53 + 1 are one float but two numbers: ranked exactly, not refused."""
+    big = 2**53
+    data = tmp_path / "big.csv"
+    data.write_text(f"q,s\na,{big}\na,{big + 1}\nb,{big}\nb,{big + 2}\n", encoding="utf-8")
+    for distance in ("ordered", "numeric"):
+        code, out, err = run(
+            capsys, "audit", str(data), "--qi", "q", "--sensitive", "s", "--t-distance", distance
+        )
+        assert code == 0, err
+        assert "t-closeness" in out
+    data.write_text("q,s\na,1\nb,1.0\n", encoding="utf-8")
+    code, _, err = run(
+        capsys, "audit", str(data), "--qi", "q", "--sensitive", "s", "--t-distance", "ordered"
+    )
+    assert code == 2 and "'s' writes one number in two ways" in err
+
+
+def test_a_report_killed_while_written_is_the_old_or_the_new_never_a_mix(
+    tmp_path: Path,
+) -> None:
+    """SIGKILL at random moments while a large JSON report (every class of 60,000
+    unique ids listed) replaces a good one."""
+    data = tmp_path / "ids.csv"
+    pd.DataFrame({"id": [f"id{i:06d}" for i in range(60_000)], "s": ["x", "y"] * 30_000}).to_csv(
+        data, index=False
+    )
+    out = tmp_path / "report.json"
+    args = [sys.executable, "-m", "anonaudit", "audit", str(data), "--qi", "id"]
+    args += ["--sensitive", "s", "--json", str(out), "--max-classes", "0", "--exit-zero"]
+    subprocess.run([*args, "--quiet"], check=True, capture_output=True, timeout=120)
+    new = out.read_bytes()
+    out.write_text('{"old": true}', encoding="utf-8")
+    rng = random.Random(20261124)
+    outcomes = set()
+    for _ in range(10):
+        process = subprocess.Popen([*args, "--quiet"], stdout=subprocess.DEVNULL)
+        try:
+            process.wait(timeout=rng.uniform(0.5, 4.0))
+        except subprocess.TimeoutExpired:
+            process.send_signal(signal.SIGKILL)
+            process.wait(timeout=30)
+        written = out.read_bytes()
+        if written != b'{"old": true}':  # else the new report, whole (only its time differs)
+            assert len(written) == len(new)
+            assert json.loads(written).keys() == json.loads(new).keys()
+        outcomes.add(written == b'{"old": true}')
+        out.write_text('{"old": true}', encoding="utf-8")
+    assert len(outcomes) == 2  # killed before and after the rename, at these moments

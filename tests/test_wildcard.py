@@ -17,6 +17,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import rows
 
 from anonaudit import audit
 from anonaudit.checks import k_anonymity, l_diversity, prosecutor_risk
@@ -134,7 +135,7 @@ _values = st.one_of(st.none(), st.sampled_from("ab"))
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(st.tuples(_values, _values, _values), min_size=1, max_size=30))
+@given(rows(_values, _values, _values, max_size=30))
 def test_wildcard_matches_the_pairwise_definition(records: list[tuple]) -> None:
     table = _table(
         {name: [r[i] for r in records] for i, name in enumerate("abc")},
@@ -145,7 +146,7 @@ def test_wildcard_matches_the_pairwise_definition(records: list[tuple]) -> None:
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.lists(st.tuples(_values, _values), min_size=1, max_size=30))
+@given(rows(_values, _values, max_size=30))
 def test_wildcard_fk_is_at_least_the_class_size(records: list[tuple]) -> None:
     table = _table(
         {"a": [r[0] for r in records], "b": [r[1] for r in records]},

@@ -214,6 +214,10 @@ def _failing(
         mask = np.zeros(len(classes), dtype=bool)
         if name in failing:
             mask[origin[failing[name].mask]] = True
+        elif name == "k-map":  # classes matching fewer population records than asked
+            assert report.linkage is not None
+            k_map = report.linkage.k_map
+            mask[origin[k_map.matches < (k_map.threshold or 0)]] = True
         else:  # re-identification risk: records whose risk 1/f exceeds the bound
             bound = report.risk.max_highest
             assert bound is not None

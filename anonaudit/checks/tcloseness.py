@@ -21,7 +21,7 @@ the records with a null SA are left out of P and Q, and the result says how many
 
 from __future__ import annotations
 
-import math
+import decimal
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -211,13 +211,17 @@ def _positions(values: Sequence[str | None], ranked: Sequence[str]) -> np.ndarra
 def _order_values(
     name: str, values: list[str], order: Sequence[str] | None, *, numeric: bool
 ) -> tuple[list[str], np.ndarray]:
-    """The values from lowest to highest and their numeric coordinates."""
+    """The values from lowest to highest and their numeric coordinates.
+
+    Numbers are compared exactly (as decimals), so integers beyond 2**53 that a float
+    would merge stay distinct; the coordinates are their nearest floats.
+    """
     parsed = {}
     for value in values:
         try:
-            number = float(value)
-        except ValueError:
-            number = math.nan
+            number = decimal.Decimal(value)
+        except decimal.InvalidOperation:
+            number = decimal.Decimal("NaN")
         parsed[value] = number
     if order is not None and not numeric:
         rank = {v: i for i, v in enumerate(order)}
@@ -228,7 +232,7 @@ def _order_values(
             )
         ranked = sorted(values, key=rank.__getitem__)
         return ranked, np.arange(len(ranked), dtype=float)
-    bad = [v for v in values if not math.isfinite(parsed[v])]
+    bad = [v for v in values if not parsed[v].is_finite()]
     if bad:
         hint = "" if numeric else f", or give the order of its values (--order {name}=v1,v2,...)"
         raise ParameterError(
@@ -236,9 +240,8 @@ def _order_values(
             f"but {bad[0]!r} is not one; use --t-distance {name}=equal{hint}"
         )
     ranked = sorted(values, key=parsed.__getitem__)
-    coordinates = np.array([parsed[v] for v in ranked])
-    if len(set(coordinates.tolist())) != len(coordinates):
+    if len({parsed[v] for v in ranked}) != len(ranked):
         raise ParameterError(
             f"{name!r} writes one number in two ways (e.g. '1' and '1.0'); normalize the column"
         )
-    return ranked, coordinates
+    return ranked, np.array([float(parsed[v]) for v in ranked])

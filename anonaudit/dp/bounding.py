@@ -25,10 +25,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from anonaudit.auditing import Source, load
 from anonaudit.classtable import ClassTable
 from anonaudit.engines.local import Progress
 from anonaudit.errors import ColumnError, InputError, ParameterError
+from anonaudit.loading import Source, load
 
 __all__ = ["BoundedTable", "bound_contributions", "load_bounded"]
 

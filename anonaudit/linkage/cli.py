@@ -13,6 +13,8 @@ from typing import Any
 
 from anonaudit import load
 from anonaudit.classtable import ClassTable
+from anonaudit.dp.accounting import Budget
+from anonaudit.dp.companion import DPReport
 from anonaudit.dp.mechanisms import ADDITIVE
 from anonaudit.errors import ParameterError
 from anonaudit.linkage.composition import compose, read_releases
@@ -109,14 +111,23 @@ def _add_outputs(parser: argparse.ArgumentParser) -> None:
     o.add_argument(
         "--fail-on-disclosure", action="store_true", help="exit 1 when a value is disclosed"
     )
-    o.add_argument("--ledger", metavar="FILE", help="record the inputs as releases in this ledger")
-    o.add_argument("--recipient", metavar="NAME", help="who receives the releases (ledger)")
-    o.add_argument(
-        "--dataset", metavar="NAME", help="the data the releases come from (ledger; default: "
-        "each input's SHA-256)"
-    )
+    add_ledger_options(o)
     o.add_argument("--quiet", action="store_true", help="print nothing but errors")
     o.add_argument("--debug", action="store_true", help="show tracebacks")
+
+
+def add_ledger_options(group: argparse._ArgumentGroup) -> None:
+    """``--ledger``, ``--recipient`` and ``--dataset``, as every command that records
+    releases takes them."""
+    group.add_argument(
+        "--ledger", metavar="FILE", help="record the release(s) in this ledger (SQLite)"
+    )
+    group.add_argument("--recipient", metavar="NAME", help="who receives the release (ledger)")
+    group.add_argument(
+        "--dataset",
+        metavar="NAME",
+        help="the data the release comes from (ledger; default: the input's SHA-256)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -217,6 +228,47 @@ def _record(
                 table=table,
                 recipient=args.recipient,
             )
+
+
+def record_dp_release(args: argparse.Namespace, report: DPReport) -> None:
+    """Record ``anonaudit dp``'s release in ``--ledger``, refusing it past ``--budget``.
+
+    The dataset is ``--dataset``, or the SHA-256 of the one input file; the recorded
+    class table is the one the release was made from (the ledger is internal). The
+    budget check and the record are one transaction
+    (:meth:`~anonaudit.linkage.ledger.Ledger.record`).
+    """
+    inputs = [str(path) for path in args.inputs]
+    if args.dataset is None and not (len(inputs) == 1 and Path(inputs[0]).is_file()):
+        raise ParameterError("--ledger names the dataset by its file; give --dataset NAME")
+    fingerprints = [file_sha256(path) if Path(path).is_file() else "" for path in inputs]
+    release = report.release
+    with Ledger.open(args.ledger) as ledger:
+        ledger.record(
+            dataset=args.dataset or fingerprints[0],
+            fingerprint=",".join(fingerprints),
+            source=",".join(inputs),
+            quasi_identifiers=release.original.quasi_identifiers,
+            sensitive=release.original.sensitive,
+            table=release.original,
+            mechanism=release.mechanism,
+            cost=release.cost,
+            recipient=args.recipient,
+            budget=_budget(args.budget),
+        )
+
+
+def _budget(text: str | None) -> Budget | None:
+    """``--budget EPS[,DELTA]`` as a :class:`~anonaudit.dp.accounting.Budget`."""
+    if text is None:
+        return None
+    epsilon, _, delta = text.partition(",")
+    try:
+        return Budget(epsilon=float(epsilon), delta=float(delta or 0.0))
+    except ValueError:
+        raise ParameterError(
+            f"--budget takes EPSILON or EPSILON,DELTA, such as 3 or 3,1e-5 (got {text!r})"
+        ) from None
 
 
 def _run_ledger(args: argparse.Namespace) -> int:

@@ -223,11 +223,15 @@ class Ledger:
         mechanism: str | None = None,
         cost: PrivacyCost | None = None,
         recipient: str | None = None,
+        budget: Budget | None = None,
     ) -> int:
         """Record one release; returns its number.
 
         ``mechanism`` and ``cost`` describe a DP release (both or neither); without them
-        the release is an exact one, not differentially private.
+        the release is an exact one, not differentially private. With ``budget``, the
+        release is refused (:class:`~anonaudit.errors.BudgetError`, nothing recorded)
+        when it would take ``dataset``'s total past it; the check and the record are one
+        transaction, so two jobs cannot both spend the last of a budget.
         """
         if (mechanism is None) != (cost is None):
             raise ValueError("give both mechanism and cost for a DP release, or neither")
@@ -248,6 +252,8 @@ class Ledger:
             recipient,
         )
         with self._write() as cursor:
+            if budget is not None:
+                self.check_budget(cost, budget, dataset=dataset)
             cursor.execute(
                 "INSERT INTO releases (time, dataset, fingerprint, source, quasi_identifiers, "
                 "sensitive, transformation, class_table, mechanism, epsilon, delta, rho, "

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -17,6 +18,9 @@ import pandas as pd
 
 from anonaudit import __version__
 from anonaudit.engines.local import FileStats
+from anonaudit.report.criteria import criteria
+from anonaudit.report.view_population import population_caveats
+from anonaudit.report.views import REDACTED, contents_notice
 
 if TYPE_CHECKING:
     from anonaudit.advice.lattice import Advice
@@ -36,7 +40,7 @@ __all__ = [
     "report_to_dict",
 ]
 
-SCHEMA_VERSION = "2.0"
+SCHEMA_VERSION = "2.2"
 
 
 def _number(value: float | int | None) -> float | int | str | None:
@@ -50,14 +54,57 @@ def _number(value: float | int | None) -> float | int | str | None:
     return value
 
 
-def _classes(frame: pd.DataFrame, qi: tuple[str, ...], limit: int | None) -> dict[str, Any]:
-    shown = frame if limit is None else frame.head(limit)
+@dataclass(frozen=True)
+class _Layout:
+    """How listings are written: at most ``limit`` classes each, QI values redacted or not."""
+
+    qi: tuple[str, ...]
+    limit: int | None
+    redact: bool
+
+    def qi_values(self, values: Mapping[Any, Any]) -> dict[str, Any]:
+        return {name: REDACTED if self.redact else values[name] for name in self.qi}
+
+
+def _classes(frame: pd.DataFrame, layout: _Layout) -> dict[str, Any]:
+    shown = frame if layout.limit is None else frame.head(layout.limit)
     rows = []
     for record in shown.to_dict(orient="records"):
-        entry: dict[str, Any] = {"quasi_identifiers": {name: record.pop(name) for name in qi}}
-        entry.update({str(key): _number(value) for key, value in record.items()})
+        entry: dict[str, Any] = {"quasi_identifiers": layout.qi_values(record)}
+        entry.update({str(k): _number(v) for k, v in record.items() if k not in layout.qi})
         rows.append(entry)
     return {"count": len(frame), "truncated": len(shown) < len(frame), "classes": rows}
+
+
+def _contents(
+    document: dict[str, Any], layout: _Layout, listings_dir: str | None
+) -> dict[str, Any]:
+    """The ``contents`` notice: rows of QI values the document holds, listings capped."""
+    listings = [
+        value
+        for section in document.values()
+        for value in _nested(section)
+        if isinstance(value, dict) and {"count", "truncated", "classes"} <= value.keys()
+    ]
+    top = document.get("suda", {}).get("top", [])
+    rows = sum(len(listing["classes"]) for listing in listings) + len(top)
+    capped = sum(listing["truncated"] for listing in listings)
+    return {
+        "quasi_identifier_rows": rows,
+        "listings": len(listings),
+        "listings_capped": capped,
+        "max_classes": layout.limit,
+        "redacted": layout.redact,
+        "listings_dir": listings_dir,
+        "notice": contents_notice(rows, capped, layout.limit, redacted=layout.redact),
+    }
+
+
+def _nested(value: Any) -> list[Any]:
+    """``value`` and every dict nested in it (not inside lists)."""
+    if not isinstance(value, dict):
+        return []
+    return [value, *(item for child in value.values() for item in _nested(child))]
 
 
 def _source(stats: SourceStats) -> dict[str, Any]:
@@ -96,7 +143,13 @@ def coverage(sources: Sequence[SourceStats]) -> dict[str, int]:
     }
 
 
-def report_to_dict(report: AuditReport, *, max_classes: int | None = 100) -> dict[str, Any]:
+def report_to_dict(
+    report: AuditReport,
+    *,
+    max_classes: int | None = 100,
+    redact: bool = False,
+    listings_dir: str | None = None,
+) -> dict[str, Any]:
     """Lay out ``report`` as the documented JSON structure.
 
     Parameters
@@ -106,8 +159,19 @@ def report_to_dict(report: AuditReport, *, max_classes: int | None = 100) -> dic
     max_classes : int or None
         Violating classes listed per measure (worst first); ``None`` lists all. The
         ``count`` beside each list is always the full number.
+    redact : bool
+        Replace the quasi-identifier values of every listed class or record by
+        ``"[redacted]"``.
+    listings_dir : str, optional
+        Where the full listings were written as CSV files, for the ``contents`` notice.
     """
-    qi = report.quasi_identifiers
+    layout = _Layout(report.quasi_identifiers, max_classes, redact)
+    document = _report(report, layout)
+    contents = _contents(document, layout, listings_dir)
+    return {"schema_version": document.pop("schema_version"), "contents": contents, **document}
+
+
+def _report(report: AuditReport, layout: _Layout) -> dict[str, Any]:
     k = report.k_anonymity
     return {
         "schema_version": SCHEMA_VERSION,
@@ -116,7 +180,7 @@ def report_to_dict(report: AuditReport, *, max_classes: int | None = 100) -> dic
         "rows": report.rows,
         "sources": [_source(s) for s in report.sources],
         "coverage": coverage(report.sources),
-        "quasi_identifiers": list(qi),
+        "quasi_identifiers": list(report.quasi_identifiers),
         "sensitive": list(report.sensitive),
         "nulls": {
             "policy": report.null_policy,
@@ -128,7 +192,7 @@ def report_to_dict(report: AuditReport, *, max_classes: int | None = 100) -> dic
         },
         "passed": report.passed,
         "verdicts": [{"measure": name, "passed": ok} for name, ok in report.verdicts()],
-        **_advice(report, max_classes),
+        **_advice(report, layout),
         "k_anonymity": {
             "k": k.k,
             "classes": k.classes,
@@ -136,7 +200,7 @@ def report_to_dict(report: AuditReport, *, max_classes: int | None = 100) -> dic
             "passed": k.passed,
             "histogram": {str(size): n for size, n in k.histogram.items()},
             "violating_records": k.violating_records,
-            "violating": _classes(k.violating, qi, max_classes),
+            "violating": _classes(k.violating, layout),
         },
         "l_diversity": {
             sa: {
@@ -147,7 +211,7 @@ def report_to_dict(report: AuditReport, *, max_classes: int | None = 100) -> dic
                 "thresholds": {"l": r.l, "entropy_l": r.entropy_l, "c": r.c},
                 "passed": r.passed,
                 "violating_records": r.violating_records,
-                "violating": _classes(r.violating, qi, max_classes),
+                "violating": _classes(r.violating, layout),
             }
             for sa, r in report.l_diversity.items()
         },
@@ -159,7 +223,7 @@ def report_to_dict(report: AuditReport, *, max_classes: int | None = 100) -> dic
                 "nulls_excluded": r.nulls_excluded,
                 "passed": r.passed,
                 "violating_records": r.violating_records,
-                "violating": _classes(r.violating, qi, max_classes),
+                "violating": _classes(r.violating, layout),
             }
             for sa, r in report.t_closeness.items()
         },
@@ -171,7 +235,7 @@ def report_to_dict(report: AuditReport, *, max_classes: int | None = 100) -> dic
                 "thresholds": {"alpha": r.max_alpha, "beta": r.max_beta, "delta": r.max_delta},
                 "passed": r.passed,
                 "violating_records": r.violating_records,
-                "violating": _classes(r.violating, qi, max_classes),
+                "violating": _classes(r.violating, layout),
             }
             for sa, r in report.disclosure.items()
         },
@@ -190,14 +254,57 @@ def report_to_dict(report: AuditReport, *, max_classes: int | None = 100) -> dic
             "passed": report.risk.passed,
         }
         | _population(report)
-        | _individual(report, max_classes),
-        **_identifying(report),
+        | _individual(report, layout)
+        | _linkage(report),
+        "criteria": {
+            c.key: {
+                "question": c.question,
+                "passed": c.passed,
+                "measures": list(c.measures),
+                "verdicts": {name: ok for name, ok in c.verdicts},
+                "not_checked": list(c.not_checked),
+            }
+            for c in criteria(report)
+        },
+        **_identifying(report, layout),
+        "identifiers": [
+            {"column": i.column, "declared_role": i.declared_role, "reasons": list(i.reasons)}
+            for i in report.identifiers
+        ],
         **(advice_to_dict(report.advice) if report.advice is not None else {}),
         **({"dp": dp_to_dict(report.dp)} if report.dp is not None else {}),
     }
 
 
-def _advice(report: AuditReport, max_classes: int | None) -> dict[str, Any]:
+def _linkage(report: AuditReport) -> dict[str, Any]:
+    """``k_map``, ``delta_presence`` and ``linkage``, with a population table (else none)."""
+    if report.linkage is None:
+        return {}
+    k, presence = report.linkage.k_map, report.linkage.delta_presence
+    return {
+        "k_map": {
+            "k": k.k,
+            "threshold": k.threshold,
+            "passed": k.passed,
+            "classes": k.classes,
+            "classes_below": k.classes_below,
+            "records_below": k.records_below,
+            "unmatched_classes": k.unmatched_classes,
+            "unmatched_records": k.unmatched_records,
+        },
+        "delta_presence": {
+            "min": _number(presence.min),
+            "max": _number(presence.max),
+            "classes": presence.classes,
+        },
+        "linkage": {
+            "unique_matches": report.linkage.unique_matches.records,
+            "unique_match_classes": report.linkage.unique_matches.classes,
+        },
+    }
+
+
+def _advice(report: AuditReport, layout: _Layout) -> dict[str, Any]:
     """``utility``, ``generalization`` and ``suppression`` (the last two may be null)."""
     g, s = report.generalization, report.suppression
     return {
@@ -222,7 +329,7 @@ def _advice(report: AuditReport, max_classes: int | None) -> dict[str, Any]:
                 for m in s.measures
             ],
             "utility": None if s.utility is None else _loss(s.utility),
-            "suppressed": _classes(s.suppressed, report.quasi_identifiers, max_classes),
+            "suppressed": _classes(s.suppressed, layout),
         },
     }
 
@@ -258,6 +365,7 @@ def _population(report: AuditReport) -> dict[str, Any]:
                 "zayatz": _number(p.zayatz),
                 "snb": _number(p.snb),
             },
+            "caveats": population_caveats(report),
         },
         "journalist": {
             "highest": _number(j.highest),
@@ -271,7 +379,7 @@ def _population(report: AuditReport) -> dict[str, Any]:
     }
 
 
-def _individual(report: AuditReport, max_classes: int | None) -> dict[str, Any]:
+def _individual(report: AuditReport, layout: _Layout) -> dict[str, Any]:
     """``risk.individual``: sdcMicro's individual and global risk, when computed."""
     r = report.individual
     if r is None:
@@ -288,12 +396,12 @@ def _individual(report: AuditReport, max_classes: int | None) -> dict[str, Any]:
             "threshold": r.threshold,
             "records_at_risk": r.records_at_risk,
             "records_at_risk_fraction": _number(r.records_at_risk_fraction),
-            "at_risk": _classes(r.at_risk, report.quasi_identifiers, max_classes),
+            "at_risk": _classes(r.at_risk, layout),
         }
     }
 
 
-def _identifying(report: AuditReport) -> dict[str, Any]:
+def _identifying(report: AuditReport, layout: _Layout) -> dict[str, Any]:
     """``qi_analysis``, ``qi_analysis_summary`` and ``suda``, when asked for."""
     result: dict[str, Any] = {}
     q, su = report.qi_analysis, report.suda
@@ -332,7 +440,9 @@ def _identifying(report: AuditReport) -> dict[str, Any]:
             "attribute_contributions": su.attribute_contributions,
             "top": [
                 {
-                    "quasi_identifiers": dict(zip(report.quasi_identifiers, r.values, strict=True)),
+                    "quasi_identifiers": layout.qi_values(
+                        dict(zip(report.quasi_identifiers, r.values, strict=True))
+                    ),
                     "score": r.score,
                     "dis_score": r.dis_score,
                     "msus": [list(msu) for msu in r.msus],
@@ -366,6 +476,7 @@ def advice_to_dict(advice: Advice) -> dict[str, Any]:
             "monotone": advice.monotone,
             "front": advice.front,
             "seconds": _number(advice.seconds),
+            "blocked_by": [{"measure": b.measure, "reason": b.reason} for b in advice.blocked_by],
         },
         "advice": [
             {

@@ -6,7 +6,9 @@ import math
 from typing import TYPE_CHECKING
 
 from anonaudit.engines.local import FileStats
+from anonaudit.report.criteria import criteria
 from anonaudit.report.view_advice import suppression_sentence
+from anonaudit.report.view_population import population_caveats
 
 if TYPE_CHECKING:
     from anonaudit.advice.lattice import Advice
@@ -80,6 +82,7 @@ def summary(report: AuditReport) -> str:
             f"{population.uniques_fraction:.4%} of the population estimated unique, "
             f"sampling fraction {population.sampling_fraction:.4g} ({population.reason})"
         )
+        lines += [f"  caveat: {caveat}" for caveat in population_caveats(report)]
     individual = report.individual
     if individual is not None:
         lines.append(
@@ -88,22 +91,51 @@ def summary(report: AuditReport) -> str:
             f"(global risk {individual.global_risk:.4%}), highest {_fmt(individual.highest)}, "
             f"{individual.records_at_risk:,} records above {_fmt(individual.threshold)}"
         )
+    if report.linkage is not None:
+        km, presence = report.linkage.k_map, report.linkage.delta_presence
+        wanted = f" (policy: k-map >= {km.threshold})" if km.threshold is not None else ""
+        lines.append(
+            f"linkage (population table): k-map k = {km.k}{wanted}, {km.records_below:,} "
+            f"records in {km.classes_below:,} classes below; delta-presence "
+            f"{_fmt(presence.min)} to {_fmt(presence.max)}; "
+            f"{report.linkage.unique_matches.records:,} records match exactly one person"
+            f"{_mark(km.passed)}"
+        )
     if report.null_policy == "wildcard":
         lines.append(
             "  nulls as wildcards: class sizes count every record a null could match "
             "(k-anonymity and risk; l, t and disclosure keep nulls as a value)"
         )
     lines.extend(_identifying(report))
+    lines.extend(identifier_lines(report))
     lines.extend(_advice(report))
     if report.advice is not None:
         lines.append(advice_summary(report.advice))
+    for criterion in criteria(report):
+        judged = (
+            "not judged" if criterion.passed is None else "pass" if criterion.passed else "FAIL"
+        )
+        backed = ", ".join(criterion.measures) or "no measure"
+        lines.append(f"{criterion.name} (WP216): {judged}; from {backed}")
+        lines += [f"  not assessed: {gap}" for gap in criterion.not_checked]
     verdict = report.passed
-    if verdict is not None:
+    if verdict is None:
+        lines.append("no threshold set: nothing was judged (measures only)")
+    else:
         failed = [name for name, ok in report.verdicts() if not ok]
         lines.append("PASS: every threshold is met" if verdict else "FAIL: " + "; ".join(failed))
     if report.dp is not None:
         lines.append(dp_summary(report.dp))
     return "\n".join(lines)
+
+
+def identifier_lines(report: AuditReport) -> list[str]:
+    """A warning per column that likely identifies a person directly."""
+    return [
+        f"warning: {i.column} ({i.declared_role}) may identify a person directly: "
+        + "; ".join(i.reasons)
+        for i in report.identifiers
+    ]
 
 
 def _advice(report: AuditReport) -> list[str]:
@@ -138,7 +170,8 @@ def _identifying(report: AuditReport) -> list[str]:
     if su is not None:
         lines.append(
             f"suda (MSUs of up to {su.max_msu_size} QIs): {su.special_uniques:,} special "
-            f"uniques among {su.sample_uniques:,} sample uniques; DIS {_fmt(su.dis)}"
+            f"uniques (unique on fewer than all {len(su.quasi_identifiers)} QIs) among "
+            f"{su.sample_uniques:,} sample uniques; DIS {_fmt(su.dis)}"
             + (
                 f"; highest score {_fmt(su.top[0].score)} (DIS-SUDA {_fmt(su.top[0].dis_score)})"
                 if su.top
@@ -147,7 +180,8 @@ def _identifying(report: AuditReport) -> list[str]:
         )
         shares = su.attribute_contributions.items()
         lines.append(
-            "  share of the SUDA score carried by each QI: "
+            "  share of the SUDA score carried by each QI (more than 100% in all: a record's "
+            "score counts once for each QI of each of its MSUs): "
             + ", ".join(f"{name} {share:.1f}%" for name, share in shares)
         )
     return lines
@@ -275,10 +309,18 @@ def advice_summary(advice: Advice) -> str:
         + f"; {advice.passing:,} pass",
     ]
     if not advice.passed:
-        lines.append(
-            "FAIL: no transformation passes, even the most general; raise the suppression "
-            "limit, add hierarchies or relax the policy"
-        )
+        if advice.blocked_by:
+            lines.append(
+                "FAIL: no transformation passes, and none can: these thresholds fail even "
+                "with every record in one class; relax them"
+            )
+            lines.extend(f"  {b.measure}: {b.reason}" for b in advice.blocked_by)
+        else:
+            lines.append(
+                "FAIL: no transformation passes, even the most general, though every "
+                "threshold holds with every record in one class; raise the suppression "
+                "limit, add hierarchies (reaching *) for more QIs or relax the policy"
+            )
         return "\n".join(lines)
     lines.append(
         f"Pareto front on DM*, average class size, height and suppressed records: "

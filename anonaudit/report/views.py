@@ -14,7 +14,7 @@ import base64
 import math
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
@@ -22,8 +22,10 @@ import pandas as pd
 import pyarrow as pa
 
 from anonaudit import __version__
+from anonaudit.identifiers import SAMPLE_ROWS
 from anonaudit.report import charts
 from anonaudit.report.charts import Chart
+from anonaudit.report.criteria import criteria
 from anonaudit.report.csv import table_to_csv
 from anonaudit.sources.base import file_sha256
 
@@ -48,6 +50,7 @@ __all__ = [
     "DPView",
     "DatasetView",
     "Fact",
+    "IdentifiersView",
     "Listing",
     "MeasureView",
     "Options",
@@ -56,13 +59,17 @@ __all__ = [
     "VerdictRow",
     "VerdictView",
     "audit_time",
+    "contents_notice",
     "dataset_view",
     "describe_call",
     "disclosure_view",
     "dp_view",
+    "identifiers_view",
     "join_names",
     "k_view",
     "l_view",
+    "listing_csv",
+    "make_listing",
     "risk_view",
     "slugs",
     "t_view",
@@ -102,11 +109,24 @@ class Listing:
     collapsed : bool
         Whether the table starts closed (a long one).
     csv_href : str
-        ``data:text/csv;base64,...`` link holding every row, formula-safe.
+        ``data:text/csv;base64,...`` link holding the first ``embedded`` rows,
+        formula-safe.
     csv_name : str
-        File name offered for the download.
+        File name offered for the download, and of the full listing's file.
     download : str
         The text of the download link.
+    embedded : int
+        Rows in the page's CSV download (at most :attr:`Options.max_classes`).
+    total : int
+        Rows of the whole listing.
+    identifying : bool
+        Whether the rows carry values from the data (quasi-identifier values), which the
+        page's notice counts.
+    file_href : str or None
+        Link to the file holding every row, written beside the report
+        (:attr:`Options.listings_href`); ``None`` when none is written.
+    full : pyarrow.Table or None
+        Every row, for that file; never printed.
     """
 
     caption: str
@@ -118,6 +138,11 @@ class Listing:
     csv_href: str
     csv_name: str
     download: str
+    embedded: int
+    total: int
+    identifying: bool
+    file_href: str | None
+    full: pa.Table | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -161,12 +186,24 @@ class VerdictRow:
 
 
 @dataclass(frozen=True)
+class CriterionRow:
+    """One of WP216's three criteria: its status, what backs it, what was not assessed."""
+
+    name: str
+    question: str
+    status: str
+    backing: str
+    gaps: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class VerdictView:
     """The verdict: ``status`` is ``"pass"``, ``"fail"`` or ``"none"`` (no threshold)."""
 
     status: str
     headline: str
     rows: tuple[VerdictRow, ...]
+    criteria: tuple[CriterionRow, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -273,11 +310,37 @@ class DPView:
 
 
 @dataclass(frozen=True)
+class IdentifiersView:
+    """The columns that likely identify a person directly (:mod:`anonaudit.identifiers`):
+    a ``lead`` sentence, one row per column (its role and the reasons) and a ``note`` on
+    how they were found."""
+
+    lead: str
+    rows: tuple[TableRow, ...]
+    note: str
+
+
+@dataclass(frozen=True)
 class Options:
-    """What the reader asked for: ``redact`` the QI values; ``max_rows`` per table."""
+    """What the reader asked for.
+
+    Attributes
+    ----------
+    redact : bool
+        Replace the QI values by :data:`REDACTED`.
+    max_rows : int
+        Rows shown per table.
+    max_classes : int or None
+        Rows per listing embedded in the page (its CSV download); ``None``: all.
+    listings_href : str or None
+        Where the full listings are written, as a link relative to the page (ending in
+        ``/``); ``None``: they are not written.
+    """
 
     redact: bool
     max_rows: int
+    max_classes: int | None = 100
+    listings_href: str | None = None
 
 
 class _Failing(Protocol):
@@ -334,20 +397,42 @@ def verdict_view(report: AuditReport) -> VerdictView:
         rows += _t_verdicts(report.t_closeness[sa], f"t-closeness-{slug}")
         rows += _disclosure_verdicts(report.disclosure[sa], f"disclosure-{slug}")
     rows += _risk_verdicts(report.risk, qi)
-    failed = sum(not row.passed for row in rows)
+    rows += _k_map_verdicts(report)
+    # Counted as the summary and the JSON report count them: one check per measure (and
+    # SA), which may set several thresholds (one row each).
+    checks = report.verdicts()
+    failed = [name for name, ok in checks if not ok]
     if not rows:
         status = "none"
-        headline = "The policy sets no thresholds: the measures are reported without a verdict."
+        headline = (
+            "The policy sets no thresholds: nothing was judged, and the measures below are "
+            "reported without a verdict."
+        )
     elif failed:
         status = "fail"
         headline = (
-            f"The data does not meet the policy: {failed} of {_plural(len(rows), 'check')} "
-            f"{'fails' if failed == 1 else 'fail'}."
+            f"The data does not meet the policy: {len(failed)} of "
+            f"{_plural(len(checks), 'check')} {'fails' if len(failed) == 1 else 'fail'} "
+            f"({join_names(failed)})."
         )
     else:
         status = "pass"
-        headline = f"The data meets the policy: all {_plural(len(rows), 'check')} pass."
-    return VerdictView(status=status, headline=headline, rows=tuple(rows))
+        headline = f"The data meets the policy: all {_plural(len(checks), 'check')} pass."
+    return VerdictView(
+        status=status,
+        headline=headline,
+        rows=tuple(rows),
+        criteria=tuple(
+            CriterionRow(
+                name=c.name,
+                question=c.question,
+                status="none" if c.passed is None else "pass" if c.passed else "fail",
+                backing=join_names(list(c.measures)) if c.measures else "no measure",
+                gaps=c.not_checked,
+            )
+            for c in criteria(report)
+        ),
+    )
 
 
 def _k_verdicts(result: KAnonymityResult, qi: str) -> list[VerdictRow]:
@@ -521,6 +606,25 @@ def _risk_verdicts(result: RiskResult, qi: str) -> list[VerdictRow]:
     ]
 
 
+def _k_map_verdicts(report: AuditReport) -> list[VerdictRow]:
+    if report.linkage is None or report.linkage.k_map.passed is None:
+        return []
+    k_map, passed = report.linkage.k_map, report.linkage.k_map.passed
+    return [
+        VerdictRow(
+            "k-map",
+            "risk",
+            f"k-map = {k_map.k}",
+            f"k-map ≥ {k_map.threshold}",
+            passed,
+            f"Every group of the release matches at least {k_map.k} people of the "
+            f"population table an attacker holds; the policy asks for {k_map.threshold}. "
+            f"{_plural(k_map.records_below, 'record')} in "
+            f"{_plural(k_map.classes_below, 'group')} match fewer.",
+        )
+    ]
+
+
 def dataset_view(report: AuditReport, command: str | None) -> DatasetView:
     """The inputs (with their SHA-256), the columns and how to reproduce the audit.
 
@@ -562,6 +666,27 @@ def dataset_view(report: AuditReport, command: str | None) -> DatasetView:
         audited_at=audit_time(report),
         audited_at_iso=report.audited_at.isoformat(),
         version=__version__,
+    )
+
+
+def identifiers_view(report: AuditReport) -> IdentifiersView:
+    """The likely direct identifiers of ``report``: to drop before any release."""
+    n = len(report.identifiers)
+    return IdentifiersView(
+        lead=f"{_plural(n, 'column')} {'looks' if n == 1 else 'look'} like "
+        f"{'a direct identifier' if n == 1 else 'direct identifiers'}: a value that names "
+        "one person defeats every measure below. Remove such columns before a release, "
+        "or replace them (a random code is still an identifier if it is kept).",
+        rows=tuple(
+            TableRow(i.column, (i.declared_role, "; ".join(i.reasons)))
+            for i in report.identifiers
+        ),
+        note="Found by the column's name (the 18 identifiers of the HIPAA Safe Harbor "
+        "method, 45 CFR 164.514(b)(2)), by what its values look like (e-mail addresses, "
+        "telephone, national identification and payment card numbers, IP addresses, URLs, "
+        "UUIDs, full dates) and by how many distinct values it takes per record; columns "
+        "the audit did not read were judged on the first "
+        f"{SAMPLE_ROWS:,} records. These are warnings to judge, not measures.",
     )
 
 
@@ -1140,18 +1265,18 @@ def _reader_rows(data: Measures, release: Measures | None) -> tuple[TableRow, ..
         ("groups", lambda m: f"{m.classes:,}"),
     ]
     for sa in data.distinct_l:
-        rows += _sensitive_measures(sa)
+        rows += _sensitive_measures(sa, data.distances.get(sa, "equal"))
     return tuple(
         TableRow(label, (show(data), "nothing released" if release is None else show(release)))
         for label, show in rows
     )
 
 
-def _sensitive_measures(sa: str) -> list[tuple[str, Callable[[Measures], str]]]:
+def _sensitive_measures(sa: str, distance: str) -> list[tuple[str, Callable[[Measures], str]]]:
     return [
         (f"distinct l of {sa}", lambda m: f"{m.distinct_l[sa]:,}"),
         (f"entropy l of {sa}", lambda m: _real(m.entropy_l[sa])),
-        (f"t of {sa} (equal ground distance)", lambda m: _real(m.t[sa])),
+        (f"t of {sa} ({distance} ground distance)", lambda m: _real(m.t[sa])),
     ]
 
 
@@ -1261,24 +1386,32 @@ def _listing(
 ) -> Listing:
     """The classes of ``frame`` (QI columns, then ``measures``: column, heading, format)."""
     qi = list(report.quasi_identifiers)
-    values = [
-        [_qi_value(value, options.redact) for value in frame[column].tolist()] for column in qi
-    ]
-    numbers = [frame[column].tolist() for column, _, _ in measures]
     shown = min(options.max_rows, len(frame))
+
+    def values(rows: pd.DataFrame) -> list[list[str | None]]:
+        return [[_qi_value(v, options.redact) for v in rows[column].tolist()] for column in qi]
+
+    def table(limit: int | None) -> pa.Table:
+        rows = frame if limit is None else frame.head(limit)
+        return pa.Table.from_arrays(
+            [pa.array(column, pa.string()) for column in values(rows)]
+            + [
+                pa.array([_exact(v) for v in rows[column].tolist()], pa.string())
+                for column, _, _ in measures
+            ],
+            names=[*qi, *(column for column, _, _ in measures)],
+        )
+
+    head = frame.head(shown)
+    numbers = [head[column].tolist() for column, _, _ in measures]
     rows = tuple(
         tuple(
-            [_none_as_null(column[i]) for column in values]
+            [_none_as_null(column[i]) for column in values(head)]
             + [fmt(column[i]) for column, (_, _, fmt) in zip(numbers, measures, strict=True)]
         )
         for i in range(shown)
     )
-    table = pa.Table.from_arrays(
-        [pa.array(column, pa.string()) for column in values]
-        + [pa.array([_exact(v) for v in column], pa.string()) for column in numbers],
-        names=[*qi, *(column for column, _, _ in measures)],
-    )
-    return Listing(
+    return make_listing(
         caption=f"{caption} ({shown:,} of {len(frame):,} shown)",
         summary=(
             f"Show the {shown:,} worst of {len(frame):,} classes"
@@ -1288,17 +1421,86 @@ def _listing(
         headers=(*qi, *(heading for _, heading, _ in measures)),
         numeric_from=len(qi),
         rows=rows,
-        collapsed=shown > _OPEN_ROWS,
-        csv_href=_csv_href(table),
-        csv_name=f"{_slug(name)}.csv",
-        download=f"Download all {_plural(len(frame), 'class')} as CSV",
+        total=len(frame),
+        table=table,
+        name=name,
+        noun="class",
+        options=options,
     )
 
 
+def contents_notice(rows: int, capped: int, max_classes: int | None, *, redacted: bool) -> str:
+    """What a report holds from the data, in a sentence (the notice atop both reports).
+
+    >>> contents_notice(120, 1, 100, redacted=False)  # doctest: +NORMALIZE_WHITESPACE
+    'This report contains 120 rows of quasi-identifier values from the data
+    (1 listing capped at 100 rows); redacted: no.'
+    """
+    cap = (
+        "no listing capped"
+        if max_classes is None
+        else f"{_plural(capped, 'listing')} capped at {max_classes:,} rows"
+    )
+    what = (
+        "rows of classes whose quasi-identifier values are replaced by [redacted]"
+        if redacted
+        else "rows of quasi-identifier values from the data"
+    )
+    return f"This report contains {rows:,} {what} ({cap}); redacted: {'yes' if redacted else 'no'}."
+
+
+def make_listing(
+    *,
+    caption: str,
+    summary: str,
+    headers: tuple[str, ...],
+    numeric_from: int,
+    rows: tuple[tuple[str, ...], ...],
+    total: int,
+    table: Callable[[int | None], pa.Table],
+    name: str,
+    noun: str,
+    options: Options,
+    identifying: bool = True,
+) -> Listing:
+    """A :class:`Listing` of ``total`` rows, ``rows`` of them shown.
+
+    ``table(limit)`` builds the first ``limit`` rows (``None``: all) as text columns: the
+    page's CSV download holds at most :attr:`Options.max_classes` of them, and the full
+    table is kept for a file beside the report when :attr:`Options.listings_href` asks.
+    """
+    embedded = total if options.max_classes is None else min(options.max_classes, total)
+    full = None if options.listings_href is None else table(None)
+    csv_name = f"{_slug(name)}.csv"
+    return Listing(
+        caption=caption,
+        summary=summary,
+        headers=headers,
+        numeric_from=numeric_from,
+        rows=rows,
+        collapsed=len(rows) > _OPEN_ROWS,
+        csv_href=_csv_href(full if full is not None and embedded == total else table(embedded)),
+        csv_name=csv_name,
+        download=f"Download all {_plural(total, noun)} as CSV"
+        if embedded == total
+        else f"Download the first {embedded:,} of {_plural(total, noun)} as CSV",
+        embedded=embedded,
+        total=total,
+        identifying=identifying,
+        file_href=None if full is None else f"{options.listings_href}{csv_name}",
+        full=full,
+    )
+
+
+def listing_csv(table: pa.Table) -> str:
+    """``table`` as formula-safe CSV text with a byte-order mark, so that spreadsheets
+    read it as UTF-8: the page's downloads and the listing files beside it."""
+    return "\ufeff" + table_to_csv(table)
+
+
 def _csv_href(table: pa.Table) -> str:
-    """A ``data:`` link to ``table`` as formula-safe UTF-8 CSV (with a byte-order mark,
-    so that spreadsheets read it as UTF-8)."""
-    data = ("\ufeff" + table_to_csv(table)).encode("utf-8")
+    """A ``data:`` link to ``table`` as :func:`listing_csv` writes it."""
+    data = listing_csv(table).encode("utf-8")
     return "data:text/csv;charset=utf-8;base64," + base64.b64encode(data).decode("ascii")
 
 

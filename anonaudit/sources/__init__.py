@@ -12,7 +12,8 @@ from __future__ import annotations
 from anonaudit.sources.base import MultiPartSource, Source, SourceInfo, file_sha256, open_source
 from anonaudit.sources.csv import CsvSource
 from anonaudit.sources.dataset import DatasetOptions, DatasetSource, FragmentSource, open_dataset
-from anonaudit.sources.frames import FrameSource
+from anonaudit.sources.frames import FrameSource, is_spark_frame
+from anonaudit.sources.inputs import open_inputs, require_rereadable
 from anonaudit.sources.parquet import ParquetSource
 
 __all__ = [
@@ -26,6 +27,9 @@ __all__ = [
     "Source",
     "SourceInfo",
     "file_sha256",
+    "is_spark_frame",
     "open_dataset",
+    "open_inputs",
     "open_source",
+    "require_rereadable",
 ]

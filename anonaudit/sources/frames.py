@@ -11,9 +11,18 @@ import pyarrow as pa
 from anonaudit.errors import ColumnError, MalformedFileError
 from anonaudit.sources.base import SourceInfo, to_text_batch
 
-__all__ = ["FrameSource"]
+__all__ = ["FrameSource", "is_spark_frame"]
 
 _BATCH_ROWS = 1 << 20
+
+
+def is_spark_frame(obj: Any) -> bool:
+    """Whether ``obj`` is a ``pyspark.sql.DataFrame`` (checked without importing pyspark).
+
+    Spark aggregates such a frame itself (:mod:`anonaudit.engines.spark`); it is not a
+    source of record batches.
+    """
+    return type(obj).__module__.startswith("pyspark.") and hasattr(obj, "groupBy")
 
 
 class FrameSource:

@@ -1,0 +1,101 @@
+"""The audit by the three questions regulators ask of an anonymised release.
+
+The Article 29 Working Party's Opinion 05/2014 on anonymisation techniques (WP216,
+Section 2.2.2) judges a release by three risks: **singling out** (isolating the records
+of one person), **linkability** (linking records about the same person, within or across
+datasets) and **inference** (deducing a person's attribute from others). This module
+sorts the measures of an :class:`~anonaudit.auditing.AuditReport` under them, says which
+back each answer and, as plainly, what was not checked; the JSON report, the summary and
+the HTML verdict all read it, so they never disagree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from anonaudit.auditing import AuditReport
+
+__all__ = ["CRITERIA", "Criterion", "criteria"]
+
+#: The three criteria, in WP216's order: (key, name, question).
+CRITERIA = (
+    ("singling_out", "Singling out", "Can the records of one person be isolated?"),
+    ("linkability", "Linkability", "Can records be linked to other data about the person?"),
+    ("inference", "Inference", "Can a person's sensitive value be deduced?"),
+)
+
+
+@dataclass(frozen=True)
+class Criterion:
+    """One WP216 criterion: what backs its answer and what was not checked.
+
+    Attributes
+    ----------
+    key, name, question : str
+        As in :data:`CRITERIA`.
+    measures : tuple of str
+        The measures computed for it.
+    verdicts : tuple of (str, bool)
+        The thresholds judged among them, and whether each passed.
+    not_checked : tuple of str
+        What this audit could not assess for the criterion, in a sentence each.
+    """
+
+    key: str
+    name: str
+    question: str
+    measures: tuple[str, ...]
+    verdicts: tuple[tuple[str, bool], ...]
+    not_checked: tuple[str, ...]
+
+    @property
+    def passed(self) -> bool | None:
+        """Whether every judged threshold passed; ``None`` when none was judged."""
+        return None if not self.verdicts else all(ok for _, ok in self.verdicts)
+
+
+def criteria(report: AuditReport) -> tuple[Criterion, ...]:
+    """The three criteria of ``report``, in :data:`CRITERIA` order."""
+    verdicts = dict(report.verdicts())
+    singling = ["k-anonymity", "sample uniques", "re-identification risk"]
+    singling += ["population uniqueness"] * (report.population is not None)
+    singling += ["individual risk (sdcMicro)"] * (report.individual is not None)
+    singling += ["SUDA"] * (report.suda is not None)
+    linking = ["k-map", "delta-presence", "unique matches"] * (report.linkage is not None)
+    inferring = [
+        f"{measure} of {sa}"
+        for sa in report.sensitive
+        for measure in ("l-diversity", "t-closeness", "disclosure")
+    ]
+    not_checked = {
+        "singling_out": [],
+        "linkability": [
+            "no earlier release was given: composition and differencing across releases "
+            "were not assessed (anonaudit compose, anonaudit diff)"
+        ],
+        "inference": [],
+    }
+    if report.linkage is None:
+        not_checked["linkability"].insert(
+            0,
+            "no auxiliary table was given: linkability to public data was not assessed "
+            "(--population FILE)",
+        )
+    if not report.sensitive:
+        not_checked["inference"].append(
+            "no sensitive attribute was declared: inference was not assessed (--sensitive)"
+        )
+    backing = {"singling_out": singling, "linkability": linking, "inference": inferring}
+    return tuple(
+        Criterion(
+            key=key,
+            name=name,
+            question=question,
+            measures=tuple(backing[key]),
+            verdicts=tuple((m, verdicts[m]) for m in backing[key] if m in verdicts),
+            not_checked=tuple(not_checked[key]),
+        )
+        for key, name, question in CRITERIA
+    )
