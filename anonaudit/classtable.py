@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -340,6 +341,74 @@ class ClassTable:
         """Number of distinct (QI, SA) combinations."""
         return int(self.keys.num_rows)
 
+    def subset(self, keep: np.ndarray) -> ClassTable:
+        """This table with only the rows (combinations) marked in ``keep``, a boolean mask.
+
+        Equal to building the table from the kept rows, but cheaper when this table's
+        classes and value codes are known already: the subset's classes are some of
+        this table's, and its codes are this table's, renumbered. Suppression advice
+        re-audits such subsets round after round.
+        """
+        keep = np.asarray(keep, dtype=bool)
+        table = ClassTable(
+            self.quasi_identifiers,
+            self.sensitive,
+            self.keys.filter(pa.array(keep)),
+            self.counts[keep],
+            self.sources,
+            None if self.weights is None else self.weights[keep],
+        )
+        known = self.__dict__
+        encodings = table._encodings
+        for key, (values, codes) in known.get("_encodings", {}).items():
+            if key[0] == "sorted":  # grouping codes are not carried: their width is no bound
+                encodings[key] = _compact(values, codes[keep])
+        if "classes" in known:
+            parent: Classes = known["classes"]
+            present = np.zeros(len(parent), dtype=bool)
+            kept = parent.index[keep]
+            present[kept] = True
+            ids = np.flatnonzero(present)
+            renumber = np.cumsum(present) - 1
+            index = renumber[kept]
+            sizes = np.bincount(index, weights=table.counts, minlength=len(ids)).astype(np.int64)
+            weights = (
+                None
+                if table.weights is None
+                else np.bincount(index, weights=table.weights, minlength=len(ids))
+            )
+            table.__dict__["classes"] = Classes(
+                index=index, sizes=sizes, keys=parent.keys.take(pa.array(ids)), weights=weights
+            )
+        return table
+
+    def _know_unique(self, name: str) -> None:
+        """Record that QI ``name`` differs in every row (the engine checked it): every
+        row is then a class of its own, found without hashing the column's values."""
+        if name not in self.quasi_identifiers:
+            raise ValueError(f"{name!r} is not a quasi-identifier of this class table")
+        self._encodings["group", name] = (len(self), np.arange(len(self), dtype=np.int64))
+
+    @cached_property
+    def _encodings(self) -> dict[tuple[str, str], tuple[Any, np.ndarray]]:
+        """Per-row codes of columns, computed once: ``("sorted", name)`` holds
+        :func:`_encode`'s sorted values and codes, ``("group", name)`` the number of
+        distinct values and codes in order of first appearance (:func:`_group_codes`)."""
+        return {}
+
+    def _encode_all(self, keys: Sequence[tuple[str, str]]) -> list[tuple[Any, np.ndarray]]:
+        """The encodings ``keys`` (see :attr:`_encodings`), computed at most once each."""
+        cache = self._encodings
+        for kind, name in keys:
+            if (kind, name) not in cache:
+                column = self.keys.column(name)
+                cache[kind, name] = _encode(column) if kind == "sorted" else _group_codes(column)
+        return [cache[key] for key in keys]
+
+    def _encoded(self, *names: str) -> list[tuple[tuple[str | None, ...], np.ndarray]]:
+        """The :func:`_encode` (sorted values, codes) of columns ``names``, once each."""
+        return self._encode_all([("sorted", name) for name in names])
+
     @cached_property
     def classes(self) -> Classes:
         """The equivalence classes (distinct QI tuples), their sizes and QI values."""
@@ -347,8 +416,31 @@ class ClassTable:
             index = np.zeros(len(self), dtype=np.int64)
             first = np.zeros(1 if len(self) else 0, dtype=np.int64)
         else:
-            codes = [_encode(self.keys.column(name))[1] for name in self.quasi_identifiers]
-            first, index = _combine(codes)
+            # Grouping needs no sorted values (the numbering follows first appearance
+            # whatever the codes). A QI the engine found unique per row comes first:
+            # then no other column is hashed.
+            known = self._encodings
+            names = sorted(
+                self.quasi_identifiers,
+                key=lambda name: known.get(("group", name), (None,))[0] != len(self),
+            )
+            qi = []
+            for name in names:
+                qi.extend(self._encode_all([("group", name)]))
+                if qi[-1][0] == len(self):
+                    break
+            if len(self) and qi[-1][0] == len(self):
+                # A QI unique per row (an identifier): every row is a class of its own,
+                # and the classes' keys are the table's own (not copied).
+                index = np.arange(len(self), dtype=np.int64)
+                return Classes(
+                    index=index,
+                    sizes=self.counts.astype(np.int64, copy=False),
+                    keys=self.keys.select(list(self.quasi_identifiers)),
+                    weights=self.weights,
+                )
+            # Codes below known widths spare a pass over each column.
+            first, index = _combine([codes for _, codes in qi], [width for width, _ in qi])
         sizes = np.bincount(index, weights=self.counts, minlength=len(first)).astype(np.int64)
         keys = self.keys.select(list(self.quasi_identifiers)).take(pa.array(first))
         weights = (
@@ -370,7 +462,7 @@ class ClassTable:
 
     def _make_sensitive_counts(self, name: str) -> SensitiveCounts:
         classes = self.classes
-        values, codes = _encode(self.keys.column(name))
+        ((values, codes),) = self._encoded(name)
         totals = np.bincount(codes, weights=self.counts, minlength=len(values)).astype(np.int64)
         m = max(len(values), 1)
         pairs, counts = classes.index * m + codes, self.counts
@@ -379,8 +471,9 @@ class ClassTable:
             counts = np.bincount(group, weights=counts).astype(np.int64)
         # Each class's entries in value order: the engine returns groups in a parallel,
         # run-dependent order, and float sums over a class must not depend on it.
-        order = _sort_unique(pairs, bound=len(classes) * m)
-        pairs, counts = pairs[order], counts[order]
+        if len(pairs) > 1 and not bool(np.all(pairs[1:] > pairs[:-1])):
+            order = _sort_unique(pairs, bound=len(classes) * m)
+            pairs, counts = pairs[order], counts[order]
         class_ids, codes = pairs // m, pairs % m
         return SensitiveCounts(
             name=name,
@@ -427,6 +520,28 @@ def _encode(column: pa.ChunkedArray) -> tuple[tuple[str | None, ...], np.ndarray
     rank[order] = np.arange(len(order))
     values = tuple(encoded.dictionary.take(pa.array(order)).to_pylist())
     return values, rank[encoded.indices.to_numpy(zero_copy_only=False)]
+
+
+def _compact(
+    values: tuple[str | None, ...], codes: np.ndarray
+) -> tuple[tuple[str | None, ...], np.ndarray]:
+    """``values`` and ``codes`` without the values no code refers to (as :func:`_encode`)."""
+    present = np.bincount(codes, minlength=len(values)) > 0
+    if present.all():
+        return values, codes
+    renumber = np.cumsum(present) - 1
+    return tuple(v for v, p in zip(values, present, strict=True) if p), renumber[codes]
+
+
+def _group_codes(column: pa.ChunkedArray) -> tuple[int, np.ndarray]:
+    """A string column's number of distinct values (null included) and each row's code.
+
+    Codes follow first appearance, unsorted: enough to group rows, and much cheaper
+    than :func:`_encode` for a column of millions of distinct values.
+    """
+    encoded = pc.dictionary_encode(column.combine_chunks(), null_encoding="encode")
+    codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    return max(len(encoded.dictionary), 1), codes
 
 
 def _sort_unique(keys: np.ndarray, *, bound: int) -> np.ndarray:

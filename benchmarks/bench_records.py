@@ -101,7 +101,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--rows and --repeat must be at least 1")
 
     import anonaudit
-    from anonaudit.rows import KeyIndex, open_inputs, record_batches, write_records
+    from anonaudit.rows import KeyIndex, record_batches, write_records
+    from anonaudit.sources import open_inputs
 
     print(f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load {load_average()}")
     path = ensure_csv(args.out_dir, args.rows)

@@ -1,8 +1,20 @@
-"""The local engine's DuckDB connection."""
+"""The local engine's DuckDB connection, its CSV fast path and its memory limit."""
 
 from __future__ import annotations
 
-from anonaudit.engines.local import connect
+import logging
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.csv as pacsv
+import pytest
+
+import anonaudit
+from anonaudit.classtable import ClassTable
+from anonaudit.engines.local import Limits, connect, group_counts, limits, set_limits
+from anonaudit.errors import ParameterError
+from anonaudit.sources.csv import CsvOptions, CsvSource
 
 
 def test_the_engine_never_draws_duckdbs_progress_bar_on_stdout() -> None:
@@ -10,3 +22,154 @@ def test_the_engine_never_draws_duckdbs_progress_bar_on_stdout() -> None:
     connection = connect()
     setting = connection.execute("SELECT current_setting('enable_progress_bar')").fetchone()
     assert setting == (False,)
+
+
+# -- DuckDB's own CSV reader (the fast path) and bounded memory ----------------------
+
+TRICKY_CSV = (
+    "\ufeffzip,age,note,ward\r\n"
+    '02134,30,"a\nb",A\r\n'
+    '02134,30,"",A\r\n'
+    "02134,,NA,\r\n"
+    '02139,41,"say ""hi""",C\r\n'
+    "02139,41,x,C\r\n"
+    "\r\n"
+    "02139, 41 ,x,C\r\n"
+)
+
+
+def _rows(table: ClassTable) -> list[tuple[object, ...]]:
+    columns = [table.keys.column(name).to_pylist() for name in table.keys.column_names]
+    return sorted(zip(*columns, table.counts.tolist(), strict=True), key=str)
+
+
+def _by_pyarrow(path: Path, columns: list[str], na: tuple[str, ...]) -> list[tuple[object, ...]]:
+    source = CsvSource(path, CsvOptions(na_values=na))
+    keys, counts, _ = group_counts(source.batches(columns), columns)
+    rows = [keys.column(name).to_pylist() for name in columns]
+    return sorted(zip(*rows, counts.tolist(), strict=True), key=str)
+
+
+@pytest.mark.parametrize("na", [("",), ("NA",), ("", "NA")])
+def test_duckdbs_csv_reader_gives_the_same_class_table(tmp_path: Path, na: tuple[str, ...]) -> None:
+    path = tmp_path / "tricky.csv"
+    path.write_text(TRICKY_CSV, encoding="utf-8")
+    columns = ["zip", "age", "note", "ward"]
+    assert CsvSource(path, CsvOptions(na_values=na)).duckdb_scan() is not None
+    table = anonaudit.load(path, quasi_identifiers=columns[:2], sensitive=columns[2:], na_values=na)
+    assert _rows(table) == _by_pyarrow(path, columns, na)
+    assert table.sources[0].rows == 6
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'a,b\n1, "x"\n',  # white space before a quote: DuckDB would drop it
+        'a,b\n"x" ,1\n',
+        '"a\nb",c\n1,2\n',  # a header name spanning lines
+        "a\nx\n\ny\n",  # one column: DuckDB would read the blank line as a null
+    ],
+)
+def test_csv_files_duckdb_would_read_otherwise_take_the_pyarrow_reader(
+    tmp_path: Path, text: str
+) -> None:
+    path = tmp_path / "odd.csv"
+    path.write_bytes(text.encode())
+    assert CsvSource(path, CsvOptions()).duckdb_scan() is None
+
+
+def test_several_csv_files_count_their_own_records(tmp_path: Path) -> None:
+    first, second = tmp_path / "a.csv", tmp_path / "b.csv"
+    first.write_text("q,s\n1,x\n1,y\n2,x\n", encoding="utf-8")
+    second.write_text("s;q\nx;1\n", encoding="utf-8")
+    table = anonaudit.load([first, second], quasi_identifiers=["q"], sensitive=["s"])
+    assert _rows(table) == [("1", "x", 2), ("1", "y", 1), ("2", "x", 1)]
+    assert [source.rows for source in table.sources] == [3, 1]
+
+
+def test_an_identifier_is_named_before_the_scan(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "ids.csv"
+    path.write_text("id,sex\n" + "".join(f"{i},{'FM'[i % 2]}\n" for i in range(2000)))
+    with caplog.at_level(logging.WARNING, logger="anonaudit"):
+        table = anonaudit.load(path, quasi_identifiers=["id", "sex"], )
+    assert [record.getMessage().split("(")[0] for record in caplog.records] == [
+        "anonaudit: warning: quasi-identifier 'id' looks like an identifier "
+    ]
+    # Found unique by DuckDB, the column is not hashed again: the classes are the rows.
+    fresh = ClassTable(table.quasi_identifiers, table.sensitive, table.keys, table.counts)
+    assert table.classes.index.tolist() == list(range(2000)) == fresh.classes.index.tolist()
+    assert table.classes.keys.equals(fresh.classes.keys)
+    assert table.classes.sizes.tolist() == fresh.classes.sizes.tolist()
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_the_aggregation_spills_to_disk_under_a_small_memory_limit(
+    tmp_path: Path, fast: bool
+) -> None:
+    # 400,000 distinct (QI, SA) combinations need far more than 16 MB of hash table:
+    # DuckDB must spill to --temp-dir to finish (an out-of-memory error otherwise).
+    rows = 400_000
+    ids = np.arange(rows)
+    table = pa.table(
+        {
+            "id": pa.array([f"person-{i:09d}" for i in ids]),
+            "group": pa.array((ids % 7).astype(str)),
+            "sa": pa.array((ids % 3).astype(str)),
+        }
+    )
+    path = tmp_path / "unique.csv"
+    pacsv.write_csv(table, path, pacsv.WriteOptions(quoting_style="none"))
+    spill = tmp_path / "spill"
+    spill.mkdir()
+    set_limits(memory_limit="16MB", temp_dir=str(spill))
+    try:
+        source: object = path if fast else pa.Table.from_pandas(table.to_pandas())
+        result = anonaudit.load(source, quasi_identifiers=["id", "group"], sensitive=["sa"])
+    finally:
+        set_limits()
+    assert result.rows == rows and len(result) == rows
+    assert int(result.counts.max()) == 1
+
+
+def test_memory_limit_and_temp_dir_are_checked(tmp_path: Path) -> None:
+    with pytest.raises(ParameterError, match="--memory-limit lots"):
+        set_limits(memory_limit="lots")
+    with pytest.raises(ParameterError, match="not a writable directory"):
+        set_limits(temp_dir=str(tmp_path / "absent"))
+    assert limits() == Limits()
+
+
+def test_a_subset_equals_the_table_of_its_rows() -> None:
+    # ClassTable.subset reuses the parent's classes and codes (suppression re-audits).
+    rng = np.random.default_rng(7)
+    n = 3000
+    frame = pa.table(
+        {
+            "a": pa.array(rng.choice(["x", "y", "z", None], n).tolist()),
+            "b": pa.array(rng.choice(["1", "2", "3"], n).tolist()),
+            "s": pa.array(rng.choice(["p", "q", "r", "t"], n).tolist()),
+            "count": pa.array(rng.integers(1, 5, n)),
+        }
+    )
+    table = ClassTable.from_frame(frame, quasi_identifiers=["a", "b"], sensitive=["s"])
+    table.classes, table.sensitive_counts("s")  # known before the subset is taken
+    keep = rng.random(len(table)) < 0.3
+    keep[np.flatnonzero(table.keys.column("s").to_numpy(zero_copy_only=False) == "t")] = False
+    subset = table.subset(keep)
+    fresh = ClassTable(table.quasi_identifiers, table.sensitive, subset.keys, subset.counts)
+    assert _rows(subset) == _rows(fresh)
+
+    def classes(t: ClassTable) -> list[tuple[object, ...]]:
+        keys = t.classes.keys.to_pylist()
+        return sorted(
+            ((*k.values(), int(s)) for k, s in zip(keys, t.classes.sizes, strict=True)), key=str
+        )
+
+    assert classes(subset) == classes(fresh)
+    ours, theirs = subset.sensitive_counts("s"), fresh.sensitive_counts("s")
+    assert ours.values == theirs.values == ("p", "q", "r")
+    assert ours.totals.tolist() == theirs.totals.tolist()
+    distinct = ours.distinct_per_class().tolist(), theirs.distinct_per_class().tolist()
+    assert sorted(distinct[0]) == sorted(distinct[1])

@@ -18,6 +18,8 @@ DuckDB then hashes each batch's few distinct values (``benchmarks/bench_lake.py`
 from __future__ import annotations
 
 import itertools
+import logging
+import os
 import sys
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -41,19 +43,83 @@ from anonaudit.sources.base import (
 
 __all__ = [
     "FileStats",
+    "Limits",
     "Progress",
     "build_class_table",
     "check_columns",
     "connect",
     "group_counts",
+    "limits",
     "provenance",
+    "set_limits",
     "total_size",
 ]
+
+_log = logging.getLogger("anonaudit")
 
 _COUNT = "__anonaudit_count__"
 _WEIGHT = "__anonaudit_weight__"
 # Dictionaries up to this size (or an eighth of their batch) are grouped by codes.
 _SMALL_DICTIONARY = 1024
+# A QI with more distinct values than this share of a sample's records looks like an
+# identifier; samples smaller than _IDENTIFIER_SAMPLE records are not judged.
+_IDENTIFIER_SHARE = 0.9
+_IDENTIFIER_SAMPLE = 1000
+# Records DuckDB's CSV fast path samples from the top of a file for that warning.
+_SAMPLE_ROWS = 100_000
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How much memory DuckDB's aggregation may take before it spills, and where to.
+
+    Attributes
+    ----------
+    memory_limit : str or None
+        DuckDB's ``memory_limit``, such as ``"4GB"``; ``None`` keeps DuckDB's default
+        (80% of the machine's memory).
+    temp_dir : str or None
+        Where DuckDB spills the hash table when it outgrows ``memory_limit``; ``None``
+        uses the system's temporary directory (``TMPDIR``, else ``/tmp``).
+    """
+
+    memory_limit: str | None = None
+    temp_dir: str | None = None
+
+
+_limits = Limits()
+
+
+def set_limits(*, memory_limit: str | None = None, temp_dir: str | None = None) -> None:
+    """Set the :class:`Limits` of every later aggregation in this process.
+
+    Parameters
+    ----------
+    memory_limit : str, optional
+        Such as ``"4GB"`` or ``"500MB"`` (DuckDB's units); ``None``: DuckDB's default.
+    temp_dir : str, optional
+        A directory to spill to; ``None``: the system's temporary directory.
+
+    Raises
+    ------
+    ParameterError
+        ``temp_dir`` is not a writable directory, or DuckDB does not read
+        ``memory_limit`` as a size.
+    """
+    global _limits
+    if temp_dir is not None and not (os.path.isdir(temp_dir) and os.access(temp_dir, os.W_OK)):
+        raise ParameterError(f"--temp-dir {temp_dir}: not a writable directory")
+    previous, _limits = _limits, Limits(memory_limit, temp_dir)
+    try:
+        connect().close()  # DuckDB checks the size now, not in the middle of a scan
+    except ParameterError:
+        _limits = previous
+        raise
+
+
+def limits() -> Limits:
+    """The :class:`Limits` in force (:func:`set_limits`)."""
+    return _limits
 
 
 @dataclass(frozen=True)
@@ -239,10 +305,26 @@ def build_class_table(
     rows = [0] * len(flat)
     if progress is not None:
         progress.start(parts=len(flat), size_bytes=total_size(flat))
+    fast = _scan_csv(flat, columns, quasi_identifiers) if weights is None else None
+    if fast is not None:
+        keys, counts, part_rows, flagged = fast
+        if progress is not None:
+            progress.advance(int(counts.sum()))
+            for part in flat:
+                progress.part_done(part.info.size_bytes)
+            progress.finish()
+        stats = provenance(sources, part_rows, read)
+        table = ClassTable(tuple(quasi_identifiers), tuple(sensitive), keys, counts, stats)
+        return _with_identifiers(table, flagged)
+    suspects: list[str] = []
 
     def stream() -> Iterator[pa.RecordBatch]:
+        unseen = True
         for index, part in enumerate(flat):
             for batch in part.batches(read):
+                if unseen:
+                    unseen = False
+                    suspects.extend(_warn_identifiers(batch, quasi_identifiers, part.info.name))
                 rows[index] += batch.num_rows
                 if progress is not None:
                     progress.advance(batch.num_rows)
@@ -259,7 +341,152 @@ def build_class_table(
     if progress is not None:
         progress.finish()
     stats = provenance(sources, rows, read)
-    return ClassTable(tuple(quasi_identifiers), tuple(sensitive), keys, counts, stats, sums)
+    table = ClassTable(tuple(quasi_identifiers), tuple(sensitive), keys, counts, stats, sums)
+    return _with_identifiers(table, suspects)
+
+
+def _with_identifiers(table: ClassTable, suspects: Sequence[str]) -> ClassTable:
+    """``table``, told which of the ``suspects`` (QIs that looked like identifiers) are.
+
+    A QI whose value differs in every row of the class table makes every row a class
+    of its own; the table then needs no hashing of that column's millions of values to
+    find its classes (which took more memory than the table itself). Whether one is
+    unique is asked of DuckDB, whose ``GROUP BY`` stays within the memory limit.
+    """
+    if not suspects or len(table) < 2:
+        return table
+    connection = connect()
+    try:
+        for name in suspects:  # by position: DuckDB's names ignore case
+            column = table.keys.select([name]).rename_columns(["c0"])
+            connection.register("suspect", column)
+            repeated = connection.sql(
+                "SELECT 1 FROM (SELECT c0 FROM suspect GROUP BY c0 HAVING count(*) > 1) LIMIT 1"
+            ).fetchall()
+            connection.unregister("suspect")
+            if not repeated:
+                table._know_unique(name)
+                break
+    finally:
+        connection.close()
+    return table
+
+
+def _scan_csv(
+    parts: Sequence[Source], columns: Sequence[str], quasi_identifiers: Sequence[str]
+) -> tuple[pa.Table, np.ndarray, list[int], list[str]] | None:
+    """The class table of CSV files read and aggregated by DuckDB alone, if it may.
+
+    The fast path: when every part is a CSV file DuckDB reads as anonaudit's own reader
+    does (:meth:`~anonaudit.sources.csv.CsvSource.duckdb_scan`), one query parses and
+    groups them on every core. Several files are told apart by a second grouping set,
+    which counts each file's records in the same scan. ``None`` (read the files with
+    :meth:`~anonaudit.sources.base.Source.batches`, whose messages name the line) when a
+    part does not qualify, DuckDB reports any error, or a file has no data rows.
+
+    Returns
+    -------
+    keys : pyarrow.Table
+        The distinct combinations (string columns ``columns``).
+    counts : numpy.ndarray
+        Records per combination.
+    rows : list of int
+        Records per part.
+    suspects : list of str
+        The QIs that look like identifiers in the first records.
+    """
+    from anonaudit.sources.csv import CsvSource
+
+    scans = []
+    for part in parts:
+        scan = part.duckdb_scan() if isinstance(part, CsvSource) else None
+        if scan is None:
+            return None
+        positions = [part.columns.index(name) for name in columns]
+        scans.append((part, scan, positions))
+    names = [f"k{i}" for i in range(len(columns))]
+    keys = ", ".join(names)
+
+    def select(scan: str, positions: Sequence[int], index: int) -> str:
+        picked = ", ".join(f"c{p} AS k{i}" for i, p in enumerate(positions))
+        return f"SELECT {picked}, {index} AS part FROM {scan}"
+
+    connection = connect()
+    try:
+        first_part, first_scan, first_positions = scans[0]
+        sample = connection.sql(
+            f"SELECT * FROM ({select(first_scan, first_positions, 0)}) LIMIT {_SAMPLE_ROWS}"
+        ).to_arrow_table()
+        named = sample.rename_columns([*columns, "part"])
+        suspects = _warn_identifiers(named, quasi_identifiers, first_part.info.name)
+        if len(scans) == 1:
+            scan = select(first_scan, first_positions, 0)
+            query = f"SELECT {keys}, count(*) AS {_COUNT} FROM ({scan}) GROUP BY ALL"
+        else:
+            union = " UNION ALL ".join(
+                select(scan, positions, index) for index, (_, scan, positions) in enumerate(scans)
+            )
+            query = (
+                f"SELECT {keys}, part, count(*) AS {_COUNT}, grouping(part) AS by_keys "
+                f"FROM ({union}) GROUP BY GROUPING SETS (({keys}), (part))"
+            )
+        result = connection.sql(query).to_arrow_table()
+    except duckdb.Error:
+        return None
+    finally:
+        connection.close()
+    if len(scans) == 1:
+        rows = [int(pc.sum(result.column(_COUNT)).as_py() or 0)]
+        table = result
+    else:
+        by_keys = pc.equal(result.column("by_keys"), 1)
+        per_part = result.filter(pc.invert(by_keys))
+        rows = [0] * len(scans)
+        for index, count in zip(
+            per_part.column("part").to_pylist(), per_part.column(_COUNT).to_pylist(), strict=True
+        ):
+            rows[int(index)] = int(count)
+        table = result.filter(by_keys)
+    if 0 in rows:  # a file without data rows: the reader says so
+        return None
+    counts = table.column(_COUNT).to_numpy().astype(np.int64, copy=False)
+    arrays = [table.column(name).combine_chunks().cast(pa.string()) for name in names]
+    return pa.Table.from_arrays(arrays, names=list(columns)), counts, rows, suspects
+
+
+def _warn_identifiers(
+    sample: pa.RecordBatch | pa.Table, quasi_identifiers: Sequence[str], where: str
+) -> list[str]:
+    """Log a warning for each QI that looks like an identifier in the first records read.
+
+    A QI whose distinct values exceed 90% of a sample of at least 1,000 records makes
+    nearly every record a class of its own (and the class table as large as the data);
+    this is said before the full scan, one line a column, on the ``anonaudit`` logger.
+    Returns those columns.
+    """
+    total = sample.num_rows
+    suspects: list[str] = []
+    if total < _IDENTIFIER_SAMPLE:
+        return suspects
+    for name in quasi_identifiers:
+        if name not in sample.schema.names:
+            continue
+        column = sample.column(name)
+        if pa.types.is_dictionary(column.type):
+            column = column.dictionary_decode()
+        distinct = pc.count_distinct(column, mode="all").as_py()
+        if distinct > _IDENTIFIER_SHARE * total:
+            suspects.append(name)
+            _log.warning(
+                "anonaudit: warning: quasi-identifier %r looks like an identifier "
+                "(%s distinct values in the first %s records of %s): nearly every record "
+                "will be a class of its own; generalize it or leave it out",
+                name,
+                f"{distinct:,}",
+                f"{total:,}",
+                where,
+            )
+    return suspects
 
 
 def _with_weights(batch: pa.RecordBatch, name: str, where: str, start: int) -> pa.RecordBatch:
@@ -546,7 +773,24 @@ def connect() -> duckdb.DuckDBPyConnection:
     """
     connection = duckdb.connect()
     connection.execute("SET enable_progress_bar = false")
+    # Aggregates need not keep the input order; without it DuckDB spills more freely.
+    connection.execute("SET preserve_insertion_order = false")
+    if _limits.memory_limit is not None:
+        try:
+            connection.execute(f"SET memory_limit = {_literal(_limits.memory_limit)}")
+        except duckdb.Error as exc:
+            connection.close()
+            raise ParameterError(
+                f"--memory-limit {_limits.memory_limit}: {str(exc).splitlines()[0]}; "
+                "give a size such as 4GB or 500MB"
+            ) from None
+    if _limits.temp_dir is not None:
+        connection.execute(f"SET temp_directory = {_literal(_limits.temp_dir)}")
     return connection
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
 
 
 def _unwrap(exc: BaseException) -> BaseException:
