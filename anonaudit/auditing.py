@@ -33,7 +33,7 @@ from anonaudit.checks.population import (
     marketer_risk,
     population_uniqueness,
 )
-from anonaudit.checks.qi_analysis import QIAnalysis
+from anonaudit.checks.qi_analysis import QIAnalysis, default_max_subset_size
 from anonaudit.checks.qi_analysis import qi_analysis as analyse_quasi_identifiers
 from anonaudit.checks.suda import DEFAULT_DIS_FRACTION, SudaResult
 from anonaudit.checks.suda import suda as find_special_uniques
@@ -49,6 +49,7 @@ from anonaudit.linkage.population import PopulationLinkage, population_linkage
 from anonaudit.loading import Engine, Source, load
 from anonaudit.policy import Policy
 from anonaudit.report.html import DEFAULT_MAX_ROWS
+from anonaudit.work import DEFAULT_MAX_WORK, SUBSET_OVERHEAD, check_work, subsets
 
 if TYPE_CHECKING:  # anonaudit.dp and anonaudit.advice import this module
     from anonaudit.advice.lattice import Advice
@@ -253,6 +254,7 @@ def audit(
     missing_columns: str = "error",
     population_table: Source | ClassTable | None = None,
     k_map: int | None = None,
+    max_work: int | None = DEFAULT_MAX_WORK,
 ) -> AuditReport:
     """Audit ``source`` for every syntactic anonymity measure.
 
@@ -340,6 +342,9 @@ def audit(
     k_map : int, optional
         With ``population_table``: every release class must match at least this many of its
         records (k-map; El Emam & Dankar 2008), a verdict of the audit.
+    max_work : int or None
+        Refuse, before they start, a QI analysis, SUDA or non-monotone advice search
+        whose estimated work exceeds this (:mod:`anonaudit.work`); ``None``: no limit.
 
     Returns
     -------
@@ -405,6 +410,7 @@ def audit(
         weights=weights,
         population_table=population_table,
         k_map=k_map,
+        max_work=max_work,
     )
     # The inputs' other columns are sampled again (a bounded read) for direct identifiers.
     sources = sample_sources(source, **reading)
@@ -434,6 +440,7 @@ def audit_table(
     weights: str | None = None,
     population_table: ClassTable | None = None,
     k_map: int | None = None,
+    max_work: int | None = DEFAULT_MAX_WORK,
 ) -> AuditReport:
     """Run every check on a class table; see :func:`audit` for the parameters.
 
@@ -495,6 +502,17 @@ def audit_table(
             sampling_fraction=sampling_fraction,
             model=population_model,
         )
+    classes = len(audited.classes)
+    for option, asked in (("--qi-analysis", qi_analysis), ("--suda", suda)):
+        if asked is not None and asked is not False:
+            n_qi = len(audited.quasi_identifiers)
+            size = default_max_subset_size(n_qi) if asked is True else min(int(asked), n_qi)
+            check_work(
+                f"{option} {size} over {n_qi} QIs and {classes:,} classes",
+                subsets(n_qi, size) * (classes + SUBSET_OVERHEAD),
+                max_work,
+                "class-subset checks",
+            )
     report = AuditReport(
         quasi_identifiers=table.quasi_identifiers,
         sensitive=table.sensitive,
@@ -585,6 +603,7 @@ def audit_table(
             policy=policy,
             suppression_limit=suppression_limit,
             max_results=max_results,
+            max_work=max_work,
             audit_options={
                 "distance": distances,
                 "hierarchies": hierarchy_objects,

@@ -75,6 +75,7 @@ def audit_config(
         population_model=config.population_model,
         population_table=config.population,
         k_map=config.k_map,
+        max_work=config.max_work or None,
         weights=config.weights,
         generalize=config.generalize or None,
         qi_analysis=config.qi_analysis,

@@ -59,6 +59,7 @@ from anonaudit.sources import require_rereadable
 from anonaudit.sources.base import MISSING_COLUMNS
 from anonaudit.sources.dataset import FORMATS
 from anonaudit.util import atomic_write_text, refuse_overwriting
+from anonaudit.work import DEFAULT_MAX_WORK, LISTED_CLASS_WORK, check_work
 
 __all__ = ["main"]
 
@@ -198,6 +199,14 @@ def _parser() -> argparse.ArgumentParser:
         metavar="MAX_MSU_SIZE",
         help="minimal sample uniques up to this size and SUDA / DIS-SUDA scores "
         "(default: all sizes up to 10 QIs, else 3)",
+    )
+    m.add_argument(
+        "--max-work",
+        type=int,
+        metavar="N",
+        help="refuse, before it starts, a QI analysis, SUDA, non-monotone advice search or "
+        f"full listing estimated above N units of work (default {DEFAULT_MAX_WORK:,}; "
+        "0: no limit)",
     )
     m.add_argument(
         "--nulls",
@@ -612,6 +621,8 @@ def _override(config: AuditConfig, args: argparse.Namespace) -> None:
         config.population = args.population
     if args.k_map is not None:
         config.k_map = args.k_map
+    if args.max_work is not None:
+        config.max_work = args.max_work
     if args.weights is not None:
         config.weights = args.weights
     for name in ("qi_analysis", "suda", "advise", "suppression_limit", "max_results"):
@@ -751,6 +762,14 @@ def _run_audit(args: argparse.Namespace, command: str) -> int:
         measures = reader_measures(dp.release, lambda table: measure(table).t_closeness)
         report = replace(report, dp=replace(dp, measures=measures))
     limit = None if config.max_classes == 0 else config.max_classes
+    if limit is None and config.json:  # every failing class listed: bounded up front
+        listed = int(report.k_anonymity.failing.mask.sum())
+        check_work(
+            f"--max-classes 0 (all {listed:,} classes below k listed in the JSON report)",
+            listed * LISTED_CLASS_WORK,
+            config.max_work or None,
+            f"units ({LISTED_CLASS_WORK:,} per listed class; --listings-dir writes them as CSV)",
+        )
     bounds: dict[str, Any] = {"redact": config.redact, "max_classes": limit}
     listings = config.listings_dir
     document = report_to_dict(report, **bounds, listings_dir=listings) if config.json else {}

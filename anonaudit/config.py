@@ -77,6 +77,7 @@ from anonaudit.errors import InputError, SourceNotFoundError
 from anonaudit.generalization import is_builtin
 from anonaudit.policy import Policy
 from anonaudit.sources.storage import is_url
+from anonaudit.work import DEFAULT_MAX_WORK
 
 __all__ = ["AuditConfig", "read_config"]
 
@@ -225,6 +226,7 @@ _DATASET: dict[str, _Value | _Items | _Table] = {
     "sampling_fraction": _NUMBER,
     "population": _TEXT,
     "k_map": _WHOLE,
+    "max_work": _WHOLE,
     "population_model": _TEXT,
     "weights": _TEXT,
     "qi_analysis": _SIZE,
@@ -288,6 +290,7 @@ class AuditConfig:
     sampling_fraction: float | None = None
     population: str | None = None
     k_map: int | None = None
+    max_work: int = DEFAULT_MAX_WORK
     population_model: PopulationModel = "dankar"
     weights: str | None = None
     qi_analysis: bool | int | None = None

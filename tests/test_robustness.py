@@ -845,3 +845,27 @@ def test_a_report_killed_while_written_is_the_old_or_the_new_never_a_mix(
         outcomes.add(written == b'{"old": true}')
         out.write_text('{"old": true}', encoding="utf-8")
     assert len(outcomes) == 2  # killed before and after the rename, at these moments
+
+
+def test_long_analyses_are_refused_up_front_past_max_work(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Estimated before anything runs: subsets x classes, nodes x classes, listed rows."""
+    data = tmp_path / "wide.csv"
+    names = [f"q{i}" for i in range(20)]
+    rows = [",".join(names)]
+    rows += [",".join(str((r * (i + 3)) % 7) for i in range(20)) for r in range(50)]
+    data.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    qi = ["--qi", ",".join(names)]
+    message = one_error(capsys, "audit", str(data), *qi, "--suda", "20")
+    # 1,048,575 subsets, each costing its 7 classes and the overhead of 100 more
+    assert "--suda 20 over 20 QIs and 7 classes would take about 112,197,525" in message
+    assert "--max-work 112197525" in message
+    one_error(capsys, "audit", str(data), *qi, "--qi-analysis", "20", "--max-work", "1000")
+    code, out, _ = run(capsys, "audit", str(data), *qi, "--qi-analysis", "2", "--max-work", "0")
+    assert code == 0 and "qi analysis (210 subsets of up to 2 QIs)" in out
+    ids = tmp_path / "ids.csv"
+    ids.write_text("id\n" + "\n".join(f"u{i}" for i in range(300)) + "\n", encoding="utf-8")
+    listing = ["audit", str(ids), "--qi", "id", "-k", "2", "--max-classes", "0"]
+    message = one_error(capsys, *listing, "--json", str(tmp_path / "r.json"), "--max-work", "1000")
+    assert "--max-classes 0 (all 300 classes below k listed" in message

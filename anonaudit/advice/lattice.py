@@ -93,6 +93,7 @@ from anonaudit.errors import ColumnError, HierarchyError, ParameterError
 from anonaudit.generalization import Generalization, qi_hierarchy
 from anonaudit.hierarchy import Hierarchy
 from anonaudit.policy import Policy
+from anonaudit.work import check_work
 
 if TYPE_CHECKING:  # anonaudit.auditing imports this package
     from anonaudit.auditing import AuditReport
@@ -399,6 +400,7 @@ def advise(
     max_results: int | None = 10,
     audit_options: Mapping[str, Any] | None = None,
     prune: bool = True,
+    max_work: int | None = None,
 ) -> Advice:
     """Search the generalization lattice for the Pareto-best passing transformations.
 
@@ -422,6 +424,9 @@ def advise(
     prune : bool
         Infer verdicts by monotonicity where it holds (``False`` evaluates every node,
         the baseline the benchmark and the tests compare with).
+    max_work : int, optional
+        Refuse a search that must audit every node (a policy not monotone under
+        suppression) when nodes times classes exceed this (:mod:`anonaudit.work`).
 
     Returns
     -------
@@ -454,6 +459,14 @@ def advise(
         )
     active = set(policy.active())
     monotone = prune and (suppression_limit == 0 or active <= _MONOTONE_WITH_SUPPRESSION)
+    if not monotone:
+        check_work(
+            f"advise over {nodes:,} lattice nodes with a policy that is not monotone under "
+            f"suppression ({len(lattice.base.sizes):,} classes)",
+            nodes * len(lattice.base.sizes),
+            max_work,
+            "node-class evaluations",
+        )
     judge = _Judge(lattice, policy, suppression_limit, options)
     search = _search(lattice.heights, judge, monotone=monotone)
     verdicts, evaluated = search
