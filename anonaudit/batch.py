@@ -20,6 +20,7 @@ from anonaudit.checks.wildcard import NullPolicy
 from anonaudit.config import AuditConfig
 from anonaudit.engines.local import Progress
 from anonaudit.errors import AnonauditError
+from anonaudit.loading import Engine
 from anonaudit.report.json import SCHEMA_VERSION, coverage, dumps, report_to_dict
 from anonaudit.rows import write_records
 from anonaudit.sources import open_inputs
@@ -84,7 +85,7 @@ def audit_config(
         suppression_limit=config.suppression_limit,
         max_results=config.max_results or None,
         **config.reading(),
-        engine="dask" if config.engine == "dask" else "local",
+        engine=cast("Engine", config.engine),  # the CLI and the schema allow only engines
         scheduler=scheduler or config.scheduler,
         progress=progress,
     )

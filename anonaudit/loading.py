@@ -26,7 +26,7 @@ Source: TypeAlias = (
     str | os.PathLike[str] | pd.DataFrame | pa.Table | Sequence[str | os.PathLike[str]]
 )
 #: Where the class table is built: in this process, or on a Dask cluster.
-Engine = Literal["local", "dask"]
+Engine = Literal["local", "dask", "spark"]
 
 
 def load(
@@ -93,8 +93,8 @@ def load(
     from anonaudit.engines.spark import from_spark
 
     quasi_identifiers, sensitive = _roles(quasi_identifiers, sensitive)
-    if engine not in ("local", "dask"):
-        raise ParameterError(f"engine must be 'local' or 'dask' (got {engine!r})")
+    if engine not in ("local", "dask", "spark"):
+        raise ParameterError(f"engine must be 'local', 'dask' or 'spark' (got {engine!r})")
     items: list[Any] = list(source) if isinstance(source, (list, tuple)) else [source]
     sources = open_inputs(
         [item for item in items if not is_spark_frame(item)],
@@ -113,7 +113,11 @@ def load(
         raise ParameterError("--weights needs the local engine (not Dask or Spark)")
     if not sources and spark:
         return spark[0].merge(*spark[1:])
-    if engine == "dask":
+    if engine == "spark":
+        from anonaudit.engines.spark import build_class_table as build_on_spark
+
+        table = build_on_spark(sources, **roles, session=scheduler, progress=progress)
+    elif engine == "dask":
         from anonaudit.engines.dask import build_class_table as build_on_dask
 
         table = build_on_dask(sources, **roles, scheduler=scheduler, progress=progress)

@@ -12,7 +12,14 @@ import pytest
 
 import anonaudit
 from anonaudit.classtable import ClassTable
-from anonaudit.engines.local import Limits, connect, group_counts, limits, set_limits
+from anonaudit.engines.local import (
+    Limits,
+    build_class_table,
+    connect,
+    group_counts,
+    limits,
+    set_limits,
+)
 from anonaudit.errors import ParameterError
 from anonaudit.sources.csv import CsvOptions, CsvSource
 
@@ -93,7 +100,7 @@ def test_an_identifier_is_named_before_the_scan(
     path = tmp_path / "ids.csv"
     path.write_text("id,sex\n" + "".join(f"{i},{'FM'[i % 2]}\n" for i in range(2000)))
     with caplog.at_level(logging.WARNING, logger="anonaudit"):
-        table = anonaudit.load(path, quasi_identifiers=["id", "sex"], )
+        table = anonaudit.load(path, quasi_identifiers=["id", "sex"])
     assert [record.getMessage().split("(")[0] for record in caplog.records] == [
         "anonaudit: warning: quasi-identifier 'id' looks like an identifier "
     ]
@@ -173,3 +180,13 @@ def test_a_subset_equals_the_table_of_its_rows() -> None:
     assert ours.totals.tolist() == theirs.totals.tolist()
     distinct = ours.distinct_per_class().tolist(), theirs.distinct_per_class().tolist()
     assert sorted(distinct[0]) == sorted(distinct[1])
+
+
+def test_a_path_duckdb_would_read_as_a_glob_takes_the_pyarrow_reader(tmp_path: Path) -> None:
+    (tmp_path / "a1.csv").write_text("q,s\n1,x\n", encoding="utf-8")
+    path = tmp_path / "a[1].csv"
+    path.write_text("q,s\n2,y\n", encoding="utf-8")
+    source = CsvSource(path, CsvOptions())
+    assert source.duckdb_scan() is None
+    table = build_class_table([source], quasi_identifiers=["q"], sensitive=["s"])
+    assert _rows(table) == [("2", "y", 1)]

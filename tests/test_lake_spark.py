@@ -161,3 +161,26 @@ def test_spark_refuses_a_filtered_dataset(spark: Any, tmp_path: Path) -> None:
     write_partitioned(root)
     with pytest.raises(ParameterError, match="--engine spark reads local CSV and Parquet"):
         _on_spark(spark, [root], QI, SA, filter=["day=2024-01-02"])
+
+
+def test_the_command_line_audits_on_spark_as_on_the_local_engine(
+    spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``anonaudit audit --engine spark`` runs on Spark (the session the test started)
+    and reports what the local engine reports."""
+    import json
+
+    from anonaudit.cli import main
+
+    path = str(write_text(tmp_path / "tricky.csv", TRICKY))
+    args = ["audit", path, "--qi", "zip,age,sex", "--sensitive", "diagnosis,ward", "-k", "2"]
+    reports = {}
+    for engine in ("local", "spark"):
+        out = tmp_path / f"{engine}.json"
+        assert main([*args, "--engine", engine, "--json", str(out), "--quiet"]) == 1
+        reports[engine] = json.loads(out.read_text(encoding="utf-8"))
+    capsys.readouterr()
+    local, on_spark = reports["local"], reports["spark"]
+    assert on_spark["k_anonymity"] == local["k_anonymity"]
+    assert on_spark["l_diversity"] == local["l_diversity"]
+    assert on_spark["risk"]["highest"] == local["risk"]["highest"]

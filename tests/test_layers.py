@@ -36,6 +36,7 @@ TOP = {
     "util": "base",
     "policy": "base",
     "explain": "base",
+    "work": "base",
     "sources": "sources",
     "rows": "results",
     "classtable": "classtable",

@@ -25,7 +25,7 @@ suppressed records over the records audited.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -228,10 +228,4 @@ def _failing(
 
 def _without(table: ClassTable, drop: np.ndarray) -> ClassTable:
     """``table`` without the rows marked in ``drop`` (a mask over its rows)."""
-    keep = ~drop
-    return replace(
-        table,
-        keys=table.keys.filter(pa.array(keep)),
-        counts=table.counts[keep],
-        weights=None if table.weights is None else table.weights[keep],
-    )
+    return table.subset(~drop)

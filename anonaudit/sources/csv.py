@@ -131,9 +131,10 @@ class CsvSource:
         aggregates it in the same pass. Its columns are named ``c0``, ``c1``, ... by
         position in the file. ``None`` when only this reader is known to give the same
         values: a pipe, compressed or remote file, an encoding other than UTF-8, a
-        single column (DuckDB reads a blank line as a null there), a header whose
-        quoted name spans lines, or white space next to a quote outside a quoted value
-        (DuckDB drops it; pyarrow keeps it in an unquoted value). DuckDB runs in strict
+        single column (DuckDB reads a blank line as a null there), a path DuckDB would
+        read as a glob pattern (``*?[]{}``), a header whose quoted name spans lines, or
+        white space next to a quote outside a quoted value (DuckDB drops it; pyarrow
+        keeps it in an unquoted value). DuckDB runs in strict
         mode (a ragged row, an unclosed quote, an undecodable byte is an error) with the
         same null markers, unquoted only; on any error, or a file without data rows, the
         engine reads the file with :meth:`batches` instead, whose messages name the line.
@@ -146,13 +147,15 @@ class CsvSource:
             or encoding not in ("utf-8", "utf8")
             or len(self.columns) < 2
             or len(self.sep.encode()) != 1
+            or any(c in self.path for c in "*?[]{}")  # DuckDB would read it as a glob
             or not _quotes_agree(self.path, self.sep)
         ):
             return None
+        path = os.path.abspath(self.path)  # DuckDB would expand a leading ~
         names = ", ".join(f"'c{i}': 'VARCHAR'" for i in range(len(self.columns)))
         nulls = ", ".join(_literal(value) for value in self.options.na_values)
         return (
-            f"read_csv({_literal(self.path)}, columns = {{{names}}}, auto_detect = false, "
+            f"read_csv({_literal(path)}, columns = {{{names}}}, auto_detect = false, "
             f"header = true, delim = {_literal(self.sep)}, quote = '\"', escape = '\"', "
             f"strict_mode = true, null_padding = false, nullstr = [{nulls}], "
             "allow_quoted_nulls = false, compression = 'none')"
