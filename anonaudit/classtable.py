@@ -498,14 +498,7 @@ class ClassTable:
         keep = np.ones(len(self), dtype=bool)
         for name in self.quasi_identifiers:
             keep &= ~self.keys.column(name).is_null().to_numpy(zero_copy_only=False)
-        return ClassTable(
-            self.quasi_identifiers,
-            self.sensitive,
-            self.keys.filter(pa.array(keep)),
-            self.counts[keep],
-            self.sources,
-            None if self.weights is None else self.weights[keep],
-        )
+        return self.subset(keep)
 
 
 def _encode(column: pa.ChunkedArray) -> tuple[tuple[str | None, ...], np.ndarray]:

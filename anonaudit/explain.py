@@ -533,8 +533,8 @@ PROSECUTOR_RISK = Measure(
         "attackers who know more than the declared quasi-identifiers; it does not measure "
         "what is learned about sensitive values (attribute disclosure). Attackers who do "
         "not know whether the person is in the data (the journalist and marketer models) "
-        "face a lower risk that depends on the population, which this report does not "
-        "estimate."
+        "face a lower risk that depends on the population: population risk, estimated "
+        "when a population size or sampling fraction is given."
     ),
 )
 

@@ -164,7 +164,7 @@ def suppression_advice(
         suppress |= fresh
         rounds += 1
         kept_rows = ~suppress[classes.index]
-        remaining = _without(table, ~kept_rows)
+        remaining = table.subset(kept_rows)
         current = reaudit(remaining) if remaining.rows else None
         if current is None:
             failing = []
@@ -224,8 +224,3 @@ def _failing(
             mask = 1.0 / classes.sizes > bound + TOLERANCE
         result.append((name, mask))
     return result
-
-
-def _without(table: ClassTable, drop: np.ndarray) -> ClassTable:
-    """``table`` without the rows marked in ``drop`` (a mask over its rows)."""
-    return table.subset(~drop)

@@ -15,8 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from anonaudit.classtable import ClassTable
 from anonaudit.dp.bounding import BoundedTable
 from anonaudit.dp.companion import DPReport, companion
@@ -193,10 +191,7 @@ def release_warnings(report: DPReport) -> list[str]:
     r = report.release
     found = []
     n = r.original.rows
-    n_classes = int(r.class_ids.max()) + 1 if len(r.class_ids) else 0
-    true = np.bincount(r.class_ids, weights=r.true_counts, minlength=n_classes)
-    shown = np.bincount(r.class_ids, weights=r.released_counts, minlength=n_classes)
-    share = float(true[shown > 0].sum()) / n if n else 0.0
+    share = report.utility.records_in_released_classes / n if n else 0.0
     if not r.table.rows:
         found.append(
             "the release is empty: no cell was released; raise --epsilon (or --delta, which "

@@ -52,6 +52,8 @@ class Utility:
     classes, classes_released, classes_hidden, classes_fabricated : int
         Equivalence classes with records, with released records, with records but none
         released, and with released records but none in truth.
+    records_in_released_classes : int
+        Records of the data whose class has released records.
     """
 
     cells: int
@@ -68,6 +70,7 @@ class Utility:
     classes_released: int
     classes_hidden: int
     classes_fabricated: int
+    records_in_released_classes: int
 
 
 def utility(result: Release, *, confidence: float = 0.95) -> Utility:
@@ -96,6 +99,7 @@ def utility(result: Release, *, confidence: float = 0.95) -> Utility:
         classes_released=int((released_size > 0).sum()),
         classes_hidden=int(((true_size > 0) & (released_size == 0)).sum()),
         classes_fabricated=int(((true_size == 0) & (released_size > 0)).sum()),
+        records_in_released_classes=int(true_size[released_size > 0].sum()),
     )
 
 

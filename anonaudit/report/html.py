@@ -234,19 +234,10 @@ def _render(
 
 
 def _about(report: AuditReport) -> tuple[explain.Measure, ...]:
-    """The measures the page explains: with a population, population risk too, and the
-    prosecutor risk's note that the report does not estimate it is dropped."""
+    """The measures the page explains: with a population, population risk too."""
     if report.population is None:
         return explain.REPORT_MEASURES
-    risk = explain.PROSECUTOR_RISK
-    unestimated = ", which this report does not estimate."
-    risk = dataclasses.replace(
-        risk, misses=risk.misses.replace(unestimated, ": see population risk.")
-    )
-    return (
-        *(risk if m is explain.PROSECUTOR_RISK else m for m in explain.REPORT_MEASURES),
-        explain.POPULATION_RISK,
-    )
+    return (*explain.REPORT_MEASURES, explain.POPULATION_RISK)
 
 
 def _listings(view: object) -> Iterator[Listing]:
