@@ -203,8 +203,10 @@ def test_discrete_gaussian_value_guarantee_holds() -> None:
     for t in range(-2, 8):
         e = event(da >= t, db >= t)
         assert not e.refutes(first.value_epsilon, first.value_delta)
-        tight.append(e.refutes(first.value_epsilon, first.value_delta / 3))
-    # a third of the stated delta would be refuted (clamping at 0 hides the rest)
+        tight.append(e.refutes(first.value_epsilon, first.value_delta / 4))
+    # a quarter of the stated delta would be refuted (clamping at 0 hides the rest): the
+    # best event's excess is about 0.03 of the 0.05 stated, its lower bound 0.017-0.021
+    # in repeated runs, so a third (0.0167) was refuted only most of the time
     assert any(tight)
 
 
