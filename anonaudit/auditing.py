@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import datetime as _dt
 import functools
+import math
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import pyarrow.compute as pc
 
@@ -49,7 +50,8 @@ from anonaudit.linkage.population import PopulationLinkage, population_linkage
 from anonaudit.loading import Engine, Source, load
 from anonaudit.policy import Policy
 from anonaudit.report.html import DEFAULT_MAX_ROWS
-from anonaudit.work import DEFAULT_MAX_WORK, SUBSET_OVERHEAD, check_work, subsets
+from anonaudit.sources.csv import from_decimal_comma
+from anonaudit.work import DEFAULT_MAX_WORK, SUBSET_OVERHEAD, Steps, check_work, subsets
 
 if TYPE_CHECKING:  # anonaudit.dp and anonaudit.advice import this module
     from anonaudit.advice.lattice import Advice
@@ -58,6 +60,7 @@ if TYPE_CHECKING:  # anonaudit.dp and anonaudit.advice import this module
 
 __all__ = ["AuditReport", "Source", "audit", "audit_table", "load"]
 
+_Result = TypeVar("_Result")
 
 
 @dataclass(frozen=True)
@@ -252,6 +255,8 @@ def audit(
     progress: Progress | None = None,
     weights: str | None = None,
     missing_columns: str = "error",
+    count: str | None = None,
+    decimal_comma: Sequence[str] = (),
     population_table: Source | ClassTable | None = None,
     k_map: int | None = None,
     max_work: int | None = DEFAULT_MAX_WORK,
@@ -325,14 +330,21 @@ def audit(
         (``None``: all of them).
     sep, encoding, na_values, format, filter
         As for :func:`load`.
-    storage_options, delta_version, engine, scheduler, progress, missing_columns
+    storage_options, delta_version, engine, scheduler, missing_columns
         As for :func:`load`.
+    progress : Progress, optional
+        As for :func:`load`, and then the steps of the long analyses (QI analysis,
+        SUDA, the advice search) as they run.
     weights : str, optional
         A column of survey weights (:func:`load`): adds sdcMicro's individual and
         global risk with ``F_k`` the sum of each class's weights
         (:mod:`anonaudit.checks.individual`). Without it, a population size or
         sampling fraction adds the same risk with uniform weights ``N / n``.
-
+    count : str, optional
+        A column of records per row: the input is a frequency table, one row per group
+        with its count (:func:`load`); ``population_table`` is read the same way.
+    decimal_comma : sequence of str
+        Columns whose numbers are written with a decimal comma (:func:`load`).
     population_table : path, frame or ClassTable, optional
         The attacker's identified table (a voter list, a census extract) with the QI
         columns in the release's coding (generalized by ``generalize`` as the release
@@ -370,21 +382,26 @@ def audit(
         "delta_version": delta_version,
         "missing_columns": missing_columns,
     }
-    engines = {"engine": engine, "scheduler": scheduler, "progress": progress}
+    engines = {"engine": engine, "scheduler": scheduler, "progress": progress, "count": count}
     if isinstance(source, ClassTable):
-        table = source
+        table = source.recode(dict.fromkeys(decimal_comma, from_decimal_comma))
     else:
         table = load(
             source,
             quasi_identifiers=quasi_identifiers,
             sensitive=sensitive,
             weights=weights,
+            decimal_comma=decimal_comma,
             **reading,
             **engines,
         )
     if population_table is not None and not isinstance(population_table, ClassTable):
         population_table = load(
-            population_table, quasi_identifiers=quasi_identifiers, **reading, **engines
+            population_table,
+            quasi_identifiers=quasi_identifiers,
+            decimal_comma=[c for c in decimal_comma if c in quasi_identifiers],
+            **reading,
+            **engines,
         )
     if nulls != "wildcard":
         _refuse_null_quasi_identifiers(table)
@@ -411,10 +428,12 @@ def audit(
         population_table=population_table,
         k_map=k_map,
         max_work=max_work,
+        progress=progress,
     )
     # The inputs' other columns are sampled again (a bounded read) for direct identifiers.
     sources = sample_sources(source, **reading)
-    return replace(report, identifiers=find_identifiers(report.table, sources))
+    numbers = [name for name in (weights, count) if name is not None]
+    return replace(report, identifiers=find_identifiers(report.table, sources, ignore=numbers))
 
 
 def audit_table(
@@ -441,6 +460,7 @@ def audit_table(
     population_table: ClassTable | None = None,
     k_map: int | None = None,
     max_work: int | None = DEFAULT_MAX_WORK,
+    progress: Progress | None = None,
 ) -> AuditReport:
     """Run every check on a class table; see :func:`audit` for the parameters.
 
@@ -503,10 +523,10 @@ def audit_table(
             model=population_model,
         )
     classes = len(audited.classes)
+    n_qi = len(audited.quasi_identifiers)
     for option, asked in (("--qi-analysis", qi_analysis), ("--suda", suda)):
         if asked is not None and asked is not False:
-            n_qi = len(audited.quasi_identifiers)
-            size = default_max_subset_size(n_qi) if asked is True else min(int(asked), n_qi)
+            size = _subset_size(asked, n_qi)
             check_work(
                 f"{option} {size} over {n_qi} QIs and {classes:,} classes",
                 subsets(n_qi, size) * (classes + SUBSET_OVERHEAD),
@@ -567,15 +587,30 @@ def audit_table(
         marketer=None if population is None else marketer_risk(audited),
         qi_analysis=None
         if qi_analysis is None or qi_analysis is False
-        else analyse_quasi_identifiers(audited, max_size=_size(qi_analysis)),
+        else _with_steps(
+            progress,
+            "QI analysis",
+            subsets(n_qi, _subset_size(qi_analysis, n_qi)) + n_qi,
+            "QI subsets",
+            lambda steps: analyse_quasi_identifiers(
+                audited, max_size=_size(qi_analysis), steps=steps
+            ),
+        ),
         suda=None
         if suda is None or suda is False
-        else find_special_uniques(
-            audited,
-            max_msu_size=_size(suda),
-            dis_fraction=DEFAULT_DIS_FRACTION
-            if population is None
-            else population.sampling_fraction,
+        else _with_steps(
+            progress,
+            "SUDA",
+            subsets(n_qi, _subset_size(suda, n_qi)),
+            "QI subsets",
+            lambda steps: find_special_uniques(
+                audited,
+                max_msu_size=_size(suda),
+                dis_fraction=DEFAULT_DIS_FRACTION
+                if population is None
+                else population.sampling_fraction,
+                steps=steps,
+            ),
         ),
     )
     if advise_suppression and report.passed is False:
@@ -597,13 +632,18 @@ def audit_table(
         from anonaudit.advice.lattice import qi_hierarchies
 
         searched = original.without_null_quasi_identifiers() if nulls == "drop" else original
+        lattice_hierarchies = qi_hierarchies(searched, qi_specs)
+        nodes = math.prod(h.height + 1 for h in lattice_hierarchies.values())
         advice = search(
             searched,
-            hierarchies=qi_hierarchies(searched, qi_specs),
+            hierarchies=lattice_hierarchies,
             policy=policy,
             suppression_limit=suppression_limit,
             max_results=max_results,
             max_work=max_work,
+            steps=None
+            if progress is None
+            else progress.steps("advice search", nodes, "lattice nodes", exact=False),
             audit_options={
                 "distance": distances,
                 "hierarchies": hierarchy_objects,
@@ -613,7 +653,29 @@ def audit_table(
             },
         )
         report = replace(report, advice=advice)
+        if progress is not None:
+            progress.finish()
     return report
+
+
+def _subset_size(asked: bool | int, n_qi: int) -> int:
+    """The largest QI subset an analysis asked as ``asked`` visits."""
+    return default_max_subset_size(n_qi) if asked is True else min(int(asked), n_qi)
+
+
+def _with_steps(
+    progress: Progress | None,
+    what: str,
+    total: int,
+    unit: str,
+    analysis: Callable[[Steps | None], _Result],
+) -> _Result:
+    """Run ``analysis`` with a progress display of its ``total`` steps, if any."""
+    if progress is None:
+        return analysis(None)
+    result = analysis(progress.steps(what, total, unit))
+    progress.finish()
+    return result
 
 
 def _refuse_null_quasi_identifiers(table: ClassTable) -> None:

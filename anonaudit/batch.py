@@ -78,6 +78,8 @@ def audit_config(
         k_map=config.k_map,
         max_work=config.max_work or None,
         weights=config.weights,
+        count=config.count,
+        decimal_comma=config.decimal_comma,
         generalize=config.generalize or None,
         qi_analysis=config.qi_analysis,
         suda=config.suda,

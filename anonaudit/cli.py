@@ -58,7 +58,7 @@ from anonaudit.rows import write_records, write_transformed
 from anonaudit.sources import require_rereadable
 from anonaudit.sources.base import MISSING_COLUMNS
 from anonaudit.sources.dataset import FORMATS
-from anonaudit.util import atomic_write_text, refuse_overwriting
+from anonaudit.util import atomic_write_text, refuse_folders, refuse_overwriting
 from anonaudit.work import DEFAULT_MAX_WORK, LISTED_CLASS_WORK, check_work
 
 __all__ = ["main"]
@@ -220,6 +220,7 @@ def _parser() -> argparse.ArgumentParser:
         help="survey weight column: adds sdcMicro's individual and global risk, with "
         "Fk the sum of each class's weights",
     )
+
     dp_cli.add_options(
         a.add_argument_group("differential privacy (see: anonaudit dp --help)"),
         prefix="dp-",
@@ -314,6 +315,19 @@ def _add_reading(group: argparse._ArgumentGroup) -> None:
         action="append",
         metavar="TEXT",
         help="cell text read as null (repeatable; default: only the empty cell)",
+    )
+    group.add_argument(
+        "--decimal-comma",
+        action="append",
+        metavar="COLS",
+        help="columns whose numbers are written with a decimal comma (1.234,5 or 1 234,5), "
+        "read as 1234.5 (comma-separated, repeatable)",
+    )
+    group.add_argument(
+        "--count",
+        metavar="COL",
+        help="the input is a frequency table: each row stands for COL records "
+        "(a whole number), as in an export with one row per group and its count",
     )
 
 
@@ -517,30 +531,18 @@ def _config(args: argparse.Namespace) -> AuditConfig:
         ],
         [*read_paths(config), *([args.config] if args.config else [])],
     )
-    if not config.datasets:
-        _refuse_folders([*output_paths(config), ("--out", getattr(args, "out", None))])
+    refuse_folders([*output_paths(config), ("--out", getattr(args, "out", None))])
     for dataset in config.datasets or [config]:
+        if dataset.records_out and dataset.count:
+            raise ParameterError(
+                "--records-out writes one line per record, and the rows of a frequency "
+                "table (--count) stand for many: drop one of them (the report lists classes)"
+            )
         if dataset.records_out:
             require_rereadable(dataset.inputs, "--records-out")
     if getattr(args, "out", None):
         require_rereadable(config.inputs, "--out")
     return config
-
-
-def _refuse_folders(outputs: Sequence[tuple[str, str | None]]) -> None:
-    """Refuse, before any input is read, an output path that names a folder: an existing
-    one, or one that does not exist yet, written with a trailing slash (``--html out/``),
-    which would otherwise become a file called ``out``. Missing folders above a file name
-    are created (:func:`anonaudit.util.atomic_path`)."""
-    for option, output in outputs:
-        if output is None or output == "-" or "://" in output:
-            continue
-        if output.endswith(("/", os.sep)) or Path(output).is_dir():
-            exists = "" if Path(output).is_dir() else " (that does not exist)"
-            raise ParameterError(
-                f"{option} {output}: this names a folder{exists}; give the path of a file "
-                "to write"
-            )
 
 
 def _dataset_configs(config: AuditConfig, args: argparse.Namespace) -> None:
@@ -625,6 +627,10 @@ def _override(config: AuditConfig, args: argparse.Namespace) -> None:
         config.max_work = args.max_work
     if args.weights is not None:
         config.weights = args.weights
+    if args.count is not None:
+        config.count = args.count
+    if args.decimal_comma is not None:
+        config.decimal_comma = [c for item in args.decimal_comma for c in _columns(item)]
     for name in ("qi_analysis", "suda", "advise", "suppression_limit", "max_results"):
         if getattr(args, name, None) is not None:
             setattr(config, name, getattr(args, name))
@@ -828,17 +834,21 @@ def _run_dp(args: argparse.Namespace) -> int:
     sensitive = [c for item in args.sensitive for c in _columns(item)]
     _require_roles(args.inputs, qi, where="")
     sidecar = artefact.sidecar_path(Path(args.out)) if args.out else None
-    refuse_overwriting(
-        [
-            ("--out", args.out),
-            ("--out (sidecar)", sidecar),
-            ("--json", args.json),
-            ("--ledger", args.ledger),
-        ],
-        args.inputs,
-    )
+    outputs = [
+        ("--out", args.out),
+        ("--out (sidecar)", sidecar),
+        ("--json", args.json),
+        ("--ledger", args.ledger),
+    ]
+    refuse_overwriting(outputs, args.inputs)
+    refuse_folders(outputs)
     if args.max_contributions is not None and not args.privacy_unit:
         raise ParameterError("--max-contributions bounds the rows of a --privacy-unit; add it")
+    if args.count is not None and args.privacy_unit:
+        raise ParameterError(
+            "--privacy-unit bounds each person's rows, and a frequency table (--count) "
+            "has none: drop one of them"
+        )
     reading: dict[str, Any] = {
         "quasi_identifiers": qi,
         "sensitive": sensitive,
@@ -846,6 +856,7 @@ def _run_dp(args: argparse.Namespace) -> int:
         "encoding": args.encoding or "utf-8",
         "na_values": args.na if args.na is not None else ("",),
         "progress": None if args.quiet else Progress(sys.stderr),
+        "decimal_comma": [c for item in args.decimal_comma or () for c in _columns(item)],
     }
     data = (
         load_bounded(
@@ -855,7 +866,7 @@ def _run_dp(args: argparse.Namespace) -> int:
             **reading,
         )
         if args.privacy_unit
-        else load(args.inputs, **reading)
+        else load(args.inputs, **reading, count=args.count)
     )
     if args.budget is not None and not args.ledger:
         raise ParameterError("--budget is checked against a ledger; add --ledger FILE")

@@ -229,6 +229,8 @@ _DATASET: dict[str, _Value | _Items | _Table] = {
     "max_work": _WHOLE,
     "population_model": _TEXT,
     "weights": _TEXT,
+    "count": _TEXT,
+    "decimal_comma": _TEXTS,
     "qi_analysis": _SIZE,
     "suda": _SIZE,
     "advise": _BOOLEAN,
@@ -293,6 +295,8 @@ class AuditConfig:
     max_work: int = DEFAULT_MAX_WORK
     population_model: PopulationModel = "dankar"
     weights: str | None = None
+    count: str | None = None
+    decimal_comma: list[str] = field(default_factory=list)
     qi_analysis: bool | int | None = None
     suda: bool | int | None = None
     advise: bool = False

@@ -33,14 +33,12 @@ A null QI value has no place in a hierarchy and stays null under every generaliz
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from decimal import ROUND_FLOOR, Decimal, InvalidOperation
 from itertools import pairwise
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from anonaudit.classtable import ClassTable
 from anonaudit.errors import HierarchyError, ParameterError
@@ -254,24 +252,26 @@ class Generalization:
             A value of the table that is not a leaf of its QI's hierarchy.
         """
         maps = self.recode_maps()
-        if not maps:
-            return table
-        keys = table.keys
-        for column, mapping in maps.items():
+        for column in maps:
             if column not in table.quasi_identifiers:
                 raise ParameterError(
                     f"cannot generalize {column!r}: it is not a quasi-identifier "
                     f"({', '.join(table.quasi_identifiers)})"
                 )
-            encoded = pc.dictionary_encode(keys.column(column).combine_chunks())
-            dictionary = encoded.dictionary.to_pylist()
-            for value in dictionary:
+        return table.recode({column: self._recoder(column, maps[column]) for column in maps})
+
+    def _recoder(
+        self, column: str, mapping: Mapping[str | None, str | None]
+    ) -> Callable[[list[str | None]], list[str | None]]:
+        """The recoding of ``column``'s values by ``mapping``, refusing a value it lacks."""
+
+        def recode(values: list[str | None]) -> list[str | None]:
+            for value in values:
                 if value not in mapping:
                     raise HierarchyError(
                         f"{self.hierarchies[column].name}: value {value!r} of column "
                         f"{column!r} is not in the hierarchy; add a line for it"
                     )
-            recoded = pa.array([mapping[v] for v in dictionary], type=encoded.dictionary.type)
-            position = keys.column_names.index(column)
-            keys = keys.set_column(position, column, recoded.take(encoded.indices))
-        return replace(table, keys=keys).merge()
+            return [mapping[v] for v in values]
+
+        return recode

@@ -296,7 +296,11 @@ def by_uniqueness(distinct: int, rows: int) -> str | None:
 
 
 def find_identifiers(
-    table: ClassTable, sources: Sequence[Source] = (), *, sample_rows: int = SAMPLE_ROWS
+    table: ClassTable,
+    sources: Sequence[Source] = (),
+    *,
+    sample_rows: int = SAMPLE_ROWS,
+    ignore: Sequence[str] = (),
 ) -> tuple[Identifier, ...]:
     """The likely direct identifiers among the audit's columns and the inputs' others.
 
@@ -310,6 +314,8 @@ def find_identifiers(
         records of their other columns are read once more and judged on that sample.
     sample_rows : int
         Records read again from the inputs.
+    ignore : sequence of str
+        Other columns known not to describe a person (survey weights, row counts).
 
     Returns
     -------
@@ -323,7 +329,8 @@ def find_identifiers(
     }
     distinct = {qi: len(pc.unique(table.keys.column(qi))) for qi in table.quasi_identifiers}
     rows = {qi: table.rows for qi in table.quasi_identifiers}
-    sample = _sample(sources, [c for c in _columns(sources) if c not in roles], sample_rows)
+    others = [c for c in _columns(sources) if c not in roles and c not in ignore]
+    sample = _sample(sources, others, sample_rows)
     for column, array in sample.items():
         roles[column] = "not audited"
         values[column] = array

@@ -18,6 +18,7 @@ from anonaudit.classtable import ClassTable
 from anonaudit.engines.local import Progress, build_class_table
 from anonaudit.errors import ParameterError
 from anonaudit.sources import is_spark_frame, open_inputs
+from anonaudit.sources.csv import from_decimal_comma
 
 __all__ = ["Engine", "Source", "load"]
 
@@ -46,6 +47,8 @@ def load(
     progress: Progress | None = None,
     weights: str | None = None,
     missing_columns: str = "error",
+    count: str | None = None,
+    decimal_comma: Sequence[str] = (),
 ) -> ClassTable:
     """Read ``source`` in one streaming pass into a :class:`ClassTable`.
 
@@ -82,6 +85,14 @@ def load(
         A column of survey weights (the people each record stands for), summed per
         combination into :attr:`ClassTable.weights`; local engine only. A null,
         non-numeric or negative weight is an :class:`~anonaudit.errors.InputError`.
+    count : str, optional
+        A column of whole numbers: each row stands for that many records, as in a
+        frequency table exported with one row per group and its count; the class
+        table is read straight from it (local and Dask engines).
+    decimal_comma : sequence of str
+        Columns whose numbers are written with a decimal comma and optional grouping
+        (``1.234,5``, ``1 234,5``): read as ``1234.5``, so that numeric distances,
+        intervals and charts see numbers; other values are kept as written.
     missing_columns : {"error", "null"}
         A dataset's file lacking an audited column is an error naming it, or its
         values of that column are null (and the report lists it per file).
@@ -111,8 +122,17 @@ def load(
     spark = [from_spark(item, **roles) for item in items if is_spark_frame(item)]
     if weights is not None and (engine != "local" or spark):
         raise ParameterError("--weights needs the local engine (not Dask or Spark)")
+    if count is not None and (engine == "spark" or spark):
+        raise ParameterError("--count needs the local or the Dask engine (not Spark)")
+    for name in decimal_comma:
+        if name not in (*quasi_identifiers, *sensitive):
+            raise ParameterError(
+                f"--decimal-comma names {name!r}, which is neither a quasi-identifier "
+                "nor a sensitive column"
+            )
+    recoders = dict.fromkeys(decimal_comma, from_decimal_comma)
     if not sources and spark:
-        return spark[0].merge(*spark[1:])
+        return spark[0].merge(*spark[1:]).recode(recoders)
     if engine == "spark":
         from anonaudit.engines.spark import build_class_table as build_on_spark
 
@@ -120,10 +140,10 @@ def load(
     elif engine == "dask":
         from anonaudit.engines.dask import build_class_table as build_on_dask
 
-        table = build_on_dask(sources, **roles, scheduler=scheduler, progress=progress)
+        table = build_on_dask(sources, **roles, scheduler=scheduler, progress=progress, count=count)
     else:
-        table = build_class_table(sources, **roles, weights=weights, progress=progress)
-    return table.merge(*spark) if spark else table
+        table = build_class_table(sources, **roles, weights=weights, count=count, progress=progress)
+    return (table.merge(*spark) if spark else table).recode(recoders)
 
 
 def _roles(qi: Sequence[str], sa: Sequence[str]) -> tuple[list[str], list[str]]:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from anonaudit.errors import AnonauditError, OutputError, ParameterError
 
-__all__ = ["atomic_path", "atomic_write_text", "file_name", "refuse_overwriting"]
+__all__ = ["atomic_path", "atomic_write_text", "file_name", "refuse_folders", "refuse_overwriting"]
 
 # Temporary files are ".anonaudit-tmp-<name>-<pid>-<random>": recognisable, and those
 # of a process that died before renaming them are removed by the next write beside them.
@@ -130,6 +130,36 @@ def refuse_overwriting(
                 "give each output its own path"
             )
         written[target] = f"{option} {os.fspath(output)}"
+
+
+def refuse_folders(outputs: Iterable[tuple[str, str | os.PathLike[str] | None]]) -> None:
+    """Refuse, before anything is read, an output file path that cannot become a file.
+
+    A path that names a folder (an existing one, or one written with a trailing slash,
+    ``--html out/``, which would otherwise become a file called ``out``), or a file in
+    a folder that does not exist (``--html reports/a.html`` with no ``reports``): a
+    mistyped folder is not created silently.
+
+    Raises
+    ------
+    ParameterError
+        Naming the option, the path and what to do.
+    """
+    for option, output in outputs:
+        if output is None or os.fspath(output) in ("-", "") or "://" in os.fspath(output):
+            continue
+        text = os.fspath(output)
+        if text.endswith(("/", os.sep)) or Path(text).is_dir():
+            exists = "" if Path(text).is_dir() else " (that does not exist)"
+            raise ParameterError(
+                f"{option} {text}: this names a folder{exists}; give the path of a file to write"
+            )
+        folder = Path(text).parent
+        if not folder.is_dir():
+            raise ParameterError(
+                f"{option} {text}: the folder {folder} does not exist; create it first "
+                f"(mkdir -p {folder}) or write elsewhere"
+            )
 
 
 def file_name(name: str) -> str:

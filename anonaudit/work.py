@@ -11,6 +11,7 @@ running for minutes or exhausting memory.
 from __future__ import annotations
 
 import math
+from typing import Protocol
 
 from anonaudit.errors import ParameterError
 
@@ -18,6 +19,7 @@ __all__ = [
     "DEFAULT_MAX_WORK",
     "LISTED_CLASS_WORK",
     "SUBSET_OVERHEAD",
+    "Steps",
     "check_work",
     "subsets",
 ]
@@ -29,6 +31,17 @@ DEFAULT_MAX_WORK = 50_000_000
 SUBSET_OVERHEAD = 100
 #: Units of work one class listed in a JSON report counts for (about 1 KB written).
 LISTED_CLASS_WORK = 1_000
+
+
+class Steps(Protocol):
+    """Counts the steps of a long analysis as they are done (a progress display).
+
+    :meth:`anonaudit.engines.local.Progress.steps` makes one; an analysis calls it once
+    per step (a QI subset, a lattice node) and never needs to know what it displays.
+    """
+
+    def __call__(self, count: int = 1) -> None:
+        """Count ``count`` more steps done."""
 
 
 def subsets(n: int, max_size: int) -> int:

@@ -259,15 +259,25 @@ def test_json_file_is_replaced_whole(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert sorted(p.name for p in tmp_path.iterdir()) == ["data.csv", "report.json"]
 
 
-def test_json_into_a_missing_folder_creates_it(
+def test_output_into_a_missing_folder_is_refused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """Issue 12: a mistyped folder is an error naming it, not created silently (this
+    test asserted the opposite before issue 12 asked for it)."""
     data = write_csv(tmp_path / "data.csv", ROWS)
     target = tmp_path / "reports" / "daily" / "r.json"
+    for option in ("--json", "--html", "--records-out"):
+        code, _, err = run(capsys, str(data), *ROLES, option, str(target))
+        assert code == 2
+        assert err == (
+            f"anonaudit: error: {option} {target}: the folder {target.parent} does not exist; "
+            f"create it first (mkdir -p {target.parent}) or write elsewhere\n"
+        )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data.csv"]
+    target.parent.mkdir(parents=True)
     code, _, err = run(capsys, str(data), *ROLES, "--json", str(target))
     assert (code, err) == (0, "")
     assert parse(target.read_text(encoding="utf-8"))["rows"] == 6
-    assert [p.name for p in target.parent.iterdir()] == ["r.json"]
 
 
 def test_json_report_gets_normal_permissions(
@@ -815,3 +825,53 @@ def test_suppressing_most_of_the_data_points_to_generalization(
     advice = "Suppressing 3 records (30%) in 3 classes would reach k = 2, but that withholds"
     assert advice in out and "generalize the quasi-identifiers instead" in out
     assert "generalize the quasi-identifiers instead" in page.read_text(encoding="utf-8")
+
+
+def test_decimal_comma_reads_numbers_written_the_european_way(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 12: ``--decimal-comma COLS``: ``1.234,5`` is 1234.5, so the numeric distance
+    and intervals see numbers; the audit equals that of the same numbers with points."""
+    rows = [("a", "1.234,5"), ("a", "99,25"), ("b", "1 000"), ("b", "99,25"), ("b", "7")]
+    comma = write_csv(tmp_path / "comma.csv", rows, ("q", "income"), sep=";")
+    point = write_csv(
+        tmp_path / "point.csv",
+        [(q, v.replace(".", "").replace(" ", "").replace(",", ".")) for q, v in rows],
+        ("q", "income"),
+        sep=";",
+    )
+    numeric = ("--qi", "q", "--sensitive", "income", "--t-distance", "numeric", "-t", "0.3")
+    code, _, err = run(capsys, str(comma), *numeric)
+    assert code == 2 and err.endswith("give --decimal-comma income\n")  # no number without it
+    code, with_option = run_json(capsys, str(comma), *numeric, "--decimal-comma", "income")
+    expected = run_json(capsys, str(point), *numeric)[1]
+    assert normalized(with_option) == normalized(expected)
+    assert with_option["t_closeness"]["income"]["t"] == expected["t_closeness"]["income"]["t"]
+    code, _, err = run(capsys, str(comma), "--qi", "q", "--decimal-comma", "nope")
+    assert code == 2 and "--decimal-comma names 'nope', which is neither" in err
+    policy = tmp_path / "p.toml"
+    policy.write_text(
+        f'inputs = ["{comma.as_posix()}"]\nquasi_identifiers = ["q"]\nsensitive = ["income"]\n'
+        'decimal_comma = ["income"]\nt_distance = "numeric"\n',
+        encoding="utf-8",
+    )
+    assert main(["audit", "--config", str(policy), "--quiet"]) == 0
+
+
+def test_a_header_read_as_one_column_names_the_likely_separator(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 12: the wrong --sep leaves one column; the error says which separator."""
+    semi = write_csv(tmp_path / "semi.csv", [("1", "x")], ("q", "s"), sep=";")
+    code, _, err = run(capsys, str(semi), "--qi", "q", "--sep", ",")
+    assert code == 2
+    assert err.endswith(
+        "the columns are: q;s (one column: the separator is probably ';'; give --sep ';')\n"
+    )
+    tabs = write_csv(tmp_path / "tabs.tsv", [("1", "x")], ("q", "s"), sep="\t")
+    code, _, err = run(capsys, str(tabs), "--qi", "q", "--sep", ";")
+    assert code == 2 and err.endswith(
+        "(one column: the separator is probably tab; give --sep tab)\n"
+    )
+    code, _, err = run(capsys, str(semi), "--qi", "nope")  # sniffed right: no hint
+    assert code == 2 and err.endswith("the columns are: q, s\n")

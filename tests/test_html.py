@@ -303,6 +303,7 @@ def test_cli_writes_the_html_report_with_the_command(
     data = tmp_path / "my data.csv"
     hostile_frame().to_csv(data, index=False)
     page = tmp_path / "out" / "report.html"
+    page.parent.mkdir()
     argv = ["audit", str(data), "--qi", "zip", "-k", "2", "--html", str(page), "--redact"]
     assert main(argv) == 1
     text = page.read_text(encoding="utf-8")
@@ -323,6 +324,7 @@ def test_a_policy_file_names_the_html_report_relative_to_itself(
         'inputs = ["data.csv"]\nquasi_identifiers = ["zip"]\nhtml = "out/report.html"\n',
         encoding="utf-8",
     )
+    (tmp_path / "out").mkdir()
     assert main(["audit", "--config", str(tmp_path / "policy.toml"), "--quiet"]) == 0
     assert "k-anonymity" in (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
     capsys.readouterr()

@@ -38,7 +38,7 @@ from anonaudit.cli import main
 from anonaudit.engines import dask as dask_engine
 from anonaudit.engines import local
 from anonaudit.engines.local import Progress
-from anonaudit.errors import EngineError, MalformedFileError
+from anonaudit.errors import EngineError, InputError, MalformedFileError
 from anonaudit.sources.base import open_source
 
 ROLES: dict[str, Any] = {"quasi_identifiers": [*QI, "day"], "sensitive": SA}
@@ -161,9 +161,7 @@ def test_a_worker_that_always_dies_fails_the_audit(client: Any, lake: Path) -> N
     client.wait_for_workers(2, timeout=120)
 
 
-def test_scheduler_that_is_not_an_address(
-    capsys: pytest.CaptureFixture[str], lake: Path
-) -> None:
+def test_scheduler_that_is_not_an_address(capsys: pytest.CaptureFixture[str], lake: Path) -> None:
     need("distributed")
     code = main(["audit", str(lake), "--qi", "zip", "--engine", "dask", "--scheduler", "garbage"])
     err = capsys.readouterr().err
@@ -202,3 +200,22 @@ def test_a_partition_lacking_an_audited_column_is_named_on_dask(
     table = anonaudit.load(tmp_path, missing_columns="null", **roles)
     assert table.rows == 4 and table.null_counts()["sex"] == 2
     assert [f.null_columns for f in table.sources[0].files] == [(), ("sex",)]
+
+
+def test_a_frequency_table_on_dask_equals_the_local_engine(client: Any, tmp_path: Path) -> None:
+    """``--count``: each partition's counts are summed on the workers, zero cells dropped."""
+    root = tmp_path / "freq"
+    root.mkdir()
+    (root / "a.csv").write_text("q,s,n\na,x,3\nb,y,0\nc,x,2\n", encoding="utf-8")
+    (root / "b.csv").write_text("q,s,n\na,x,4\nb,x,1\nc,y,0\n", encoding="utf-8")
+    options: dict[str, Any] = {"quasi_identifiers": ["q"], "sensitive": ["s"], "count": "n"}
+    local = anonaudit.load(root, **options)
+    remote = anonaudit.load(root, engine="dask", scheduler=client, **options)
+    assert remote.rows == local.rows == 10
+    assert (
+        sorted(remote.classes.sizes.tolist()) == sorted(local.classes.sizes.tolist()) == [1, 2, 7]
+    )
+    assert [s.rows for s in remote.sources[0].files] == [5, 5]
+    (root / "b.csv").write_text("q,s,n\na,x,-4\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"b\.csv: count column 'n' holds '-4'"):
+        anonaudit.load(root, engine="dask", scheduler=client, **options)

@@ -214,6 +214,7 @@ json = "strict-report.json"
 [datasets.thresholds]
 k = 1000
 {extra}"""
+    (tmp_path / "reports").mkdir(exist_ok=True)
     return write_text(tmp_path / "policy.toml", text)
 
 

@@ -84,6 +84,7 @@ def fresh(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """
     folder = tmp_path_factory.mktemp("quickstart")
     (folder / "sample_data").symlink_to(ROOT / "sample_data")
+    (folder / "reports").mkdir()  # as in a clone
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(folder)
         assert main(_quickstart_args()) == 0

@@ -413,6 +413,7 @@ def test_policy_file_records_out(tmp_path: Path, capsys: pytest.CaptureFixture[s
         f'inputs = ["{CLINIC.as_posix()}"]\nquasi_identifiers = ["zip"]\n'
         'records_out = "out/records.csv"\n'
     )
+    (tmp_path / "out").mkdir()
     assert main(["audit", "--config", str(policy), "--quiet"]) == 0
     assert len(_read(tmp_path / "out" / "records.csv")) == 241
 

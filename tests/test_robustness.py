@@ -174,6 +174,7 @@ def test_dataset_name_cannot_write_outside_the_reports_folder(
         'quasi_identifiers = ["zip"]\njson = "reports/summary.json"\n'
         '[[datasets]]\nname = "../../x"\ninputs = ["data.csv"]\n',
     )
+    (tmp_path / "reports").mkdir()  # a folder that does not exist is refused (issue 12)
     code, _, err = run(capsys, "audit", "--config", str(policy), "--quiet")
     assert code == 0, err
     written = sorted(p.name for p in (tmp_path / "reports").iterdir())
@@ -660,9 +661,7 @@ def test_parquet_columns_differing_only_in_case_are_two_columns(
     assert json.loads(out)["k_anonymity"]["classes"] == 3
 
 
-def test_nested_parquet_column_is_named(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_nested_parquet_column_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "nested.parquet"
     pq.write_table(pa.table({"zip": ["1", "2"], "addr": [{"a": 1}, {"a": 2}]}), path)
     for target in (path, tmp_path):
@@ -869,3 +868,39 @@ def test_long_analyses_are_refused_up_front_past_max_work(
     listing = ["audit", str(ids), "--qi", "id", "-k", "2", "--max-classes", "0"]
     message = one_error(capsys, *listing, "--json", str(tmp_path / "r.json"), "--max-work", "1000")
     assert "--max-classes 0 (all 300 classes below k listed" in message
+
+
+def test_long_analyses_show_their_progress(tmp_path: Path) -> None:
+    """SUDA, the QI analysis and the advice search each count their steps as they run."""
+    import anonaudit
+    from anonaudit.engines.local import Progress
+
+    names = [f"q{i}" for i in range(5)]
+    frame = pd.DataFrame(
+        {n: [str((r * (i + 2)) % 4) for r in range(60)] for i, n in enumerate(names)}
+    )
+    frame["s"] = [str(r % 3) for r in range(60)]
+    stream = io.StringIO()
+    anonaudit.audit(
+        frame,
+        quasi_identifiers=names,
+        sensitive=["s"],
+        policy=anonaudit.Policy(k=2),
+        suda=True,
+        qi_analysis=2,
+        advise=True,
+        hierarchies={"q0": "prefix", "q1": "prefix"},
+        progress=Progress(stream, interval=0.0, when="always"),
+    )
+    lines = stream.getvalue().splitlines()
+    # the last line of each: every subset of the five QIs; those of up to 2 and the 5 drops
+    assert any(line.startswith("anonaudit: SUDA: 31 of 31 QI subsets, ") for line in lines)
+    assert any(line.startswith("anonaudit: QI analysis: 20 of 20 QI subsets, ") for line in lines)
+    searched = [line for line in lines if line.startswith("anonaudit: advice search: ")]
+    assert searched and all("of at most 4 lattice nodes" in line for line in searched)
+    assert not any("ETA" in line for line in searched)  # a pruned search has no honest ETA
+    quiet = io.StringIO()
+    anonaudit.audit(
+        frame, quasi_identifiers=names, suda=True, progress=Progress(quiet, interval=0.0)
+    )
+    assert quiet.getvalue() == ""  # not a terminal: a batch job's stderr stays clean

@@ -93,7 +93,7 @@ from anonaudit.errors import ColumnError, HierarchyError, ParameterError
 from anonaudit.generalization import Generalization, qi_hierarchy
 from anonaudit.hierarchy import Hierarchy
 from anonaudit.policy import Policy
-from anonaudit.work import check_work
+from anonaudit.work import Steps, check_work
 
 if TYPE_CHECKING:  # anonaudit.auditing imports this package
     from anonaudit.auditing import AuditReport
@@ -401,6 +401,7 @@ def advise(
     audit_options: Mapping[str, Any] | None = None,
     prune: bool = True,
     max_work: int | None = None,
+    steps: Steps | None = None,
 ) -> Advice:
     """Search the generalization lattice for the Pareto-best passing transformations.
 
@@ -428,6 +429,9 @@ def advise(
         Refuse a search that must audit every node (a policy not monotone under
         suppression) when nodes times classes exceed this (:mod:`anonaudit.work`).
 
+    steps : Steps, optional
+        Called once per lattice node evaluated (a progress display); the lattice's
+        node count bounds them.
     Returns
     -------
     Advice
@@ -467,7 +471,7 @@ def advise(
             max_work,
             "node-class evaluations",
         )
-    judge = _Judge(lattice, policy, suppression_limit, options)
+    judge = _Judge(lattice, policy, suppression_limit, options, steps)
     search = _search(lattice.heights, judge, monotone=monotone)
     verdicts, evaluated = search
     measured = 0
@@ -633,8 +637,10 @@ class _Judge:
         policy: Policy,
         suppression_limit: float,
         options: Mapping[str, Any],
+        steps: Steps | None = None,
     ) -> None:
         self.lattice = lattice
+        self.steps = steps
         self.policy = policy
         self.check = _checker(policy, options)
         self.allowed = int(np.floor(suppression_limit * lattice.table.rows + TOLERANCE))
@@ -645,6 +651,8 @@ class _Judge:
         verdict = self.cache.get(node)
         if verdict is None:
             verdict = self.cache[node] = self._evaluate(node)
+            if self.steps is not None:
+                self.steps()
         return verdict.passed
 
     def _evaluate(self, node: tuple[int, ...]) -> _Verdict:

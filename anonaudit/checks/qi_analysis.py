@@ -34,6 +34,7 @@ import numpy as np
 from anonaudit.checks._subsets import SubsetClasses
 from anonaudit.classtable import ClassTable
 from anonaudit.errors import ParameterError
+from anonaudit.work import Steps
 
 __all__ = [
     "FULL_POWER_SET_QIS",
@@ -139,7 +140,9 @@ def default_max_subset_size(n_qi: int) -> int:
     return n_qi if n_qi <= FULL_POWER_SET_QIS else DEFAULT_LARGE_MAX_SIZE
 
 
-def qi_analysis(table: ClassTable, *, max_size: int | None = None) -> QIAnalysis:
+def qi_analysis(
+    table: ClassTable, *, max_size: int | None = None, steps: Steps | None = None
+) -> QIAnalysis:
     """Distinction and separation (Motwani & Xu 2007) of every subset of the QIs.
 
     Parameters
@@ -149,6 +152,9 @@ def qi_analysis(table: ClassTable, *, max_size: int | None = None) -> QIAnalysis
     max_size : int, optional
         Largest subset to analyse (>= 1; larger values mean all QIs). By default
         :func:`default_max_subset_size`: every subset up to 10 QIs, else up to 3.
+    steps : Steps, optional
+        Called once per QI subset grouped (a progress display), the subsets of every
+        size up to ``max_size`` and then the one without each QI.
 
     Returns
     -------
@@ -181,12 +187,16 @@ def qi_analysis(table: ClassTable, *, max_size: int | None = None) -> QIAnalysis
                     separation=_separation(sizes, n),
                 )
             )
+            if steps is not None:
+                steps()
     entries.sort(key=lambda e: (len(e.qi), e.distinction, e.separation, _text(e.qi)))
     drops = []
     for position, name in enumerate(qi):
         sizes = subsets.group([i for i in range(len(qi)) if i != position])[1]
         uniques = int(np.count_nonzero(sizes == 1))
         drops.append(QIDrop(name, int(sizes.min()), uniques, uniques / n))
+        if steps is not None:
+            steps()
     sizes = table.classes.sizes
     uniques = int(np.count_nonzero(sizes == 1))
     return QIAnalysis(

@@ -72,6 +72,7 @@ from anonaudit.checks._subsets import SubsetClasses
 from anonaudit.checks.qi_analysis import default_max_subset_size
 from anonaudit.classtable import ClassTable
 from anonaudit.errors import ParameterError
+from anonaudit.work import Steps
 
 __all__ = ["DEFAULT_DIS_FRACTION", "DIS_BANDS", "SudaRecord", "SudaResult", "suda", "suda_weights"]
 
@@ -195,6 +196,7 @@ def suda(
     dis_fraction: float = DEFAULT_DIS_FRACTION,
     original_scores: bool = True,
     top: int = DEFAULT_TOP,
+    steps: Steps | None = None,
 ) -> SudaResult:
     """Find the minimal sample uniques and score every record (SUDA, DIS-SUDA).
 
@@ -212,6 +214,8 @@ def suda(
         Score MSUs by ``(ATT - k)!`` (sdcMicro's default) or by the IHSN weights.
     top : int
         Records to list with their MSUs.
+    steps : Steps, optional
+        Called once per QI subset searched (a progress display).
 
     Returns
     -------
@@ -266,6 +270,8 @@ def suda(
             by_size[width] = by_size.get(width, 0) + len(ids)
             if len(ids):
                 found.append((positions, ids))
+            if steps is not None:
+                steps()
         previous = current
     sample_uniques = len(candidates)
     pairs = 2 * int(np.count_nonzero(classes.sizes == 2))

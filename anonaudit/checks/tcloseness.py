@@ -39,6 +39,7 @@ from anonaudit.checks.emd import (
 from anonaudit.classtable import ClassTable, SensitiveCounts
 from anonaudit.errors import HierarchyError, ParameterError
 from anonaudit.hierarchy import GroundDistance, Hierarchy
+from anonaudit.sources.csv import from_decimal_comma
 
 __all__ = ["DISTANCES", "TClosenessResult", "t_closeness"]
 
@@ -235,6 +236,8 @@ def _order_values(
     bad = [v for v in values if not parsed[v].is_finite()]
     if bad:
         hint = "" if numeric else f", or give the order of its values (--order {name}=v1,v2,...)"
+        if from_decimal_comma(bad[:1]) != bad[:1]:
+            hint += f"; if it is written with a decimal comma, give --decimal-comma {name}"
         raise ParameterError(
             f"{'numeric' if numeric else 'ordered'} distance for {name!r} needs numbers, "
             f"but {bad[0]!r} is not one; use --t-distance {name}=equal{hint}"

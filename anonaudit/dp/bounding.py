@@ -138,6 +138,7 @@ def load_bounded(
     encoding: str = "utf-8",
     na_values: Sequence[str] = ("",),
     progress: Progress | None = None,
+    decimal_comma: Sequence[str] = (),
 ) -> BoundedTable:
     """Read ``source`` once with the unit column and return the bounded class table.
 
@@ -156,5 +157,6 @@ def load_bounded(
         encoding=encoding,
         na_values=na_values,
         progress=progress,
+        decimal_comma=decimal_comma,
     )
     return bound_contributions(raw, privacy_unit=privacy_unit, max_contributions=max_contributions)

@@ -33,7 +33,15 @@ import pandas as pd
 import pyarrow as pa
 
 from anonaudit.classtable import ClassTable
-from anonaudit.engines.local import Progress, check_columns, group_counts, provenance, total_size
+from anonaudit.engines.local import (
+    ROW_COUNT,
+    Progress,
+    check_columns,
+    group_counts,
+    numbered_batches,
+    provenance,
+    total_size,
+)
 from anonaudit.errors import AnonauditError, EngineError, InputError, MissingDependencyError
 from anonaudit.sources.base import Source, parts_of, to_string_batch
 
@@ -53,6 +61,7 @@ def build_class_table(
     sensitive: Sequence[str] = (),
     scheduler: Client | str | None = None,
     progress: Progress | None = None,
+    count: str | None = None,
 ) -> ClassTable:
     """Aggregate ``sources`` into one class table on a Dask cluster.
 
@@ -68,6 +77,9 @@ def build_class_table(
         a local cluster with one worker process per core for this call.
     progress : Progress, optional
         Where to report parts and bytes done.
+    count : str, optional
+        A column of records per row (a frequency table), summed per combination
+        (:func:`anonaudit.engines.local.build_class_table`).
 
     Returns
     -------
@@ -83,13 +95,15 @@ def build_class_table(
     """
     dd, distributed = _dask()
     columns = check_columns(sources, quasi_identifiers, sensitive)
+    if count is not None:
+        check_columns(sources, [count], ())
     flat = [part for source in sources for part in parts_of(source)]
     meta = pd.DataFrame({name: pd.Series(dtype=_TEXT) for name in columns})
     meta[_COUNT] = pd.Series(dtype="int64")
     with _connect(scheduler, distributed) as client:
         try:
             partials = dd.from_map(
-                _partial, flat, args=(columns,), meta=meta, label="anonaudit-part"
+                _partial, flat, args=(columns, count), meta=meta, label="anonaudit-part"
             )
             partials = client.persist(partials)
             _watch(distributed, partials, flat, progress)
@@ -113,6 +127,7 @@ def build_class_table(
         progress.finish()
     part_rows = [int(n) for n in rows]
     frame = counts.reset_index()
+    frame = frame[frame[_COUNT] > 0]  # groups whose rows all counted 0 records
     keys = pa.Table.from_batches(
         [to_string_batch(pa.Table.from_pandas(frame[columns], preserve_index=False), columns)]
     )
@@ -126,12 +141,16 @@ def build_class_table(
     return ClassTable(tuple(quasi_identifiers), tuple(sensitive), keys, totals, stats)
 
 
-def _partial(part: Source, audited: list[str]) -> pd.DataFrame:
+def _partial(part: Source, audited: list[str], count: str | None) -> pd.DataFrame:
     """One part's class table as a pandas frame (runs on a worker).
 
     (Not named ``columns``: ``dask.dataframe.from_map`` passes that for projections.)
     """
-    keys, counts, _ = group_counts(part.batches(audited), audited)
+    keys, counts, _ = group_counts(
+        numbered_batches(part, audited, count=count),
+        audited,
+        count=None if count is None else ROW_COUNT,
+    )
     table = keys.combine_chunks().append_column(_COUNT, pa.array(counts, pa.int64()))
     frame: pd.DataFrame = table.to_pandas(types_mapper={pa.string(): _TEXT}.get)
     return frame
@@ -160,8 +179,9 @@ def _connect(scheduler: Client | str | None, distributed: Any) -> Iterator[Any]:
         return
     if scheduler is None:
         with (  # a part's error is the audit's one line, not the workers' logs too
-            distributed.LocalCluster(dashboard_address=None, silence_logs=logging.CRITICAL)
-            as cluster,
+            distributed.LocalCluster(
+                dashboard_address=None, silence_logs=logging.CRITICAL
+            ) as cluster,
             distributed.Client(cluster) as client,
         ):
             yield client

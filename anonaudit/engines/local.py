@@ -40,8 +40,10 @@ from anonaudit.sources.base import (
     parts_of,
     require_columns,
 )
+from anonaudit.work import Steps
 
 __all__ = [
+    "ROW_COUNT",
     "FileStats",
     "Limits",
     "Progress",
@@ -50,6 +52,7 @@ __all__ = [
     "connect",
     "group_counts",
     "limits",
+    "numbered_batches",
     "provenance",
     "set_limits",
     "total_size",
@@ -59,6 +62,8 @@ _log = logging.getLogger("anonaudit")
 
 _COUNT = "__anonaudit_count__"
 _WEIGHT = "__anonaudit_weight__"
+#: The column of records per row in :func:`numbered_batches` (from ``count``).
+ROW_COUNT = "__anonaudit_rows__"
 # Dictionaries up to this size (or an eighth of their batch) are grouped by codes.
 _SMALL_DICTIONARY = 1024
 # A QI with more distinct values than this share of a sample's records looks like an
@@ -137,10 +142,12 @@ class FileStats(SourceStats):
 
 
 class Progress:
-    """Progress of a long scan: parts and bytes done, rows read, elapsed time and an ETA.
+    """Progress of a long scan or analysis: what is done, elapsed time and an ETA.
 
-    Short scans stay silent: the first line appears once a scan has run ``interval``
-    seconds. On a terminal one line is rewritten in place; elsewhere (a log file, with
+    A scan counts parts, bytes and rows (:meth:`start`); an analysis counts its steps
+    (:meth:`steps`: QI subsets for SUDA, lattice nodes for the advice search). Short
+    work stays silent: the first line appears once it has run ``interval`` seconds. On
+    a terminal one line is rewritten in place; elsewhere (a log file, with
     ``when="always"``) a line is written every ``interval`` seconds.
 
     Parameters
@@ -162,6 +169,10 @@ class Progress:
     >>> progress.part_done(100 * 1024 * 1024)
     >>> progress.status().split(", ")[:3]
     ['1/4 parts', '100.0 MiB of 400.0 MiB', '1,000 rows']
+    >>> step = progress.steps("SUDA", 129, "QI subsets")
+    >>> step(43)
+    >>> progress.status().split(", ")[0]
+    'SUDA: 43 of 129 QI subsets'
     """
 
     def __init__(
@@ -179,12 +190,33 @@ class Progress:
         self._size: int | None = None
         self._bytes_done = self._rows = 0
         self._spoken = False
+        self._task: tuple[str, int, str, bool] | None = None
+        self._steps = 0
 
     def start(self, *, parts: int, size_bytes: int | None) -> None:
         """Begin a scan of ``parts`` parts holding ``size_bytes`` bytes (``None``: unknown)."""
-        self._started = self._last = time.monotonic()
+        self._restart(None)
         self._parts, self._size = parts, size_bytes
         self._parts_done = self._bytes_done = self._rows = 0
+
+    def steps(self, what: str, total: int, unit: str, *, exact: bool = True) -> Steps:
+        """Begin an analysis of ``total`` steps; return the function that counts them.
+
+        ``exact=False`` makes ``total`` an upper bound (a pruned search): the line then
+        says "of at most" and gives no ETA. :meth:`finish` ends it.
+        """
+        self._restart((what, total, unit, exact))
+
+        def step(count: int = 1) -> None:
+            self._steps += count
+            self._maybe_write()
+
+        return step
+
+    def _restart(self, task: tuple[str, int, str, bool] | None) -> None:
+        self._started = self._last = time.monotonic()
+        self._spoken = False
+        self._task, self._steps = task, 0
 
     def advance(self, rows: int) -> None:
         """Count ``rows`` more records read."""
@@ -205,6 +237,13 @@ class Progress:
     def status(self) -> str:
         """The progress so far, as one line of text."""
         elapsed = time.monotonic() - self._started
+        if self._task is not None:
+            what, total, unit, exact = self._task
+            items = [f"{what}: {self._steps:,} of {'' if exact else 'at most '}{total:,} {unit}"]
+            items.append(f"{_clock(elapsed)} elapsed")
+            if exact and 0 < self._steps < total:
+                items.append(f"ETA {_clock(elapsed * (total - self._steps) / self._steps)}")
+            return ", ".join(items)
         items = []
         if self._parts > 1:
             items.append(f"{self._parts_done}/{self._parts} parts")
@@ -228,7 +267,8 @@ class Progress:
     def _write(self, *, final: bool) -> None:
         assert self.stream is not None
         self._spoken = True
-        line = f"anonaudit: {'read' if final else 'reading'}: {self.status()}"
+        verb = "" if self._task is not None else "read: " if final else "reading: "
+        line = f"anonaudit: {verb}{self.status()}"
         if self.terminal:
             end = "\n" if final else ""
             self.stream.write(f"\r{line}\x1b[K{end}")
@@ -265,6 +305,7 @@ def build_class_table(
     quasi_identifiers: Sequence[str],
     sensitive: Sequence[str] = (),
     weights: str | None = None,
+    count: str | None = None,
     progress: Progress | None = None,
 ) -> ClassTable:
     """Aggregate ``sources`` into one class table in a single streaming pass.
@@ -278,6 +319,9 @@ def build_class_table(
     weights : str, optional
         A column of survey weights, summed per combination into
         :attr:`ClassTable.weights`; every value must be a non-negative number.
+    count : str, optional
+        A column of whole numbers: each row stands for that many records (a frequency
+        table, one row per group), summed per combination; rows counting 0 add none.
     progress : Progress, optional
         Where to report parts, bytes and rows read.
 
@@ -290,22 +334,26 @@ def build_class_table(
     Raises
     ------
     InputError
-        A weight that is null, not a number, negative or infinite (the column, the
-        value and the file are named).
+        A weight or count that is null, not a number of its kind, or negative (the
+        column, the value and the file are named).
     """
     columns = check_columns(sources, quasi_identifiers, sensitive)
-    read = columns
-    if weights is not None:
-        if weights in columns:
+    numbers = {
+        name: kind for name, kind in ((weights, _WEIGHTS), (count, _COUNTS)) if name is not None
+    }
+    if len(numbers) == 2:
+        raise ParameterError("--weights and --count cannot be combined: give one of them")
+    for name, kind in numbers.items():
+        if name in columns:
             raise ParameterError(
-                f"the weight column {weights!r} is also a quasi-identifier or sensitive column"
+                f"the {kind.noun} column {name!r} is also a quasi-identifier or sensitive column"
             )
-        read = [*columns, *check_columns(sources, [weights], ())]
+    read = [*columns, *check_columns(sources, list(numbers), ())]
     flat = [part for source in sources for part in parts_of(source)]
     rows = [0] * len(flat)
     if progress is not None:
         progress.start(parts=len(flat), size_bytes=total_size(flat))
-    fast = _scan_csv(flat, columns, quasi_identifiers) if weights is None else None
+    fast = None if numbers else _scan_csv(flat, columns, quasi_identifiers)
     if fast is not None:
         keys, counts, part_rows, flagged = fast
         if progress is not None:
@@ -321,23 +369,27 @@ def build_class_table(
     def stream() -> Iterator[pa.RecordBatch]:
         unseen = True
         for index, part in enumerate(flat):
-            for batch in part.batches(read):
-                if unseen:
-                    unseen = False
+            for batch in numbered_batches(part, columns, weights=weights, count=count):
+                if unseen and count is None:  # a frequency table's rows are not records
                     suspects.extend(_warn_identifiers(batch, quasi_identifiers, part.info.name))
-                rows[index] += batch.num_rows
+                unseen = False
+                records = batch.num_rows if count is None else pc.sum(batch[ROW_COUNT]).as_py()
+                records = records or 0
+                rows[index] += records
                 if progress is not None:
-                    progress.advance(batch.num_rows)
-                if weights is not None:
-                    start = rows[index] - batch.num_rows
-                    batch = _with_weights(batch, weights, part.info.name, start)
+                    progress.advance(records)
                 yield batch
             if progress is not None:
                 progress.part_done(part.info.size_bytes)
 
     keys, counts, sums = group_counts(
-        stream(), columns, weight=None if weights is None else _WEIGHT
+        stream(),
+        columns,
+        weight=_WEIGHT if weights is not None else None,
+        count=ROW_COUNT if count is not None else None,
     )
+    if count is not None and not counts.all():  # groups whose rows all counted 0
+        keys, counts = keys.filter(pa.array(counts > 0)), counts[counts > 0]
     if progress is not None:
         progress.finish()
     stats = provenance(sources, rows, read)
@@ -489,40 +541,85 @@ def _warn_identifiers(
     return suspects
 
 
-def _with_weights(batch: pa.RecordBatch, name: str, where: str, start: int) -> pa.RecordBatch:
-    """``batch`` with its text weight column ``name`` checked and turned into ``float64``.
+@dataclass(frozen=True)
+class _Numbers:
+    """A column of numbers read beside the audited ones: survey weights or row counts."""
 
-    ``where`` names the source and ``start`` counts the records read from it before this
-    batch, for the error message. The column is renamed :data:`_WEIGHT` (it may not
-    clash with an audited column).
+    option: str  #: the CLI option naming the column
+    noun: str  #: what one value is
+    row: str  #: what one row of the input is
+    type: pa.DataType  #: what the text becomes
+    rule: str  #: the values allowed, said to the user
+    column: str  #: the name it takes in the stream (no audited column has it)
+
+
+_WEIGHTS = _Numbers(
+    "--weights", "weight", "record", pa.float64(), "non-negative finite numbers", _WEIGHT
+)
+_COUNTS = _Numbers("--count", "count", "row", pa.int64(), "whole numbers, 0 or more", ROW_COUNT)
+
+
+def numbered_batches(
+    part: Source, columns: Sequence[str], *, weights: str | None = None, count: str | None = None
+) -> Iterator[pa.RecordBatch]:
+    """The batches of ``part``'s ``columns``, with its weight or count column as numbers.
+
+    The ``weights`` column (``float64``) becomes the stream's weight column, the
+    ``count`` column (``int64``, records per row) :data:`ROW_COUNT`; each value is
+    checked, and a bad one is an :class:`~anonaudit.errors.InputError` naming the
+    part, the column, the row and the value.
+    """
+    numbers = {name: kind for name, kind in ((weights, _WEIGHTS), (count, _COUNTS)) if name}
+    lines = 0
+    for batch in part.batches([*columns, *numbers]):
+        read = batch.num_rows
+        for name, kind in numbers.items():
+            batch = _with_numbers(batch, name, kind, part.info.name, lines)
+        lines += read
+        yield batch
+
+
+def _with_numbers(
+    batch: pa.RecordBatch, name: str, numbers: _Numbers, where: str, start: int
+) -> pa.RecordBatch:
+    """``batch`` with its text column ``name`` checked and turned into ``numbers.type``.
+
+    ``where`` names the source and ``start`` counts the rows read from it before this
+    batch, for the error message. The column is renamed ``numbers.column``.
     """
     text = batch.column(name)
     if pa.types.is_dictionary(text.type):
         text = text.dictionary_decode()
+    noun = numbers.noun
     if text.null_count:
         row = pc.index(pc.is_null(text), True).as_py()
         raise InputError(
-            f"{where}: weight column {name!r} is empty in record {start + row + 1:,}; "
-            "every record needs a weight (or drop --weights)"
+            f"{where}: {noun} column {name!r} is empty in {numbers.row} {start + row + 1:,}; "
+            f"every {numbers.row} needs a {noun} (or drop {numbers.option})"
         )
+    rule = f"{noun}s must be {numbers.rule}"
     try:
         values = pc.cast(pc.utf8_trim_whitespace(text), pa.float64())
     except pa.ArrowInvalid:
         bad = next(v for v in pc.unique(text).to_pylist() if not _is_number(v))
         raise InputError(
-            f"{where}: weight column {name!r} holds {bad!r}, not a number; "
-            "weights must be non-negative numbers"
+            f"{where}: {noun} column {name!r} holds {bad!r}, not a number; {rule}"
         ) from None
     bad_mask = pc.or_(pc.invert(pc.is_finite(values)), pc.less(values, 0.0))
+    if pa.types.is_integer(numbers.type):  # whole numbers, also written "3.0"
+        bad_mask = pc.or_(bad_mask, pc.not_equal(values, pc.floor(values)))
+        bad_mask = pc.or_(bad_mask, pc.greater(values, float(2**62)))
     if pc.any(bad_mask).as_py():
         bad = text.filter(bad_mask)[0].as_py()
-        raise InputError(
-            f"{where}: weight column {name!r} holds {bad!r}; "
-            "weights must be non-negative finite numbers"
-        )
+        raise InputError(f"{where}: {noun} column {name!r} holds {bad!r}; {rule}")
+    if pa.types.is_integer(numbers.type):  # exactly: floats are exact only up to 2^53
+        try:
+            values = pc.cast(pc.utf8_trim_whitespace(text), numbers.type)
+        except pa.ArrowInvalid:
+            values = pc.cast(values, numbers.type)
     arrays = [batch.column(i) for i, field in enumerate(batch.schema) if field.name != name]
     names = [field.name for field in batch.schema if field.name != name]
-    return pa.RecordBatch.from_arrays([*arrays, values], names=[*names, _WEIGHT])
+    return pa.RecordBatch.from_arrays([*arrays, values], names=[*names, numbers.column])
 
 
 def _is_number(text: str) -> bool:
@@ -603,7 +700,11 @@ def provenance(
 
 
 def group_counts(
-    batches: Iterable[pa.RecordBatch], columns: Sequence[str], *, weight: str | None = None
+    batches: Iterable[pa.RecordBatch],
+    columns: Sequence[str],
+    *,
+    weight: str | None = None,
+    count: str | None = None,
 ) -> tuple[pa.Table, np.ndarray, np.ndarray | None]:
     """Count the records of every distinct combination of ``columns`` in ``batches``.
 
@@ -616,6 +717,9 @@ def group_counts(
         The grouping columns.
     weight : str, optional
         A ``float64`` column of the batches to sum per combination as well.
+    count : str, optional
+        An ``int64`` column of the records each row stands for, summed per
+        combination instead of counting rows.
 
     Returns
     -------
@@ -650,21 +754,26 @@ def group_counts(
     coding = _Coding(first, columns)
     batches_in = itertools.chain([first] if first else [], stream)
     schema = coding.schema
-    select = ", ".join(coding.schema.names)
-    if weight is None:
-        converted = (coding.convert(batch) for batch in batches_in)
-        query = f"SELECT {select}, count(*) AS {_COUNT} FROM reader GROUP BY ALL"
-    else:
-        schema = schema.append(pa.field(weight, pa.float64()))
-        converted = (
-            coding.convert(batch).append_column(schema.field(weight), batch.column(weight))
-            for batch in batches_in
-        )
-        query = (
-            f"SELECT {select}, count(*) AS {_COUNT}, sum({_quote(weight)}) AS {_quote(weight)} "
-            "FROM reader GROUP BY ALL"
-        )
-    reader = pa.RecordBatchReader.from_batches(schema, converted)
+    aggregates = [f"count(*) AS {_COUNT}"]
+    if count is not None:
+        aggregates = [f"sum({_quote(count)})::BIGINT AS {_COUNT}"]
+    carried = [(name, t) for name, t in ((count, pa.int64()), (weight, pa.float64())) if name]
+    if weight is not None:
+        aggregates.append(f"sum({_quote(weight)}) AS {_quote(weight)}")
+    for name, type in carried:
+        schema = schema.append(pa.field(name, type))
+
+    def converted() -> Iterator[pa.RecordBatch]:
+        for batch in batches_in:
+            coded = coding.convert(batch)
+            for name, _ in carried:
+                coded = coded.append_column(schema.field(name), batch.column(name))
+            yield coded
+
+    query = (
+        f"SELECT {', '.join(coding.schema.names)}, {', '.join(aggregates)} FROM reader GROUP BY ALL"
+    )
+    reader = pa.RecordBatchReader.from_batches(schema, converted())
     connection = connect()
     try:
         connection.register("reader", reader)

@@ -113,6 +113,24 @@ def parts_of(source: Source) -> Sequence[Source]:
     return source.parts() if isinstance(source, MultiPartSource) else (source,)
 
 
+def _separator_hint(columns: Sequence[str]) -> str:
+    """What to say when a header was read as one column holding a likely separator.
+
+    >>> _separator_hint(["age;sex;disease"])
+    " (one column: the separator is probably ';'; give --sep ';')"
+    >>> _separator_hint(["age", "sex"])
+    ''
+    """
+    if len(columns) != 1:
+        return ""
+    counts = {sep: columns[0].count(sep) for sep in (";", "\t", "|", ",", ":")}
+    sep, found = max(counts.items(), key=lambda item: item[1])
+    if not found:
+        return ""
+    shown = "tab" if sep == "\t" else f"'{sep}'"
+    return f" (one column: the separator is probably {shown}; give --sep {shown})"
+
+
 def require_columns(source: Source, wanted: Sequence[str]) -> None:
     """Check that ``source`` has every column of ``wanted``, and so does each of its parts.
 
@@ -133,6 +151,7 @@ def require_columns(source: Source, wanted: Sequence[str]) -> None:
             listed = ", ".join(source.columns)
             raise ColumnError(
                 f"{source.info.name}: no column named {name!r}; the columns are: {listed}"
+                + _separator_hint(source.columns)
             )
     if not isinstance(source, MultiPartSource):
         return
