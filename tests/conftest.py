@@ -28,6 +28,7 @@ INTEGRATION = frozenset(
         "test_html",
         "test_html_browser",
         "test_html_dp",
+        "test_linkage_html",
         "test_quickstart",
         "test_records_out",
         "test_report_bounds",

@@ -6,7 +6,8 @@ package answers the linkability ones, as pure functions of class tables:
 
 * :mod:`~anonaudit.linkage.composition`: the composition (intersection) attack across
   independent releases of overlapping records (Ganta, Kasiviswanathan & Smith 2008), and
-  what the same releases made with differential privacy would allow;
+  what the same releases made with differential privacy would allow; the releases are
+  files, or generalizations of one input (:func:`generalized_releases`);
 * :mod:`~anonaudit.linkage.differencing`: the differencing attack between successive
   releases;
 * :mod:`~anonaudit.linkage.population`: k-map, δ-presence and unique matches against an
@@ -23,6 +24,7 @@ from anonaudit.linkage.composition import (
     Releases,
     compose,
     dp_composition,
+    generalized_releases,
     read_releases,
 )
 from anonaudit.linkage.differencing import Differencing, difference
@@ -56,6 +58,7 @@ __all__ = [
     "delta_presence",
     "difference",
     "dp_composition",
+    "generalized_releases",
     "k_map",
     "population_linkage",
     "read_releases",

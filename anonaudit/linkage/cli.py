@@ -17,8 +17,10 @@ from anonaudit.dp.accounting import Budget
 from anonaudit.dp.companion import DPReport
 from anonaudit.dp.mechanisms import ADDITIVE
 from anonaudit.errors import ParameterError
-from anonaudit.linkage.composition import compose, read_releases
+from anonaudit.generalization import is_builtin
+from anonaudit.linkage.composition import Releases, compose, generalized_releases, read_releases
 from anonaudit.linkage.differencing import difference
+from anonaudit.linkage.html import composition_html, differencing_html
 from anonaudit.linkage.ledger import Ledger
 from anonaudit.linkage.report import (
     composition_summary,
@@ -47,12 +49,33 @@ def add_commands(commands: Any) -> None:
         description="Join RELEASE files on the office's record id and find, for every record "
         "in several releases, the sensitive values consistent with all its classes and the "
         "attacker's posterior (Ganta, Kasiviswanathan & Smith 2008); beside it, what the same "
-        "releases made with differential privacy would allow. Exit 0: done; 1: a value "
-        "disclosed with --fail-on-disclosure; 2: error.",
+        "releases made with differential privacy would allow. With --generalize, the releases "
+        "are generalizations of one INPUT instead (what if both were published?). Exit 0: "
+        "done; 1: a value disclosed with --fail-on-disclosure; 2: error.",
     )
-    c.add_argument("releases", nargs="+", metavar="RELEASE", help="release files (CSV, Parquet)")
+    c.add_argument(
+        "releases",
+        nargs="+",
+        metavar="RELEASE",
+        help="release files (CSV, Parquet); with --generalize, the one INPUT they are made of",
+    )
     c.add_argument("--id", required=True, metavar="COL", help="the office's record id column")
     _add_roles(c)
+    t = c.add_argument_group("releases made of one input")
+    for flag, metavar, text in (
+        (
+            "--generalize",
+            "COL=LEVEL,...",
+            "one release: INPUT with these QIs generalized to these levels of their "
+            "--hierarchy (repeat: one release each, at least two; levels as advise prints them)",
+        ),
+        (
+            "--hierarchy",
+            "COL=FILE|SPEC",
+            "hierarchy of a QI to generalize: ARX file, interval:W1,W2,... or prefix[:N]",
+        ),
+    ):
+        t.add_argument(flag, action="append", default=[], metavar=metavar, help=text)
     d = c.add_argument_group("differential privacy counterpart")
     d.add_argument(
         "--dp-epsilon", type=float, default=1.0, metavar="E", help="epsilon of each release (1)"
@@ -108,6 +131,7 @@ def _add_roles(parser: argparse.ArgumentParser) -> None:
 def _add_outputs(parser: argparse.ArgumentParser) -> None:
     o = parser.add_argument_group("output")
     o.add_argument("--json", metavar="PATH|-", help="write the JSON report; - for stdout")
+    o.add_argument("--html", metavar="PATH", help="write the HTML report (one self-contained file)")
     o.add_argument(
         "--fail-on-disclosure", action="store_true", help="exit 1 when a value is disclosed"
     )
@@ -141,14 +165,25 @@ def run(args: argparse.Namespace) -> int:
     if not sensitive:
         raise ParameterError("name the sensitive column with --sensitive COL")
     inputs = args.releases if args.command == "compose" else [args.old, args.new]
-    refuse_overwriting([("--json", args.json), ("--ledger", args.ledger)], inputs)
+    hierarchies, generalizations = _generalizations(args) if args.command == "compose" else ({}, [])
+    read = [*inputs, *(spec for spec in hierarchies.values() if not is_builtin(spec))]
+    outputs = [("--json", args.json), ("--html", args.html), ("--ledger", args.ledger)]
+    refuse_overwriting(outputs, read)
     csv = CsvOptions(args.sep, args.encoding, tuple(args.na) if args.na else ("",))
     if args.command == "compose":
-        document, text, disclosed, tables = _compose(args, inputs, qi, sensitive, csv)
+        roles = {"id": args.id, "quasi_identifiers": qi, "sensitive": sensitive, "csv": csv}
+        releases = (
+            generalized_releases(inputs[0], generalizations, hierarchies=hierarchies, **roles)
+            if generalizations
+            else read_releases(inputs, **roles)
+        )
+        document, text, html, disclosed, tables = _compose(args, releases)
     else:
-        document, text, disclosed, tables = _diff(args, inputs, qi, sensitive, csv)
+        document, text, html, disclosed, tables = _diff(args, inputs, qi, sensitive, csv)
     if args.ledger:
         _record(args, inputs, tables, qi, sensitive)
+    if args.html:
+        atomic_write_text(Path(args.html), html)
     if args.json == "-":
         print(dumps(document))
     else:
@@ -159,10 +194,41 @@ def run(args: argparse.Namespace) -> int:
     return _DISCLOSED if disclosed and args.fail_on_disclosure else _OK
 
 
+def _generalizations(args: argparse.Namespace) -> tuple[dict[str, str], list[dict[str, int]]]:
+    """``--hierarchy`` and each ``--generalize`` (``age=2,zip=1``, or ``age=2 zip=1`` as
+    advise prints it), parsed as the audit parses them, and checked to go with one INPUT."""
+    from anonaudit.cli import _assignments  # the audit's parser; that module imports this one
+
+    if args.generalize:
+        if len(args.releases) != 1:
+            raise ParameterError(
+                f"--generalize makes the releases of one INPUT; give one input file "
+                f"(got {len(args.releases)})"
+            )
+        if args.ledger:
+            raise ParameterError(
+                "--generalize releases are hypothetical and --ledger records published "
+                "files; write the releases to files to record them"
+            )
+    elif args.hierarchy:
+        raise ParameterError("--hierarchy goes with --generalize COL=LEVEL,...")
+    releases = []
+    for text in args.generalize:
+        levels = {}
+        items = text.replace(",", " ").split()
+        for column, level in _assignments(items, "--generalize", "COL").items():
+            if not level.isdigit():
+                raise ParameterError(
+                    f"--generalize {column}={level}: the level must be a whole number such as 2"
+                )
+            levels[column] = int(level)
+        releases.append(levels)
+    return _assignments(args.hierarchy, "--hierarchy"), releases
+
+
 def _compose(
-    args: argparse.Namespace, inputs: list[str], qi: list[str], sa: list[str], csv: CsvOptions
-) -> tuple[dict[str, Any], str, bool, list[ClassTable]]:
-    releases = read_releases(inputs, id=args.id, quasi_identifiers=qi, sensitive=sa, csv=csv)
+    args: argparse.Namespace, releases: Releases
+) -> tuple[dict[str, Any], str, str, bool, list[ClassTable]]:
     results = {
         name: compose(
             releases,
@@ -171,17 +237,19 @@ def _compose(
             dp_delta=args.dp_delta,
             dp_mechanism=args.dp_mechanism,
         )
-        for name in sa
+        for name in releases.sensitive
     }
-    document = composition_to_dict(results, releases.table.sources, id=args.id)
+    sources = tuple(dict.fromkeys(releases.table.sources))  # releases of one input: once
+    document = composition_to_dict(results, sources, id=args.id)
+    html = composition_html(results, sources, id=args.id) if args.html else ""
     disclosed = any(result.disclosed_records for result in results.values())
-    tables = [releases.release(i) for i in range(len(inputs))]
-    return document, composition_summary(results, id=args.id), disclosed, tables
+    tables = [releases.release(i) for i in range(len(releases.names))]
+    return document, composition_summary(results, id=args.id), html, disclosed, tables
 
 
 def _diff(
     args: argparse.Namespace, inputs: list[str], qi: list[str], sa: list[str], csv: CsvOptions
-) -> tuple[dict[str, Any], str, bool, list[ClassTable]]:
+) -> tuple[dict[str, Any], str, str, bool, list[ClassTable]]:
     if args.max_classes < 0:
         raise ParameterError("--max-classes must be >= 0 (0 lists every class)")
     old, new = (
@@ -197,9 +265,11 @@ def _diff(
     )
     limit = None if args.max_classes == 0 else args.max_classes
     results = {name: difference(old, new, name, max_classes=limit) for name in sa}
-    document = differencing_to_dict(results, [*old.sources, *new.sources])
+    sources = [*old.sources, *new.sources]
+    document = differencing_to_dict(results, sources)
+    html = differencing_html(results, sources) if args.html else ""
     disclosed = any(result.disclosed_records for result in results.values())
-    return document, differencing_summary(results), disclosed, [old, new]
+    return document, differencing_summary(results), html, disclosed, [old, new]
 
 
 def _record(

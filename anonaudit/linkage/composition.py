@@ -25,7 +25,8 @@ The office's record ids (never published) are used only to know which records ar
 several releases and which class combination each one falls in; the attacker never
 needs them. The ids are joined once, in DuckDB, and the result aggregated per
 combination of classes (:func:`read_releases`): memory grows with the combinations,
-not with the records.
+not with the records. Releases not yet published can be given as generalizations of one
+record-level input (:func:`generalized_releases`): "what if I publish both?".
 
 The DP counterpart (:func:`dp_composition`): the same r releases each made with the
 DP companion at (ε, δ) compose sequentially (``anonaudit.dp.accounting.sequential``:
@@ -39,8 +40,9 @@ pair (2rε for Laplace noise).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import duckdb
@@ -55,7 +57,10 @@ from anonaudit.dp.mechanisms import ADDITIVE, Mechanism
 from anonaudit.dp.sensitivity import histogram_sensitivity
 from anonaudit.engines.local import connect
 from anonaudit.errors import AnonauditError, ColumnError, InputError, ParameterError
+from anonaudit.generalization import Generalization, qi_hierarchy
+from anonaudit.hierarchy import Hierarchy
 from anonaudit.linkage._classes import common_class_ids
+from anonaudit.rows import _apply, _mapping_arrays, record_batches
 from anonaudit.sources.base import open_source, require_columns, to_string_batch
 from anonaudit.sources.csv import CsvOptions
 
@@ -67,6 +72,7 @@ __all__ = [
     "Releases",
     "compose",
     "dp_composition",
+    "generalized_releases",
     "read_releases",
 ]
 
@@ -129,6 +135,7 @@ def read_releases(
     quasi_identifiers: Sequence[str],
     sensitive: Sequence[str],
     csv: CsvOptions | None = None,
+    names: Sequence[str] | None = None,
 ) -> Releases:
     """Read several releases and join them on the record id ``id``, in DuckDB.
 
@@ -143,6 +150,9 @@ def read_releases(
         Column roles, the same in every release.
     csv : CsvOptions, optional
         Separator, encoding and null markers for CSV files.
+    names : sequence of str, optional
+        What to call each release (:attr:`Releases.names` and messages); by default the
+        name of its source.
 
     Returns
     -------
@@ -157,6 +167,8 @@ def read_releases(
     qi, sa = tuple(quasi_identifiers), tuple(sensitive)
     if len(sources) < 2:
         raise ParameterError("composition needs at least two releases")
+    if names is not None and len(names) != len(sources):
+        raise ParameterError(f"{len(names)} names for {len(sources)} releases")
     if not sa:
         raise ParameterError("name the sensitive column with --sensitive COL")
     if id in qi or id in sa:
@@ -171,7 +183,8 @@ def read_releases(
             source = open_source(obj, csv=csv)
             require_columns(source, columns)
             rows = _load(connection, f"r{index}", source.batches(columns), columns, inner)
-            _refuse_repeated_ids(connection, f"r{index}", source.info.name, id)
+            where = source.info.name if names is None else names[index]
+            _refuse_repeated_ids(connection, f"r{index}", where, id)
             stats.append(
                 SourceStats(source.info.name, source.info.format, rows, source.info.size_bytes)
             )
@@ -182,7 +195,108 @@ def read_releases(
     own_qi = [_column(i, name) for i in range(len(sources)) for name in qi]
     own_sa = [_column(i, name) for i in range(len(sources)) for name in sa]
     table = ClassTable((*presence, *own_qi), tuple(own_sa), keys, counts, tuple(stats))
-    return Releases(tuple(s.name for s in stats), qi, sa, table)
+    return Releases(tuple(s.name for s in stats) if names is None else tuple(names), qi, sa, table)
+
+
+def generalized_releases(
+    source: Any,
+    generalizations: Sequence[Mapping[str, int]],
+    *,
+    id: str,
+    quasi_identifiers: Sequence[str],
+    sensitive: Sequence[str],
+    hierarchies: Mapping[str, Hierarchy | str | os.PathLike[str]],
+    csv: CsvOptions | None = None,
+) -> Releases:
+    """Releases of one input, each with its QIs generalized to one set of hierarchy levels.
+
+    "What if I publish both of these generalizations?": every record of ``source``
+    appears in every release, its QI values replaced by their ancestors at the levels
+    of that release (:meth:`Generalization.recode_maps
+    <anonaudit.generalization.Generalization.recode_maps>`, applied to whole columns in
+    Arrow), and the releases are joined as :func:`read_releases` joins published files.
+    The input is read once and held in memory as text, the QI columns once more per
+    release.
+
+    Parameters
+    ----------
+    source : path or frame
+        The record-level input, with ``id``, the QIs and the SAs.
+    generalizations : sequence of mapping of str to int
+        One release each: the level of each QI named (others stay at level 0), as
+        ``--generalize`` and ``anonaudit advise`` give them.
+    id : str
+        The office's record id.
+    quasi_identifiers, sensitive : sequence of str
+        Column roles.
+    hierarchies : mapping
+        Per QI generalized, its hierarchy: an ARX file, ``interval:W1,W2,...``,
+        ``prefix[:N]`` or a :class:`~anonaudit.hierarchy.Hierarchy`
+        (:func:`~anonaudit.generalization.qi_hierarchy`).
+    csv : CsvOptions, optional
+        Separator, encoding and null markers for a CSV input.
+
+    Returns
+    -------
+    Releases
+        Named ``"<input> generalized to age=2, zip=1"``; each release's source is the
+        input.
+
+    Raises
+    ------
+    ParameterError
+        Fewer than two generalizations, or a level out of its hierarchy's range or for a
+        QI without one.
+    ColumnError
+        A hierarchy for a column that is not a QI, or a missing column.
+    HierarchyError
+        A value of the input that is not a leaf of its QI's hierarchy.
+
+    Examples
+    --------
+    Each release hides one QI; each is 2-diverse, yet together they single out two
+    records' values:
+
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"pid": [1, 2, 3, 4], "age": ["31", "37", "31", "37"],
+    ...     "zip": ["1301", "1301", "1302", "1302"], "dx": ["flu", "hiv", "cold", "flu"]})
+    >>> releases = generalized_releases(frame, [{"age": 1}, {"zip": 1}], id="pid",
+    ...     quasi_identifiers=["age", "zip"], sensitive=["dx"],
+    ...     hierarchies={"age": "interval:10", "zip": "prefix"})
+    >>> releases.names
+    ('<pandas.DataFrame> generalized to age=1', '<pandas.DataFrame> generalized to zip=1')
+    >>> result = compose(releases, "dx")
+    >>> [release.distinct_l for release in result.releases], result.disclosed_records
+    ([2, 2], 2)
+    """
+    qi, sa = tuple(quasi_identifiers), tuple(sensitive)
+    if len(generalizations) < 2:
+        raise ParameterError("composition needs at least two releases: give two generalizations")
+    for name in hierarchies:
+        if name not in qi:
+            raise ColumnError(f"a hierarchy is given for {name!r}, which is not a quasi-identifier")
+    opened = open_source(source, csv=csv)
+    columns = list(dict.fromkeys([id, *qi, *sa]))  # read_releases refuses an id among them
+    records = pa.Table.from_batches(list(record_batches([opened], columns)))
+    built = {
+        name: qi_hierarchy(spec, pc.unique(records.column(name)).to_pylist(), column=name)
+        for name, spec in hierarchies.items()
+    }
+    releases, names = [], []
+    for levels in generalizations:
+        release = records
+        for name, mapping in Generalization(built, dict(levels)).recode_maps().items():
+            recoded = _apply(records.column(name).combine_chunks(), *_mapping_arrays(mapping))
+            release = release.set_column(columns.index(name), name, recoded)
+        releases.append(release)
+        label = ", ".join(f"{name}={level}" for name, level in levels.items())
+        names.append(f"{opened.info.name} " + (f"generalized to {label}" if label else "as it is"))
+    joined = read_releases(
+        releases, id=id, quasi_identifiers=qi, sensitive=sa, csv=csv, names=names
+    )
+    info = opened.info
+    stats = SourceStats(info.name, info.format, records.num_rows, info.size_bytes)
+    return replace(joined, table=replace(joined.table, sources=(stats,) * len(releases)))
 
 
 def _load(
@@ -211,8 +325,10 @@ def _load(
         connection.execute(f"CREATE TABLE {name} AS SELECT *, true AS p FROM reader")
     except duckdb.Error as exc:
         if failure:
-            raise failure[0] if isinstance(failure[0], AnonauditError) else InputError(
-                f"cannot read input: {failure[0]}"
+            raise (
+                failure[0]
+                if isinstance(failure[0], AnonauditError)
+                else InputError(f"cannot read input: {failure[0]}")
             ) from None
         raise InputError(f"cannot read input: {exc}") from None
     finally:
@@ -244,9 +360,7 @@ def _joint(
         joined += f" FULL OUTER JOIN r{index} ON coalesce({earlier}) = r{index}.id"
     select = []
     for index in range(releases):
-        select.append(
-            f"CASE WHEN r{index}.p THEN '1' ELSE '0' END AS \"{_presence(index)}\""
-        )
+        select.append(f"CASE WHEN r{index}.p THEN '1' ELSE '0' END AS \"{_presence(index)}\"")
     for index in range(releases):
         select += [f'r{index}.q{j} AS "{_column(index, n)}"' for j, n in enumerate(qi)]
     for index in range(releases):
@@ -339,9 +453,7 @@ def dp_composition(
         raise ParameterError(f"need at least one release (got {releases})")
     add_remove = histogram_sensitivity("add-remove")
     replace = histogram_sensitivity("replace")
-    scale = noise_scale(
-        mechanism, epsilon=epsilon, delta=delta, l1=add_remove.l1, l2=add_remove.l2
-    )
+    scale = noise_scale(mechanism, epsilon=epsilon, delta=delta, l1=add_remove.l1, l2=add_remove.l2)
     cost = mechanism_cost(mechanism, scale=scale, l1=add_remove.l1, l2=add_remove.l2)
     value = mechanism_cost(mechanism, scale=scale, l1=replace.l1, l2=replace.l2)
     total_delta = releases * delta

@@ -1,0 +1,443 @@
+"""The HTML reports of ``anonaudit compose`` and ``anonaudit diff``: renderers, no measure.
+
+Each is one self-contained page in the manner of the audit's report
+(:mod:`anonaudit.report.html`): the same stylesheet inlined, no script, the same
+Content-Security-Policy, Jinja2 templates with autoescaping (``linkage.html.j2`` and
+the two pages that extend it, ``linkage_compose.html.j2`` and ``linkage_diff.html.j2``)
+fed by views that hold only text ready to print. Every figure comes from the results
+(:class:`~anonaudit.linkage.composition.Composition`,
+:class:`~anonaudit.linkage.differencing.Differencing`); nothing here computes one.
+
+What each page carries from the data is as little as it can:
+
+* composition: counts per release and per sensitive attribute, and the names of the
+  releases and columns; no value of any record;
+* differencing: the disclosing classes, worst first, at most ``max_rows`` of them
+  (:data:`~anonaudit.report.html.DEFAULT_MAX_ROWS`, the audit report's cap), each with its
+  quasi-identifier values and the sensitive value it discloses; the page says how many
+  were left out, and its CSV download holds the rows shown, no more.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+
+from anonaudit import __version__
+from anonaudit.classtable import SourceStats
+from anonaudit.errors import ParameterError
+from anonaudit.linkage.composition import COMBINATION_RULE, Composition, DPComposition
+from anonaudit.linkage.differencing import Differencing
+from anonaudit.linkage.report import _fixed
+from anonaudit.report.html import DEFAULT_MAX_ROWS, Section, _environment
+from anonaudit.report.views import (
+    _MECHANISM_WORDS,
+    Fact,
+    Listing,
+    Options,
+    SourceRow,
+    _bytes,
+    _count,
+    _digest,
+    _exact,
+    _none_as_null,
+    _plural,
+    _probability,
+    _qi_value,
+    _real,
+    _signed,
+    contents_notice,
+    join_names,
+    make_listing,
+    slugs,
+)
+
+__all__ = [
+    "CompositionView",
+    "DifferencingView",
+    "LinkagePage",
+    "ReleaseRow",
+    "SideBySide",
+    "composition_html",
+    "differencing_html",
+]
+
+_COMPOSE, _DIFF = "linkage_compose.html.j2", "linkage_diff.html.j2"
+
+
+@dataclass(frozen=True)
+class ReleaseRow:
+    """One release on its own, as printed."""
+
+    name: str
+    records: str
+    classes: str
+    distinct_l: str
+
+
+@dataclass(frozen=True)
+class SideBySide:
+    """One row of the comparison: the releases as published beside the same releases
+    made with differential privacy."""
+
+    label: str
+    published: str
+    private: str
+
+
+@dataclass(frozen=True)
+class CompositionView:
+    """One SA's section of the composition report.
+
+    Attributes
+    ----------
+    status : str
+        ``"fail"`` when a value is disclosed, else ``"none"`` (the headline's colour).
+    headline : str
+        The finding in one sentence: each release alone, the composition, the DP bound.
+    releases : tuple of ReleaseRow
+        Each release on its own.
+    comparison : tuple of SideBySide
+        The releases as published beside their DP counterpart (empty without one).
+    attack, dp : tuple of Fact
+        The composition attack's figures; the DP counterpart's (empty without one).
+    changed : str or None
+        Records left out because their value differs between releases.
+    """
+
+    status: str
+    headline: str
+    releases: tuple[ReleaseRow, ...]
+    comparison: tuple[SideBySide, ...]
+    attack: tuple[Fact, ...]
+    dp: tuple[Fact, ...]
+    changed: str | None
+
+
+@dataclass(frozen=True)
+class DifferencingView:
+    """One SA's section of the differencing report: the ``headline``, the ``facts``,
+    the disclosing classes (``listing``, ``None`` when there are none) and what the page
+    leaves out of them (``left_out``)."""
+
+    status: str
+    headline: str
+    facts: tuple[Fact, ...]
+    listing: Listing | None
+    left_out: str | None
+
+
+@dataclass(frozen=True)
+class LinkagePage:
+    """The page around the sections: title, what it holds, the inputs, when written.
+
+    ``written_at`` and ``version`` change on every run; the template marks them
+    ``data-volatile`` as the audit report does.
+    """
+
+    title: str
+    subtitle: str
+    notice: str
+    inputs: tuple[SourceRow, ...]
+    sections: tuple[Section, ...]
+    written_at: str
+    written_at_iso: str
+    version: str
+
+
+def composition_html(
+    results: Mapping[str, Composition], sources: Sequence[SourceStats], *, id: str
+) -> str:
+    """The ``anonaudit compose`` HTML report: one page, self-contained.
+
+    Parameters
+    ----------
+    results : mapping of str to Composition
+        Per SA, :func:`~anonaudit.linkage.composition.compose`'s result.
+    sources : sequence of SourceStats
+        The inputs read (their SHA-256 is printed for files).
+    id : str
+        The record id the releases were joined on.
+
+    Returns
+    -------
+    str
+        The HTML document.
+    """
+    releases = len(next(iter(results.values())).releases) if results else 0
+    sections = tuple(
+        Section(_COMPOSE, f"sa-{slug}", f"Composition attack on {name}", _composition_view(result))
+        for (name, result), slug in zip(results.items(), slugs(list(results)), strict=True)
+    )
+    page = _page(
+        title=f"Composition attack across {_plural(releases, 'release')}",
+        subtitle=f"Releases of overlapping records joined on the office's record id {id!r}; "
+        f"sensitive: {join_names(list(results))}",
+        notice="This report contains no record and no value from the data: only counts per "
+        "release and per sensitive attribute, and the names of the releases and columns.",
+        sources=sources,
+        sections=sections,
+    )
+    return _render(_COMPOSE, page, rule=COMBINATION_RULE)
+
+
+def differencing_html(
+    results: Mapping[str, Differencing],
+    sources: Sequence[SourceStats],
+    *,
+    max_rows: int = DEFAULT_MAX_ROWS,
+) -> str:
+    """The ``anonaudit diff`` HTML report: one page, self-contained.
+
+    Parameters
+    ----------
+    results : mapping of str to Differencing
+        Per SA, :func:`~anonaudit.linkage.differencing.difference`'s result.
+    sources : sequence of SourceStats
+        The old release's inputs, then the new one's.
+    max_rows : int
+        Disclosing classes shown per SA (the audit report's cap by default); the
+        page's CSV download holds the same rows.
+
+    Returns
+    -------
+    str
+        The HTML document.
+
+    Raises
+    ------
+    ParameterError
+        ``max_rows`` below 1.
+    """
+    if isinstance(max_rows, bool) or not isinstance(max_rows, int) or max_rows < 1:
+        raise ParameterError(f"max_rows must be a whole number >= 1 (got {max_rows!r})")
+    sections = tuple(
+        Section(
+            _DIFF, f"sa-{slug}", f"Differencing on {name}", _differencing_view(result, max_rows)
+        )
+        for (name, result), slug in zip(results.items(), slugs(list(results)), strict=True)
+    )
+    listings = [s.view.listing for s in sections if isinstance(s.view, DifferencingView)]
+    shown = [listing for listing in listings if listing is not None]
+    old, new = (sources[0].name, sources[-1].name) if sources else ("", "")
+    page = _page(
+        title=f"Differencing attack between {old} and {new}",
+        subtitle="Successive releases compared class by class; sensitive: "
+        f"{join_names(list(results))}",
+        notice=contents_notice(
+            sum(listing.embedded for listing in shown),
+            sum(listing.embedded < listing.total for listing in shown),
+            max_rows,
+            redacted=False,
+        )
+        + " Each row also holds the sensitive value it discloses.",
+        sources=sources,
+        sections=sections,
+    )
+    return _render(_DIFF, page)
+
+
+def _composition_view(result: Composition) -> CompositionView:
+    """The section of one SA of the composition report."""
+    releases = result.releases
+    each = ", ".join(_count(r.distinct_l) for r in releases)
+    alone = (
+        f"Each release on its own is distinct l-diverse (l = {each}): no class of any one of "
+        "them holds a single value."
+        if releases and min(r.distinct_l for r in releases) >= 2
+        else f"On their own, the releases have distinct l = {each}: a release with l = 1 "
+        "discloses values with no composition needed."
+    )
+    if not result.records:
+        together = "No record is in two or more releases: there is nothing to compose."
+    elif result.disclosed_records:
+        together = (
+            "Yet composed, they disclose the value of "
+            f"{_plural(result.disclosed_records, 'record')} (of {result.records:,} in two or "
+            "more releases)."
+        )
+    else:
+        together = (
+            "Composed, they disclose no value outright, but over the "
+            f"{_plural(result.records, 'record')} in two or more releases the attacker's "
+            f"belief in a value reaches {_fixed(result.max_posterior)}."
+        )
+    dp = result.dp
+    bound = (
+        ""
+        if dp is None
+        else f" The same {_plural(dp.releases, 'release')} made with differential privacy "
+        f"(ε = {_real(dp.epsilon)} each) would bound any attacker's posterior at "
+        f"{_fixed(dp.posterior_bound)}."
+    )
+    return CompositionView(
+        status="fail" if result.disclosed_records else "none",
+        headline=f"{alone} {together}{bound}",
+        releases=tuple(
+            ReleaseRow(r.name, _count(r.records), _count(r.classes), _count(r.distinct_l))
+            for r in releases
+        ),
+        comparison=() if dp is None else _side_by_side(result, dp),
+        attack=(
+            Fact(
+                "records in two or more releases, with the same value in each",
+                _count(result.records),
+            ),
+            Fact("of them, disclosed (one consistent value)", _count(result.disclosed_records)),
+            Fact("the attacker's largest posterior on a value", _fixed(result.max_posterior)),
+            Fact("combinations of classes among them", _count(len(result.candidates))),
+            Fact(
+                "records whose value differs between releases (left out)",
+                _count(result.changed_records),
+            ),
+        ),
+        dp=() if dp is None else _dp_facts(dp),
+        changed=None
+        if not result.changed_records
+        else f"{_plural(result.changed_records, 'record')} in several releases with a value "
+        "that differs between them are left out: the intersection assumes a person's value is "
+        "the same in every release.",
+    )
+
+
+def _side_by_side(result: Composition, dp: DPComposition) -> tuple[SideBySide, ...]:
+    each = ", ".join(_count(r.distinct_l) for r in result.releases)
+    delta = f", δ = {_probability(dp.delta)}" if dp.delta else ""
+    return (
+        SideBySide(
+            "each release",
+            f"distinct l = {each}",
+            f"{_MECHANISM_WORDS.get(dp.mechanism, dp.mechanism)}; ε = {_real(dp.epsilon)}{delta}",
+        ),
+        SideBySide(
+            f"all {dp.releases:,} together",
+            f"{result.disclosed_records:,} of the {_plural(result.records, 'record')} in two "
+            "or more releases disclosed",
+            f"ε = {_real(dp.accounting.epsilon)} at δ = {_probability(dp.accounting.delta)} "
+            "(sequential composition)",
+        ),
+        SideBySide(
+            "largest posterior on a person's value",
+            f"{_fixed(result.max_posterior)} (reached on these releases)",
+            f"at most {_fixed(dp.posterior_bound)} (any attacker; ε = "
+            f"{_real(dp.value_epsilon)} for a change of one person's value)",
+        ),
+    )
+
+
+def _dp_facts(dp: DPComposition) -> tuple[Fact, ...]:
+    total = dp.accounting
+    return (
+        Fact("noise of each release", _MECHANISM_WORDS.get(dp.mechanism, dp.mechanism)),
+        Fact("releases composed", _count(dp.releases)),
+        Fact("ε, δ of each release", f"{_real(dp.epsilon)}, {_probability(dp.delta)}"),
+        Fact(
+            "total ε at the summed δ", f"{_real(total.epsilon)} at δ = {_probability(total.delta)}"
+        ),
+        Fact("total pure ε", _real(total.cost.epsilon)),
+        Fact("total as ρ-zCDP", _real(total.cost.zcdp)),
+        Fact("ε of a change of one person's value", _real(dp.value_epsilon)),
+        Fact("largest posterior it allows (at the pooled prior)", _fixed(dp.posterior_bound)),
+    )
+
+
+def _differencing_view(result: Differencing, max_rows: int = DEFAULT_MAX_ROWS) -> DifferencingView:
+    """The section of one SA of the differencing report, ``max_rows`` classes listed."""
+    listing = _disclosing(result, max_rows) if len(result.listing) else None
+    left = result.disclosing_classes - (0 if listing is None else len(listing.rows))
+    return DifferencingView(
+        status="fail" if result.disclosed_records else "none",
+        headline=(
+            f"{result.classes_changed:,} of {_plural(result.classes, 'class')} changed between "
+            f"the releases; {result.disclosing_classes:,} changed in one value only, disclosing "
+            f"it for {_plural(result.disclosed_records, 'record')} added or removed."
+        ),
+        facts=(
+            Fact("classes in either release", _count(result.classes)),
+            Fact("classes whose size or histogram changed", _count(result.classes_changed)),
+            Fact("classes changed in exactly one value", _count(result.disclosing_classes)),
+            Fact(
+                "records added or removed there: value disclosed", _count(result.disclosed_records)
+            ),
+        ),
+        listing=listing,
+        left_out=None
+        if left <= 0
+        else f"Left out of this page: {_plural(left, 'more disclosing class')}; the JSON "
+        "report (--json) lists up to --max-classes of them.",
+    )
+
+
+def _disclosing(result: Differencing, max_rows: int) -> Listing:
+    """The first ``max_rows`` disclosing classes, as listed by :func:`difference`."""
+    frame = result.listing
+    qi = [c for c in frame.columns if c not in ("old_size", "new_size", "value", "change")]
+    text, numbers = [*qi, "value"], ["old_size", "new_size", "change"]
+    shown = min(max_rows, len(frame))
+    formats: list[Callable[[Any], str]] = [_count, _count, lambda v: _signed(float(v))]
+
+    def table(limit: int | None) -> pa.Table:
+        rows = frame.head(shown if limit is None else limit)
+        cells = [[_qi_value(v, False) for v in rows[c].tolist()] for c in text]
+        cells += [[_exact(v) for v in rows[c].tolist()] for c in numbers]
+        return pa.Table.from_arrays([pa.array(c, pa.string()) for c in cells], names=text + numbers)
+
+    head = frame.head(shown).to_dict(orient="records")
+    return make_listing(
+        caption=f"Classes changed in one value only, most disclosed records first "
+        f"({shown:,} of {result.disclosing_classes:,} shown)",
+        summary=f"Show the {shown:,} worst of {_plural(result.disclosing_classes, 'class')}"
+        if shown < result.disclosing_classes
+        else f"Show {'the class' if shown == 1 else f'all {shown:,} classes'}",
+        headers=(*qi, f"{result.sensitive} disclosed", "records before", "records after", "change"),
+        numeric_from=len(text),
+        rows=tuple(
+            tuple(_none_as_null(_qi_value(row[c], False)) for c in text)
+            + tuple(fmt(row[c]) for c, fmt in zip(numbers, formats, strict=True))
+            for row in head
+        ),
+        total=result.disclosing_classes,
+        table=table,
+        name=f"disclosing-{result.sensitive}",
+        noun="class",
+        options=Options(redact=False, max_rows=max_rows, max_classes=max(shown, 1)),
+    )
+
+
+def _page(
+    *,
+    title: str,
+    subtitle: str,
+    notice: str,
+    sources: Sequence[SourceStats],
+    sections: tuple[Section, ...],
+) -> LinkagePage:
+    now = dt.datetime.now(dt.UTC).replace(microsecond=0)
+    unique = {source.name: source for source in sources}  # a generalized input is each release's
+    return LinkagePage(
+        title=title,
+        subtitle=subtitle,
+        notice=notice,
+        inputs=tuple(
+            SourceRow(
+                s.name,
+                s.format,
+                _count(s.rows),
+                "n/a" if s.size_bytes is None else _bytes(s.size_bytes),
+                _digest(s),
+            )
+            for s in unique.values()
+        ),
+        sections=sections,
+        written_at=now.strftime("%Y-%m-%d %H:%M:%S %Z"),
+        written_at_iso=now.isoformat(),
+        version=__version__,
+    )
+
+
+def _render(template: str, page: LinkagePage, **extra: str) -> str:
+    return _environment().get_template(template).render(page=page, **extra)
