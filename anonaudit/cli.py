@@ -9,66 +9,46 @@ was written to.
 from __future__ import annotations
 
 import argparse
-import math
+import importlib
 import os
-import re
 import shlex
 import sys
 import tempfile
 import traceback
-from collections.abc import Sequence
-from dataclasses import replace
-from functools import partial
-from pathlib import Path
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from anonaudit import __version__
-from anonaudit.auditing import audit_table
-from anonaudit.batch import (
-    audit_config,
-    audit_datasets,
-    open_config_inputs,
-    output_paths,
-    read_paths,
-    reports_folder,
-    summary_to_dict,
+from anonaudit.errors import AnonauditError, ParameterError
+from anonaudit.vocabulary import (
+    ADDITIVE,
+    DISTANCES,
+    FORMATS,
+    MECHANISMS,
+    MISSING_COLUMNS,
+    NEIGHBOURING,
+    NULL_POLICIES,
+    POPULATION_MODELS,
+    POSTPROCESS,
+    SIDECAR_SUFFIX,
 )
-from anonaudit.checks import DISTANCES
-from anonaudit.checks.population import POPULATION_MODELS
-from anonaudit.checks.wildcard import NULL_POLICIES
-from anonaudit.config import AuditConfig, read_config
-from anonaudit.dp import artefact
-from anonaudit.dp import cli as dp_cli
-from anonaudit.dp.bounding import load_bounded
-from anonaudit.dp.utility import reader_measures
-from anonaudit.engines.local import Progress, set_limits
-from anonaudit.errors import AnonauditError, InputError, ParameterError
-from anonaudit.linkage import cli as linkage_cli
-from anonaudit.loading import load
-from anonaudit.report.html import save_html, write_listings
-from anonaudit.report.json import (
-    SCHEMA_VERSION,
-    advice_to_dict,
-    dp_to_dict,
-    dumps,
-    report_to_dict,
-)
-from anonaudit.report.text import advice_summary, dp_summary, summary
-from anonaudit.rows import write_records, write_transformed
-from anonaudit.sources import require_rereadable
-from anonaudit.sources.base import MISSING_COLUMNS
-from anonaudit.sources.dataset import FORMATS
-from anonaudit.util import atomic_write_text, refuse_folders, refuse_overwriting
-from anonaudit.work import DEFAULT_MAX_WORK, LISTED_CLASS_WORK, check_work
+from anonaudit.work import DEFAULT_MAX_WORK
 
-__all__ = ["main"]
+__all__ = ["EXIT_ERROR", "EXIT_OK", "EXIT_VIOLATION", "assignments", "columns", "main"]
 
 EXIT_OK, EXIT_VIOLATION, EXIT_ERROR, EXIT_INTERNAL = 0, 1, 2, 3
 #: The status of a process killed by SIGPIPE (128 + 13), what ``cat`` or ``grep`` give.
 EXIT_BROKEN_PIPE = 141
-# Below this, the population the data is a sample of would be over a trillion times
-# larger than the sample: a typo rather than a survey.
-_SMALLEST_SAMPLING_FRACTION = 1e-12
+#: Where each command runs, imported only when it is asked for: building the parser
+#: imports nothing heavy, so --help and --version start at once.
+COMMANDS = {
+    "audit": "anonaudit.commands:run_audit",
+    "advise": "anonaudit.commands:run_advise",
+    "dp": "anonaudit.commands:run_dp",
+    "compose": "anonaudit.linkage.cli:run",
+    "diff": "anonaudit.linkage.cli:run",
+    "ledger": "anonaudit.linkage.cli:run",
+}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -76,11 +56,13 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_ERROR, f"anonaudit: error: {message} (see --help)\n")
 
 
-def _columns(text: str) -> list[str]:
+def columns(text: str) -> list[str]:
+    """The column names of a comma-separated option value."""
     return [name.strip() for name in text.split(",") if name.strip()]
 
 
-def _assignments(items: Sequence[str], option: str, key: str = "COLUMN") -> dict[str, str]:
+def assignments(items: Sequence[str], option: str, key: str = "COLUMN") -> dict[str, str]:
+    """``COLUMN=VALUE`` option values as a mapping, refusing any other form."""
     result = {}
     for item in items:
         column, eq, value = item.partition("=")
@@ -100,7 +82,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Measure every syntactic anonymity measure of INPUT files and judge "
         "them against thresholds. Exit 0: all met; 1: a threshold violated; 2: error.",
     )
-    _add_columns(a)
+    _addcolumns(a)
     _add_thresholds(a.add_argument_group("thresholds"))
     m = a.add_argument_group("measures")
     m.add_argument(
@@ -221,7 +203,7 @@ def _parser() -> argparse.ArgumentParser:
         "Fk the sum of each class's weights",
     )
 
-    dp_cli.add_options(
+    _add_dp_options(
         a.add_argument_group("differential privacy (see: anonaudit dp --help)"),
         prefix="dp-",
         required=False,
@@ -265,7 +247,7 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--debug", action="store_true", help="show tracebacks")
     _add_dp_command(commands)
     _add_advise_command(commands, a)
-    linkage_cli.add_commands(commands)
+    _add_linkage_commands(commands)
     return parser
 
 
@@ -282,7 +264,7 @@ def _add_thresholds(group: argparse._ArgumentGroup) -> None:
     group.add_argument("--max-risk", type=float, help="largest prosecutor risk of a record")
 
 
-def _add_columns(parser: argparse.ArgumentParser) -> None:
+def _addcolumns(parser: argparse.ArgumentParser) -> None:
     """INPUT files and column roles, shared by the subcommands."""
     parser.add_argument(
         "inputs",
@@ -391,8 +373,8 @@ def _add_dp_command(commands: Any) -> None:
         "empty release, epsilon above 2, delta at or above 1/n) go to stderr. "
         "Exit 0: released; 2: error (including a release that would not be private).",
     )
-    _add_columns(d)
-    dp_cli.add_options(d.add_argument_group("privacy"), required=True)
+    _addcolumns(d)
+    _add_dp_options(d.add_argument_group("privacy"), required=True)
     u = d.add_argument_group("privacy unit")
     u.add_argument(
         "--privacy-unit",
@@ -411,7 +393,7 @@ def _add_dp_command(commands: Any) -> None:
         "--out",
         metavar="PATH",
         help="write the publishable release: the released class table as CSV, and beside it "
-        f"PATH with suffix {artefact.SIDECAR_SUFFIX} (how it was made; public facts only)",
+        f"PATH with suffix {SIDECAR_SUFFIX} (how it was made; public facts only)",
     )
     r.add_argument(
         "--json",
@@ -421,7 +403,7 @@ def _add_dp_command(commands: Any) -> None:
     r.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     r.add_argument("--debug", action="store_true", help="show tracebacks")
     ledger = d.add_argument_group("release ledger")
-    linkage_cli.add_ledger_options(ledger)
+    _add_ledger_options(ledger)
     ledger.add_argument(
         "--budget",
         metavar="EPS[,DELTA]",
@@ -438,7 +420,7 @@ def _add_advise_command(commands: Any, audit: argparse.ArgumentParser) -> None:
         "with their information loss; --out writes one. The input is never modified. "
         "Exit 0: a transformation passes; 1: none does; 2: error.",
     )
-    _add_columns(v)
+    _addcolumns(v)
     _add_thresholds(v.add_argument_group("thresholds"))
     s = v.add_argument_group("search")
     s.add_argument(
@@ -508,446 +490,172 @@ def _add_advise_command(commands: Any, audit: argparse.ArgumentParser) -> None:
     )
 
 
-def _config(args: argparse.Namespace) -> AuditConfig:
-    """The run's settings: the policy file, options over it; checked before any input is read."""
-    config = read_config(args.config) if args.config else AuditConfig()
-    choose = getattr(args, "choose", None)
-    if choose is not None and choose < 1:
-        raise ParameterError(f"--choose counts the listed transformations from 1 (got {choose})")
-    if config.datasets:
-        _dataset_configs(config, args)
-    else:
-        _override(config, args)
-        _validate(config)
-    set_limits(  # for the whole run, [[datasets]] included
-        memory_limit=getattr(args, "memory_limit", None) or config.memory_limit,
-        temp_dir=getattr(args, "temp_dir", None) or config.temp_dir,
+def _add_dp_options(group: argparse._ArgumentGroup, *, prefix: str = "", required: bool) -> None:
+    """Add the release options to ``group``, as ``--{prefix}epsilon`` and so on."""
+    group.add_argument(
+        f"--{prefix}epsilon",
+        dest="dp_epsilon",
+        type=float,
+        required=required,
+        metavar="E",
+        help="total privacy budget epsilon of the DP release",
     )
-    refuse_overwriting(
-        [
-            *output_paths(config),
-            ("--out", getattr(args, "out", None)),
-            ("--listings-dir", config.listings_dir),
-        ],
-        [*read_paths(config), *([args.config] if args.config else [])],
+    group.add_argument(
+        f"--{prefix}delta",
+        dest="dp_delta",
+        type=float,
+        metavar="D",
+        help="delta (e.g. 1e-6): needed for Gaussian noise and to release observed "
+        "QI combinations; without it the release is pure epsilon-DP over --public-domain",
     )
-    refuse_folders([*output_paths(config), ("--out", getattr(args, "out", None))])
-    for dataset in config.datasets or [config]:
-        if dataset.records_out and dataset.count:
-            raise ParameterError(
-                "--records-out writes one line per record, and the rows of a frequency "
-                "table (--count) stand for many: drop one of them (the report lists classes)"
-            )
-        if dataset.records_out:
-            require_rereadable(dataset.inputs, "--records-out")
-    if getattr(args, "out", None):
-        require_rereadable(config.inputs, "--out")
-    return config
+    group.add_argument(
+        f"--{prefix}mechanism",
+        dest="dp_mechanism",
+        choices=MECHANISMS,
+        help="noise (default discrete-laplace)",
+    )
+    group.add_argument(
+        f"--{prefix}neighbouring",
+        dest="dp_neighbouring",
+        choices=NEIGHBOURING,
+        help="neighbouring datasets: add or remove one unit (default), or replace one",
+    )
+    group.add_argument(
+        "--public-domain",
+        dest="public_domain",
+        action="append",
+        default=[],
+        metavar="COL=V1,V2,...|COL=@FILE",
+        help="public values of a QI or SA (repeatable); with every column declared, the "
+        "release covers their cartesian product under pure epsilon-DP",
+    )
+    group.add_argument(
+        f"--{prefix}rr-sensitive",
+        dest="dp_rr_sensitive",
+        metavar="COL",
+        help="the SA that randomized response randomizes (default: the only SA)",
+    )
+    group.add_argument(
+        f"--{prefix}postprocess",
+        dest="dp_postprocess",
+        choices=POSTPROCESS,
+        help="noisy counts over a public domain: clamp (default) sets negatives to 0, which "
+        "biases empty cells upwards (+0.43 at epsilon 1); unbiased keeps them, so that "
+        "counts and their sums are unbiased",
+    )
 
 
-def _dataset_configs(config: AuditConfig, args: argparse.Namespace) -> None:
-    """Options over each ``[[datasets]]`` table of the policy file, but not its outputs."""
-    if args.inputs:
-        raise ParameterError(
-            "INPUT files and [[datasets]] in --config do not mix; drop the INPUTs "
-            "or use a policy file without datasets"
-        )
-    if args.html:
-        raise ParameterError("with [[datasets]], set html per dataset in the policy file")
-    if args.records_out:
-        raise ParameterError("with [[datasets]], set records_out per dataset in the policy file")
-    for dataset in config.datasets:
-        own = dataset.json, dataset.html
-        _override(dataset, args)
-        dataset.json, dataset.html = own
-        _validate(dataset)
-    if args.json is not None:
-        config.json = args.json
-
-
-def _override(config: AuditConfig, args: argparse.Namespace) -> None:
-    """Command-line options over the policy file's settings."""
-    if args.inputs:
-        config.inputs = list(args.inputs)
-    if args.qi:
-        config.quasi_identifiers = [c for item in args.qi for c in _columns(item)]
-    if args.sensitive:
-        config.sensitive = [c for item in args.sensitive for c in _columns(item)]
-    for name in ("k", "l", "entropy_l", "t", "alpha", "beta", "delta", "max_risk"):
-        if getattr(args, name) is not None:
-            config.thresholds[name] = getattr(args, name)
-    if args.recursive:
-        c, _, l = args.recursive.partition(",")
-        try:
-            config.thresholds["recursive"] = (float(c), int(l))
-        except ValueError:
-            raise ParameterError(
-                f"--recursive takes C,L such as 3,2 (got {args.recursive!r})"
-            ) from None
-    if args.t_distance:
-        if "=" in args.t_distance:
-            config.t_distance = _assignments(args.t_distance.split(","), "--t-distance")
-        else:
-            config.t_distance = args.t_distance
-    config.hierarchy.update(_assignments(args.hierarchy, "--hierarchy"))
-    for column, level in _assignments(
-        [item for text in args.generalize for item in text.split(",")], "--generalize", "COL"
-    ).items():
-        if not re.fullmatch("[0-9]+", level):
-            raise ParameterError(
-                f"--generalize {column}={level}: the level must be a whole number such as 2"
-            )
-        config.generalize[column] = int(level)
-    config.ground_distance.update(_assignments(args.ground_distance, "--ground-distance"))
-    for column, value in _assignments(args.order, "--order").items():
-        config.order[column] = _order_file(value[1:]) if value.startswith("@") else _columns(value)
-    if config.order and not isinstance(config.t_distance, str):  # an order implies its distance
-        config.t_distance = {**dict.fromkeys(config.order, "ordered"), **(config.t_distance or {})}
-    for name in ("nulls", "sep", "encoding", "risk_threshold", "json", "html", "max_classes"):
-        if getattr(args, name) is not None:
-            setattr(config, name, getattr(args, name))
-    if config.sep in ("tab", "\\t"):  # a tab is hard to type in a shell
-        config.sep = "\t"
-    for name in ("redact", "listings_dir"):
-        if getattr(args, name) is not None:
-            setattr(config, name, getattr(args, name))
-    if args.records_out is not None:
-        config.records_out = args.records_out
-    if args.population_size is not None:  # one population option replaces the other
-        config.population_size, config.sampling_fraction = args.population_size, None
-    if args.sampling_fraction is not None:
-        config.population_size, config.sampling_fraction = None, args.sampling_fraction
-    if args.population_model is not None:
-        config.population_model = args.population_model
-    if args.population is not None:
-        config.population = args.population
-    if args.k_map is not None:
-        config.k_map = args.k_map
-    if args.max_work is not None:
-        config.max_work = args.max_work
-    if args.weights is not None:
-        config.weights = args.weights
-    if args.count is not None:
-        config.count = args.count
-    if args.decimal_comma is not None:
-        config.decimal_comma = [c for item in args.decimal_comma for c in _columns(item)]
-    for name in ("qi_analysis", "suda", "advise", "suppression_limit", "max_results"):
-        if getattr(args, name, None) is not None:
-            setattr(config, name, getattr(args, name))
-    if args.na is not None:
-        config.na_values = list(args.na)
-    for name in (
-        "format",
-        "delta_version",
-        "missing_columns",
-        "engine",
-        "scheduler",
-        "temp_dir",
-        "memory_limit",
+def _add_linkage_commands(commands: Any) -> None:
+    """Add ``compose``, ``diff`` and ``ledger`` to the CLI's subparsers."""
+    c = commands.add_parser(
+        "compose",
+        help="composition (intersection) attack across releases of overlapping records",
+        description="Join RELEASE files on the office's record id and find, for every record "
+        "in several releases, the sensitive values consistent with all its classes and the "
+        "attacker's posterior (Ganta, Kasiviswanathan & Smith 2008); beside it, what the same "
+        "releases made with differential privacy would allow. With --generalize, the releases "
+        "are generalizations of one INPUT instead (what if both were published?). Exit 0: "
+        "done; 1: a value disclosed with --fail-on-disclosure; 2: error.",
+    )
+    c.add_argument(
+        "releases",
+        nargs="+",
+        metavar="RELEASE",
+        help="release files (CSV, Parquet); with --generalize, the one INPUT they are made of",
+    )
+    c.add_argument("--id", required=True, metavar="COL", help="the office's record id column")
+    _add_linkage_roles(c)
+    t = c.add_argument_group("releases made of one input")
+    for flag, metavar, text in (
+        (
+            "--generalize",
+            "COL=LEVEL,...",
+            "one release: INPUT with these QIs generalized to these levels of their "
+            "--hierarchy (repeat: one release each, at least two; levels as advise prints them)",
+        ),
+        (
+            "--hierarchy",
+            "COL=FILE|SPEC",
+            "hierarchy of a QI to generalize: ARX file, interval:W1,W2,... or prefix[:N]",
+        ),
     ):
-        if getattr(args, name) is not None:
-            setattr(config, name, getattr(args, name))
-    if args.filter is not None:
-        config.filter = list(args.filter)
-    config.storage_options.update(_assignments(args.storage_option, "--storage-option", key="KEY"))
-
-
-def _order_file(path: str) -> list[str]:
-    """The values listed in an ``--order COL=@FILE`` file, one a line (UTF-8)."""
-    try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except UnicodeDecodeError as exc:
-        raise InputError(
-            f"--order @{path}: byte {exc.start} is not valid UTF-8; save the file as UTF-8"
-        ) from None
-    except OSError as exc:
-        raise InputError(f"--order @{path}: cannot read the file ({exc.strerror})") from None
-    return [line.strip() for line in lines if line.strip()]
-
-
-def _require_roles(inputs: Sequence[object], qi: Sequence[str], *, where: str) -> None:
-    """Refuse a run without input or quasi-identifiers; ``where`` says where else to name them."""
-    if not inputs:
-        raise ParameterError(f"name at least one INPUT file{where}")
-    if not qi:
-        raise ParameterError("name the quasi-identifiers with --qi COL1,COL2,...")
-
-
-def _validate(config: AuditConfig) -> None:
-    _require_roles(config.inputs, config.quasi_identifiers, where=" (or inputs in --config)")
-    distances = (
-        [config.t_distance]
-        if isinstance(config.t_distance, str)
-        else list((config.t_distance or {}).values())
+        t.add_argument(flag, action="append", default=[], metavar=metavar, help=text)
+    d = c.add_argument_group("differential privacy counterpart")
+    d.add_argument(
+        "--dp-epsilon", type=float, default=1.0, metavar="E", help="epsilon of each release (1)"
     )
-    for distance in distances:
-        if distance not in DISTANCES:
-            raise ParameterError(
-                f"unknown --t-distance {distance!r}; choose one of {', '.join(DISTANCES)}"
-            )
-    for column, values in config.order.items():
-        for value in {v for v in values if values.count(v) > 1}:
-            raise ParameterError(
-                f"--order {column} lists {value!r} twice; list each value once, in order"
-            )
-    k = config.thresholds.get("k")
-    if k is not None and k < 1:
-        raise ParameterError(f"-k must be at least 1 (got {k})")
-    t = config.thresholds.get("t")
-    if t is not None and not 0 <= t <= 1:
-        raise ParameterError(f"-t must lie between 0 and 1 (got {t})")
-    if config.max_classes < 0:
-        raise ParameterError("--max-classes must be >= 0 (0 lists every class)")
-    size, fraction = config.population_size, config.sampling_fraction
-    if size is not None and fraction is not None:
-        raise ParameterError("give population_size or sampling_fraction, not both")
-    if size is not None and not (math.isfinite(size) and size >= 1):
-        raise ParameterError(f"--population-size must be a positive number of people (got {size})")
-    if fraction is not None and not (math.isfinite(fraction) and 0 < fraction <= 1):
-        raise ParameterError(f"--sampling-fraction must lie in (0, 1] (got {fraction})")
-    if fraction is not None and fraction < _SMALLEST_SAMPLING_FRACTION:
-        raise ParameterError(
-            f"--sampling-fraction {fraction} would make the population more than "
-            f"{1 / _SMALLEST_SAMPLING_FRACTION:.0e} times the data; give the share of the "
-            "population in the data, or --population-size"
-        )
-    if config.population_model not in POPULATION_MODELS:
-        raise ParameterError(
-            f"unknown population model {config.population_model!r}; "
-            f"choose one of {', '.join(POPULATION_MODELS)}"
-        )
-    if config.engine not in ("local", "dask", "spark"):
-        raise ParameterError(f"unknown engine {config.engine!r}; choose local, dask or spark")
-    if config.nulls not in NULL_POLICIES:
-        raise ParameterError(
-            f"unknown nulls policy {config.nulls!r}; choose one of {', '.join(NULL_POLICIES)}"
-        )
-    if config.max_results < 0:
-        raise ParameterError(f"--max-results takes a number >= 0 (got {config.max_results})")
-    limit = config.suppression_limit
-    if not (math.isfinite(limit) and 0 <= limit < 1):
-        raise ParameterError(f"--suppression-limit must lie in [0, 1) (got {limit})")
-    for option, size in (("--qi-analysis", config.qi_analysis), ("--suda", config.suda)):
-        if not isinstance(size, bool) and size is not None and size < 1:
-            raise ParameterError(f"{option} takes a largest subset size >= 1 (got {size})")
+    d.add_argument("--dp-delta", type=float, default=0.0, metavar="D", help="delta of each (0)")
+    d.add_argument("--dp-mechanism", choices=ADDITIVE, default="discrete-laplace")
+    _add_linkage_outputs(c)
 
-
-def _run_audit(args: argparse.Namespace, command: str) -> int:
-    config = _config(args)
-    progress = None if args.quiet else Progress(sys.stderr)
-    if config.datasets:
-        if args.dp_epsilon is not None or config.dp:
-            raise ParameterError(
-                "--dp-epsilon and [dp] release one table; with [[datasets]] run "
-                "anonaudit dp on each dataset instead"
-            )
-        return _run_datasets(config, args, command, progress)
-    if args.redact and not (config.html or config.json):
-        raise ParameterError(
-            "--redact applies to the HTML and JSON reports; add --html PATH or --json PATH"
-        )
-    if args.id is not None and not config.records_out:
-        raise ParameterError("--id names the first column of the records file; add --records-out")
-    if args.suppression_limit is not None and not config.advise:
-        raise ParameterError("--suppression-limit bounds the search of --advise; add --advise")
-    report = audit_config(config, progress=progress)
-    if args.dp_epsilon is not None or config.dp:
-        base = Path(args.config).parent if args.config else None
-        dp_options = dp_cli.options(args, policy=config.dp, base=base)
-        dp = dp_cli.run(report.table, dp_options)
-        # A reader's t of the data is the audit's: measured with the audit's ground distances.
-        sa_files = {c: h for c, h in config.hierarchy.items() if c in config.sensitive}
-        measure = partial(
-            audit_table,
-            distance=config.t_distance,
-            hierarchies=sa_files,
-            orders=config.order,
-            ground_distances=config.ground_distance,
-            advise_suppression=False,
-        )
-        measures = reader_measures(dp.release, lambda table: measure(table).t_closeness)
-        report = replace(report, dp=replace(dp, measures=measures))
-    limit = None if config.max_classes == 0 else config.max_classes
-    if limit is None and config.json:  # every failing class listed: bounded up front
-        listed = int(report.k_anonymity.failing.mask.sum())
-        check_work(
-            f"--max-classes 0 (all {listed:,} classes below k listed in the JSON report)",
-            listed * LISTED_CLASS_WORK,
-            config.max_work or None,
-            f"units ({LISTED_CLASS_WORK:,} per listed class; --listings-dir writes them as CSV)",
-        )
-    bounds: dict[str, Any] = {"redact": config.redact, "max_classes": limit}
-    listings = config.listings_dir
-    document = report_to_dict(report, **bounds, listings_dir=listings) if config.json else {}
-    if config.json == "-":
-        print(dumps(document))
-    else:
-        if config.json:
-            atomic_write_text(Path(config.json), dumps(document))
-        print(summary(report))
-    if config.html:
-        save_html(report, config.html, command=command, **bounds, listings_dir=listings)
-    elif listings:
-        write_listings(report, listings, redact=config.redact)
-    if config.records_out:
-        sources = open_config_inputs(config)
-        write_records(sources, report, config.records_out, id_column=args.id, progress=progress)
-    if report.passed is False and not args.exit_zero:
-        return EXIT_VIOLATION
-    return EXIT_OK
-
-
-def _run_datasets(
-    config: AuditConfig, args: argparse.Namespace, command: str, progress: Progress | None
-) -> int:
-    summary_path = None if config.json in (None, "-") else Path(config.json)
-    results = audit_datasets(
-        config.datasets,
-        reports_dir=reports_folder(config),
-        progress=progress,
-        redact=config.redact or any(dataset.redact for dataset in config.datasets),
-        command=command,
+    f = commands.add_parser(
+        "diff",
+        help="differencing attack between two successive releases",
+        description="Compare the class tables of OLD and NEW class by class: a class whose "
+        "sensitive-value histogram changed in exactly one value discloses that value for "
+        "every record added or removed. Exit 0: done; 1: a value disclosed with "
+        "--fail-on-disclosure; 2: error.",
     )
-    document = summary_to_dict(results)
-    if config.json == "-":
-        print(dumps(document))
-    else:
-        if summary_path is not None:
-            atomic_write_text(summary_path, dumps(document))
-        for result in results:
-            print(f"== {result.name} ==")
-            if result.report is not None:
-                print(summary(result.report))
-            else:
-                print(f"anonaudit: error: {result.error}")
-    for result in results:
-        if result.error is not None:
-            print(f"anonaudit: error: {result.name}: {result.error}", file=sys.stderr)
-    worst = max(result.exit_status for result in results)
-    if worst == EXIT_VIOLATION and args.exit_zero:
-        return EXIT_OK
-    return worst
-
-
-def _run_dp(args: argparse.Namespace) -> int:
-    qi = [c for item in args.qi for c in _columns(item)]
-    sensitive = [c for item in args.sensitive for c in _columns(item)]
-    _require_roles(args.inputs, qi, where="")
-    sidecar = artefact.sidecar_path(Path(args.out)) if args.out else None
-    outputs = [
-        ("--out", args.out),
-        ("--out (sidecar)", sidecar),
-        ("--json", args.json),
-        ("--ledger", args.ledger),
-    ]
-    refuse_overwriting(outputs, args.inputs)
-    refuse_folders(outputs)
-    if args.max_contributions is not None and not args.privacy_unit:
-        raise ParameterError("--max-contributions bounds the rows of a --privacy-unit; add it")
-    if args.count is not None and args.privacy_unit:
-        raise ParameterError(
-            "--privacy-unit bounds each person's rows, and a frequency table (--count) "
-            "has none: drop one of them"
-        )
-    reading: dict[str, Any] = {
-        "quasi_identifiers": qi,
-        "sensitive": sensitive,
-        "sep": args.sep,
-        "encoding": args.encoding or "utf-8",
-        "na_values": args.na if args.na is not None else ("",),
-        "progress": None if args.quiet else Progress(sys.stderr),
-        "decimal_comma": [c for item in args.decimal_comma or () for c in _columns(item)],
-    }
-    data = (
-        load_bounded(
-            args.inputs,
-            privacy_unit=args.privacy_unit,
-            max_contributions=args.max_contributions or 1,
-            **reading,
-        )
-        if args.privacy_unit
-        else load(args.inputs, **reading, count=args.count)
+    f.add_argument("old", metavar="OLD", help="the earlier release")
+    f.add_argument("new", metavar="NEW", help="the later release")
+    _add_linkage_roles(f)
+    f.add_argument(
+        "--max-classes",
+        type=int,
+        default=100,
+        metavar="N",
+        help="disclosing classes listed (default 100; 0: all)",
     )
-    if args.budget is not None and not args.ledger:
-        raise ParameterError("--budget is checked against a ledger; add --ledger FILE")
-    report = dp_cli.run(data, dp_cli.options(args))
-    for warning in dp_cli.release_warnings(report):
-        print(f"anonaudit: warning: {warning}", file=sys.stderr)
-    if args.ledger:  # before any output: a release past the budget is never written
-        linkage_cli.record_dp_release(args, report)
-    if args.out:
-        artefact.write(report, Path(args.out))
-    document = {"schema_version": SCHEMA_VERSION, "anonaudit_version": __version__}
-    document |= dp_to_dict(report)
-    if args.json == "-":
-        print(dumps(document))
-    else:
-        if args.json:
-            atomic_write_text(Path(args.json), dumps(document))
-        print(dp_summary(report))
-    return EXIT_OK
+    _add_linkage_outputs(f)
 
-
-def _run_advise(args: argparse.Namespace, command: str) -> int:
-    config = _config(args)
-    if config.datasets:
-        raise ParameterError("advise takes one dataset; use a policy file without [[datasets]]")
-    if args.choose is not None and not args.out:
-        raise ParameterError("--choose picks the transformation --out writes; add --out PATH")
-    if args.keep and not args.out:
-        raise ParameterError("--keep names columns --out writes; add --out PATH")
-    if args.redact and not config.html:
-        raise ParameterError("--redact applies to the HTML report; add --html PATH")
-    if args.out and config.nulls == "drop":
-        raise ParameterError(
-            "--out writes every record, and --nulls drop left those with a null QI out of the "
-            "search; use --nulls value with --out"
-        )
-    # The audit builds the class table once, searches it and audits the input as released.
-    report = audit_config(
-        replace(config, advise=True), progress=None if args.quiet else Progress(sys.stderr)
+    g = commands.add_parser(
+        "ledger",
+        help="list the releases recorded in a release ledger and what they spent",
+        description="List the releases of a ledger (written by --ledger) and the privacy "
+        "spent per dataset, composed sequentially. The ledger is internal: do not publish it.",
     )
-    advice = report.advice
-    if advice is None:  # audit_config(advise=True) always searches
-        raise AssertionError("the audit returned no advice")
-    document = {"schema_version": SCHEMA_VERSION, "anonaudit_version": __version__}
-    document |= advice_to_dict(advice)
-    if config.json == "-":
-        print(dumps(document))
-    else:
-        if config.json:
-            atomic_write_text(Path(config.json), dumps(document))
-        print(advice_summary(advice))
-    if config.html:  # the audit of the input, as `anonaudit audit` reports it, with the advice
-        save_html(report, config.html, redact=config.redact, command=command)
-    if args.out and advice.transformations:
-        choose = args.choose or 1
-        if not 1 <= choose <= len(advice.transformations):
-            raise ParameterError(
-                f"--choose {choose}: pick one of the {len(advice.transformations)} listed"
-            )
-        chosen = advice.transformations[choose - 1]
-        sources = open_config_inputs(config)
-        kept = [*config.sensitive, *(c for item in args.keep for c in _columns(item))]
-        written = write_transformed(
-            sources,
-            args.out,
-            quasi_identifiers=config.quasi_identifiers,
-            recode=chosen.generalization.recode_maps(),
-            suppressed=chosen.suppressed_classes if chosen.suppressed else None,
-            columns=kept,
-        )
-        left = [c for c in sources[0].columns if c not in {*config.quasi_identifiers, *kept}]
-        if left:
-            print(
-                f"anonaudit: warning: --out leaves out {', '.join(left)}: neither "
-                "quasi-identifier nor sensitive, so not judged by the audit (a column may "
-                "identify people directly); --keep COL writes one",
-                file=sys.stderr,
-            )
-        if not args.quiet:
-            print(f"anonaudit: wrote {written:,} records to {args.out}", file=sys.stderr)
-    return EXIT_OK if advice.passed else EXIT_VIOLATION
+    g.add_argument("file", metavar="FILE", help="the ledger (SQLite)")
+    g.add_argument("--dataset", metavar="NAME", help="only this dataset's releases")
+    g.add_argument("--recipient", metavar="NAME", help="only the releases to this recipient")
+    g.add_argument("--json", metavar="PATH|-", help="write the listing as JSON; - for stdout")
+    g.add_argument("--debug", action="store_true", help="show tracebacks")
+
+
+def _add_linkage_roles(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--qi", action="append", default=[], metavar="COLS", help="QI columns")
+    parser.add_argument(
+        "--sensitive", action="append", default=[], metavar="COLS", help="sensitive columns"
+    )
+    r = parser.add_argument_group("reading")
+    r.add_argument("--sep", help="CSV separator (sniffed when omitted)")
+    r.add_argument("--encoding", default="utf-8", help="CSV encoding (default utf-8)")
+    r.add_argument("--na", action="append", metavar="TEXT", help="cell text read as null")
+
+
+def _add_linkage_outputs(parser: argparse.ArgumentParser) -> None:
+    o = parser.add_argument_group("output")
+    o.add_argument("--json", metavar="PATH|-", help="write the JSON report; - for stdout")
+    o.add_argument("--html", metavar="PATH", help="write the HTML report (one self-contained file)")
+    o.add_argument(
+        "--fail-on-disclosure", action="store_true", help="exit 1 when a value is disclosed"
+    )
+    _add_ledger_options(o)
+    o.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    o.add_argument("--debug", action="store_true", help="show tracebacks")
+
+
+def _add_ledger_options(group: argparse._ArgumentGroup) -> None:
+    """``--ledger``, ``--recipient`` and ``--dataset``, as every command that records
+    releases takes them."""
+    group.add_argument(
+        "--ledger", metavar="FILE", help="record the release(s) in this ledger (SQLite)"
+    )
+    group.add_argument("--recipient", metavar="NAME", help="who receives the release (ledger)")
+    group.add_argument(
+        "--dataset",
+        metavar="NAME",
+        help="the data the release comes from (ledger; default: the input's SHA-256)",
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -958,11 +666,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(exit_.code or 0)
     command = shlex.join(["anonaudit", *(sys.argv[1:] if argv is None else argv)])
     try:
-        if args.command == "advise":
-            return _run_advise(args, command)
-        if args.command in linkage_cli.COMMANDS:
-            return linkage_cli.run(args)
-        return _run_dp(args) if args.command == "dp" else _run_audit(args, command)
+        module, name = COMMANDS[args.command].split(":")
+        run: Callable[[argparse.Namespace, str], int]
+        run = getattr(importlib.import_module(module), name)
+        return run(args, command)
     except BrokenPipeError:  # the reader left (| head): stop quietly, as Unix tools do
         _silence_stdout()
         return EXIT_BROKEN_PIPE

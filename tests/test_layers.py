@@ -37,6 +37,7 @@ TOP = {
     "policy": "base",
     "explain": "base",
     "work": "base",
+    "vocabulary": "base",
     "sources": "sources",
     "rows": "results",
     "classtable": "classtable",
@@ -54,6 +55,7 @@ TOP = {
     "report": "report",
     "batch": "cli",
     "cli": "cli",
+    "commands": "cli",
     "__main__": "cli",
 }
 SUB = {
@@ -61,6 +63,7 @@ SUB = {
     "dp.artefact": "report",
     "linkage.cli": "cli",
     "linkage.report": "report",
+    "linkage.html": "report",
 }
 #: The package's front door: ``from anonaudit import audit`` is the API, the top layer.
 FRONT = {"audit", "audit_table", "load", "AuditReport"}

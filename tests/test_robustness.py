@@ -31,7 +31,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-import anonaudit.cli
+import anonaudit.commands
 from anonaudit.cli import main
 from anonaudit.report.csv import table_to_csv
 
@@ -303,7 +303,7 @@ def test_unexpected_exception_is_exit_3_with_the_traceback_in_a_file(
     def broken(*args: Any, **kwargs: Any) -> None:
         raise ZeroDivisionError("boom\nsecond line")
 
-    monkeypatch.setattr(anonaudit.cli, "audit_config", broken)
+    monkeypatch.setattr(anonaudit.commands, "audit_config", broken)
     line = one_error(capsys, "audit", str(data), *ROLES, code=3)
     assert line.startswith("anonaudit: internal error: ZeroDivisionError: boom (traceback ")
     path = Path(line.split("traceback written to ")[1].split(";")[0])

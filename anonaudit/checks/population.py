@@ -67,7 +67,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal, TypeAlias
+from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -76,6 +76,7 @@ from scipy import optimize, special
 from anonaudit.checks._classes import TOLERANCE
 from anonaudit.classtable import ClassTable
 from anonaudit.errors import ParameterError
+from anonaudit.vocabulary import POPULATION_MODELS, PopulationModel
 
 __all__ = [
     "POPULATION_MODELS",
@@ -89,9 +90,6 @@ __all__ = [
     "resolve_population",
 ]
 
-PopulationModel: TypeAlias = Literal["dankar", "pitman", "zayatz", "snb"]
-#: The accepted values of ``model``.
-POPULATION_MODELS: tuple[PopulationModel, ...] = ("dankar", "pitman", "zayatz", "snb")
 #: Dankar et al.'s threshold between Pitman and Zayatz/SNB.
 DANKAR_THRESHOLD = 0.1
 

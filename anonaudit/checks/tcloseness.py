@@ -40,11 +40,10 @@ from anonaudit.classtable import ClassTable, SensitiveCounts
 from anonaudit.errors import HierarchyError, ParameterError
 from anonaudit.hierarchy import GroundDistance, Hierarchy
 from anonaudit.sources.csv import from_decimal_comma
+from anonaudit.vocabulary import DISTANCES
 
 __all__ = ["DISTANCES", "TClosenessResult", "t_closeness"]
 
-#: The ground distances :func:`t_closeness` knows, by name.
-DISTANCES = ("equal", "ordered", "numeric", "hierarchical", "matrix")
 
 
 @dataclass(frozen=True)

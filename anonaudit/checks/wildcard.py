@@ -45,18 +45,14 @@ few null patterns real data has.
 
 from __future__ import annotations
 
-from typing import Literal, TypeAlias
-
 import numpy as np
 
 from anonaudit.classtable import Classes, ClassTable, _combine, _encode
 from anonaudit.errors import ParameterError
+from anonaudit.vocabulary import NULL_POLICIES, NullPolicy
 
 __all__ = ["NULL_POLICIES", "NullPolicy", "class_frequencies", "wildcard_sums"]
 
-NullPolicy: TypeAlias = Literal["value", "drop", "wildcard"]
-#: The accepted null policies.
-NULL_POLICIES: tuple[NullPolicy, ...] = ("value", "drop", "wildcard")
 
 
 def class_frequencies(

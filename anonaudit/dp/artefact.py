@@ -35,12 +35,12 @@ from anonaudit.dp.mechanisms import ADDITIVE
 from anonaudit.report.csv import table_to_csv
 from anonaudit.report.json import dumps
 from anonaudit.util import atomic_write_text
+from anonaudit.vocabulary import SIDECAR_SUFFIX
 
 __all__ = ["SIDECAR_SUFFIX", "postprocessing", "released_frame", "sidecar", "sidecar_path", "write"]
 
 #: What replaces the CSV's suffix in the sidecar's name: ``release.csv`` gets
 #: ``release.release.json``.
-SIDECAR_SUFFIX = ".release.json"
 _COUNT = "count"
 
 

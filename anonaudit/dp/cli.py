@@ -28,7 +28,6 @@ __all__ = [
     "EPSILON_WARNING",
     "NEARLY_EMPTY",
     "DPOptions",
-    "add_options",
     "options",
     "release_warnings",
     "run",
@@ -39,61 +38,6 @@ __all__ = [
 EPSILON_WARNING = 2.0
 #: ... and when the released classes hold fewer than this share of the records.
 NEARLY_EMPTY = 0.01
-
-
-def add_options(group: argparse._ArgumentGroup, *, prefix: str = "", required: bool) -> None:
-    """Add the release options to ``group``, as ``--{prefix}epsilon`` and so on."""
-    group.add_argument(
-        f"--{prefix}epsilon",
-        dest="dp_epsilon",
-        type=float,
-        required=required,
-        metavar="E",
-        help="total privacy budget epsilon of the DP release",
-    )
-    group.add_argument(
-        f"--{prefix}delta",
-        dest="dp_delta",
-        type=float,
-        metavar="D",
-        help="delta (e.g. 1e-6): needed for Gaussian noise and to release observed "
-        "QI combinations; without it the release is pure epsilon-DP over --public-domain",
-    )
-    group.add_argument(
-        f"--{prefix}mechanism",
-        dest="dp_mechanism",
-        choices=MECHANISMS,
-        help="noise (default discrete-laplace)",
-    )
-    group.add_argument(
-        f"--{prefix}neighbouring",
-        dest="dp_neighbouring",
-        choices=NEIGHBOURING,
-        help="neighbouring datasets: add or remove one unit (default), or replace one",
-    )
-    group.add_argument(
-        "--public-domain",
-        dest="public_domain",
-        action="append",
-        default=[],
-        metavar="COL=V1,V2,...|COL=@FILE",
-        help="public values of a QI or SA (repeatable); with every column declared, the "
-        "release covers their cartesian product under pure epsilon-DP",
-    )
-    group.add_argument(
-        f"--{prefix}rr-sensitive",
-        dest="dp_rr_sensitive",
-        metavar="COL",
-        help="the SA that randomized response randomizes (default: the only SA)",
-    )
-    group.add_argument(
-        f"--{prefix}postprocess",
-        dest="dp_postprocess",
-        choices=POSTPROCESS,
-        help="noisy counts over a public domain: clamp (default) sets negatives to 0, which "
-        "biases empty cells upwards (+0.43 at epsilon 1); unbiased keeps them, so that "
-        "counts and their sums are unbiased",
-    )
 
 
 @dataclass(frozen=True)

@@ -47,12 +47,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Literal, TypeAlias
 
 import numpy as np
 from scipy import special
 
 from anonaudit.errors import MissingDependencyError, ParameterError
+from anonaudit.vocabulary import ADDITIVE, MECHANISMS, Mechanism
 
 __all__ = [
     "ADDITIVE",
@@ -67,19 +67,6 @@ __all__ = [
     "rr_keep_probability",
 ]
 
-Mechanism: TypeAlias = Literal[
-    "discrete-laplace", "discrete-gaussian", "laplace", "gaussian", "randomized-response"
-]
-#: Every mechanism, by the name the API and the command line use.
-MECHANISMS: tuple[Mechanism, ...] = (
-    "discrete-laplace",
-    "discrete-gaussian",
-    "laplace",
-    "gaussian",
-    "randomized-response",
-)
-#: Mechanisms that add noise to a vector of counts (all but randomized response).
-ADDITIVE: tuple[Mechanism, ...] = MECHANISMS[:4]
 #: Mechanisms whose noise is an integer.
 DISCRETE: tuple[Mechanism, ...] = ("discrete-laplace", "discrete-gaussian")
 

@@ -76,6 +76,7 @@ from anonaudit.dp.mechanisms import (
 from anonaudit.dp.plrv import privacy_loss
 from anonaudit.dp.sensitivity import Neighbouring, Sensitivity, histogram_sensitivity
 from anonaudit.errors import ParameterError
+from anonaudit.vocabulary import POSTPROCESS, Postprocess
 
 __all__ = ["POSTPROCESS", "DomainKind", "Postprocess", "Release", "release", "value_guarantee"]
 
@@ -574,9 +575,6 @@ def _randomized_response(
     )
 
 
-#: Post-processing of the noisy counts over a public domain (:func:`_postprocess`).
-Postprocess: TypeAlias = Literal["clamp", "unbiased"]
-POSTPROCESS: tuple[Postprocess, ...] = ("clamp", "unbiased")
 
 
 def _postprocess(noisy: np.ndarray, postprocess: Postprocess) -> np.ndarray:

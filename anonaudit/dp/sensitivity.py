@@ -40,9 +40,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal, TypeAlias
 
 from anonaudit.errors import ParameterError
+from anonaudit.vocabulary import NEIGHBOURING, Neighbouring
 
 __all__ = [
     "MAX_CONTRIBUTIONS",
@@ -52,9 +52,6 @@ __all__ = [
     "histogram_sensitivity",
 ]
 
-Neighbouring: TypeAlias = Literal["add-remove", "replace"]
-#: The neighbouring relations, by name.
-NEIGHBOURING: tuple[Neighbouring, ...] = ("add-remove", "replace")
 #: Largest contribution bound accepted: beyond it the noise would drown every count.
 MAX_CONTRIBUTIONS = 1_000_000
 

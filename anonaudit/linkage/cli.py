@@ -13,9 +13,9 @@ from typing import Any
 
 from anonaudit import load
 from anonaudit.classtable import ClassTable
+from anonaudit.cli import assignments
 from anonaudit.dp.accounting import Budget
 from anonaudit.dp.companion import DPReport
-from anonaudit.dp.mechanisms import ADDITIVE
 from anonaudit.errors import ParameterError
 from anonaudit.generalization import is_builtin
 from anonaudit.linkage.composition import Releases, compose, generalized_releases, read_releases
@@ -35,126 +35,12 @@ from anonaudit.sources.base import file_sha256
 from anonaudit.sources.csv import CsvOptions
 from anonaudit.util import atomic_write_text, refuse_overwriting
 
-__all__ = ["COMMANDS", "add_commands", "run"]
+__all__ = ["record_dp_release", "run"]
 
-COMMANDS = ("compose", "diff", "ledger")
 _OK, _DISCLOSED = 0, 1
 
 
-def add_commands(commands: Any) -> None:
-    """Add ``compose``, ``diff`` and ``ledger`` to the CLI's subparsers."""
-    c = commands.add_parser(
-        "compose",
-        help="composition (intersection) attack across releases of overlapping records",
-        description="Join RELEASE files on the office's record id and find, for every record "
-        "in several releases, the sensitive values consistent with all its classes and the "
-        "attacker's posterior (Ganta, Kasiviswanathan & Smith 2008); beside it, what the same "
-        "releases made with differential privacy would allow. With --generalize, the releases "
-        "are generalizations of one INPUT instead (what if both were published?). Exit 0: "
-        "done; 1: a value disclosed with --fail-on-disclosure; 2: error.",
-    )
-    c.add_argument(
-        "releases",
-        nargs="+",
-        metavar="RELEASE",
-        help="release files (CSV, Parquet); with --generalize, the one INPUT they are made of",
-    )
-    c.add_argument("--id", required=True, metavar="COL", help="the office's record id column")
-    _add_roles(c)
-    t = c.add_argument_group("releases made of one input")
-    for flag, metavar, text in (
-        (
-            "--generalize",
-            "COL=LEVEL,...",
-            "one release: INPUT with these QIs generalized to these levels of their "
-            "--hierarchy (repeat: one release each, at least two; levels as advise prints them)",
-        ),
-        (
-            "--hierarchy",
-            "COL=FILE|SPEC",
-            "hierarchy of a QI to generalize: ARX file, interval:W1,W2,... or prefix[:N]",
-        ),
-    ):
-        t.add_argument(flag, action="append", default=[], metavar=metavar, help=text)
-    d = c.add_argument_group("differential privacy counterpart")
-    d.add_argument(
-        "--dp-epsilon", type=float, default=1.0, metavar="E", help="epsilon of each release (1)"
-    )
-    d.add_argument("--dp-delta", type=float, default=0.0, metavar="D", help="delta of each (0)")
-    d.add_argument("--dp-mechanism", choices=ADDITIVE, default="discrete-laplace")
-    _add_outputs(c)
-
-    f = commands.add_parser(
-        "diff",
-        help="differencing attack between two successive releases",
-        description="Compare the class tables of OLD and NEW class by class: a class whose "
-        "sensitive-value histogram changed in exactly one value discloses that value for "
-        "every record added or removed. Exit 0: done; 1: a value disclosed with "
-        "--fail-on-disclosure; 2: error.",
-    )
-    f.add_argument("old", metavar="OLD", help="the earlier release")
-    f.add_argument("new", metavar="NEW", help="the later release")
-    _add_roles(f)
-    f.add_argument(
-        "--max-classes",
-        type=int,
-        default=100,
-        metavar="N",
-        help="disclosing classes listed (default 100; 0: all)",
-    )
-    _add_outputs(f)
-
-    g = commands.add_parser(
-        "ledger",
-        help="list the releases recorded in a release ledger and what they spent",
-        description="List the releases of a ledger (written by --ledger) and the privacy "
-        "spent per dataset, composed sequentially. The ledger is internal: do not publish it.",
-    )
-    g.add_argument("file", metavar="FILE", help="the ledger (SQLite)")
-    g.add_argument("--dataset", metavar="NAME", help="only this dataset's releases")
-    g.add_argument("--recipient", metavar="NAME", help="only the releases to this recipient")
-    g.add_argument("--json", metavar="PATH|-", help="write the listing as JSON; - for stdout")
-    g.add_argument("--debug", action="store_true", help="show tracebacks")
-
-
-def _add_roles(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--qi", action="append", default=[], metavar="COLS", help="QI columns")
-    parser.add_argument(
-        "--sensitive", action="append", default=[], metavar="COLS", help="sensitive columns"
-    )
-    r = parser.add_argument_group("reading")
-    r.add_argument("--sep", help="CSV separator (sniffed when omitted)")
-    r.add_argument("--encoding", default="utf-8", help="CSV encoding (default utf-8)")
-    r.add_argument("--na", action="append", metavar="TEXT", help="cell text read as null")
-
-
-def _add_outputs(parser: argparse.ArgumentParser) -> None:
-    o = parser.add_argument_group("output")
-    o.add_argument("--json", metavar="PATH|-", help="write the JSON report; - for stdout")
-    o.add_argument("--html", metavar="PATH", help="write the HTML report (one self-contained file)")
-    o.add_argument(
-        "--fail-on-disclosure", action="store_true", help="exit 1 when a value is disclosed"
-    )
-    add_ledger_options(o)
-    o.add_argument("--quiet", action="store_true", help="print nothing but errors")
-    o.add_argument("--debug", action="store_true", help="show tracebacks")
-
-
-def add_ledger_options(group: argparse._ArgumentGroup) -> None:
-    """``--ledger``, ``--recipient`` and ``--dataset``, as every command that records
-    releases takes them."""
-    group.add_argument(
-        "--ledger", metavar="FILE", help="record the release(s) in this ledger (SQLite)"
-    )
-    group.add_argument("--recipient", metavar="NAME", help="who receives the release (ledger)")
-    group.add_argument(
-        "--dataset",
-        metavar="NAME",
-        help="the data the release comes from (ledger; default: the input's SHA-256)",
-    )
-
-
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, command: str) -> int:
     """Run ``args.command`` (one of :data:`COMMANDS`); returns the exit status."""
     if args.command == "ledger":
         return _run_ledger(args)
@@ -197,7 +83,6 @@ def run(args: argparse.Namespace) -> int:
 def _generalizations(args: argparse.Namespace) -> tuple[dict[str, str], list[dict[str, int]]]:
     """``--hierarchy`` and each ``--generalize`` (``age=2,zip=1``, or ``age=2 zip=1`` as
     advise prints it), parsed as the audit parses them, and checked to go with one INPUT."""
-    from anonaudit.cli import _assignments  # the audit's parser; that module imports this one
 
     if args.generalize:
         if len(args.releases) != 1:
@@ -216,14 +101,14 @@ def _generalizations(args: argparse.Namespace) -> tuple[dict[str, str], list[dic
     for text in args.generalize:
         levels = {}
         items = text.replace(",", " ").split()
-        for column, level in _assignments(items, "--generalize", "COL").items():
+        for column, level in assignments(items, "--generalize", "COL").items():
             if not level.isdigit():
                 raise ParameterError(
                     f"--generalize {column}={level}: the level must be a whole number such as 2"
                 )
             levels[column] = int(level)
         releases.append(levels)
-    return _assignments(args.hierarchy, "--hierarchy"), releases
+    return assignments(args.hierarchy, "--hierarchy"), releases
 
 
 def _compose(

@@ -8,12 +8,13 @@ import stat
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from anonaudit.errors import ColumnError, InputError, SourceNotFoundError
+from anonaudit.vocabulary import MISSING_COLUMNS, MissingColumns
 
 if TYPE_CHECKING:
     from anonaudit.sources.csv import CsvOptions
@@ -38,9 +39,6 @@ __all__ = [
 _DIGEST_CHUNK = 1024 * 1024
 _LISTED_PARTS = 5
 
-#: What a dataset's file lacking an audited column means: an error, or nulls.
-MissingColumns = Literal["error", "null"]
-MISSING_COLUMNS: tuple[MissingColumns, ...] = ("error", "null")
 
 
 @dataclass(frozen=True)

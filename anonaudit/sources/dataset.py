@@ -44,6 +44,7 @@ from anonaudit.sources.base import (
 from anonaudit.sources.csv import CsvOptions, CsvSource
 from anonaudit.sources.filters import Filter, parse_filter, to_expression
 from anonaudit.sources.storage import Location, resolve, storage_error
+from anonaudit.vocabulary import FORMATS
 
 if TYPE_CHECKING:
     from anonaudit.sources.storage import StorageOptions
@@ -59,7 +60,6 @@ __all__ = [
 ]
 
 #: Formats a dataset may have.
-FORMATS = ("parquet", "csv", "delta")
 
 _SUFFIXES = {
     "parquet": (".parquet", ".pq", ".parq"),

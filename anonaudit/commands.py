@@ -1,0 +1,506 @@
+"""The commands ``audit``, ``advise`` and ``dp``: options to configuration, run, outputs.
+
+:mod:`anonaudit.cli` parses the command line and imports this module only to run one
+of these commands (the linkage commands run in :mod:`anonaudit.linkage.cli`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import re
+import sys
+from collections.abc import Sequence
+from dataclasses import replace
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from anonaudit import __version__
+from anonaudit.auditing import audit_table
+from anonaudit.batch import (
+    audit_config,
+    audit_datasets,
+    open_config_inputs,
+    output_paths,
+    read_paths,
+    reports_folder,
+    summary_to_dict,
+)
+from anonaudit.checks import DISTANCES
+from anonaudit.checks.population import POPULATION_MODELS
+from anonaudit.checks.wildcard import NULL_POLICIES
+from anonaudit.cli import EXIT_OK, EXIT_VIOLATION, assignments, columns
+from anonaudit.config import AuditConfig, read_config
+from anonaudit.dp import artefact
+from anonaudit.dp import cli as dp_cli
+from anonaudit.dp.bounding import load_bounded
+from anonaudit.dp.utility import reader_measures
+from anonaudit.engines.local import Progress, set_limits
+from anonaudit.errors import InputError, ParameterError
+from anonaudit.linkage import cli as linkage_cli
+from anonaudit.loading import load
+from anonaudit.report.html import save_html, write_listings
+from anonaudit.report.json import (
+    SCHEMA_VERSION,
+    advice_to_dict,
+    dp_to_dict,
+    dumps,
+    report_to_dict,
+)
+from anonaudit.report.text import advice_summary, dp_summary, summary
+from anonaudit.rows import write_records, write_transformed
+from anonaudit.sources import require_rereadable
+from anonaudit.util import atomic_write_text, refuse_folders, refuse_overwriting
+from anonaudit.work import LISTED_CLASS_WORK, check_work
+
+__all__ = ["run_advise", "run_audit", "run_dp"]
+
+# Below this, the population the data is a sample of would be over a trillion times
+# larger than the sample: a typo rather than a survey.
+_SMALLEST_SAMPLING_FRACTION = 1e-12
+
+
+def _config(args: argparse.Namespace) -> AuditConfig:
+    """The run's settings: the policy file, options over it; checked before any input is read."""
+    config = read_config(args.config) if args.config else AuditConfig()
+    choose = getattr(args, "choose", None)
+    if choose is not None and choose < 1:
+        raise ParameterError(f"--choose counts the listed transformations from 1 (got {choose})")
+    if config.datasets:
+        _dataset_configs(config, args)
+    else:
+        _override(config, args)
+        _validate(config)
+    set_limits(  # for the whole run, [[datasets]] included
+        memory_limit=getattr(args, "memory_limit", None) or config.memory_limit,
+        temp_dir=getattr(args, "temp_dir", None) or config.temp_dir,
+    )
+    refuse_overwriting(
+        [
+            *output_paths(config),
+            ("--out", getattr(args, "out", None)),
+            ("--listings-dir", config.listings_dir),
+        ],
+        [*read_paths(config), *([args.config] if args.config else [])],
+    )
+    refuse_folders([*output_paths(config), ("--out", getattr(args, "out", None))])
+    for dataset in config.datasets or [config]:
+        if dataset.records_out and dataset.count:
+            raise ParameterError(
+                "--records-out writes one line per record, and the rows of a frequency "
+                "table (--count) stand for many: drop one of them (the report lists classes)"
+            )
+        if dataset.records_out:
+            require_rereadable(dataset.inputs, "--records-out")
+    if getattr(args, "out", None):
+        require_rereadable(config.inputs, "--out")
+    return config
+
+
+def _dataset_configs(config: AuditConfig, args: argparse.Namespace) -> None:
+    """Options over each ``[[datasets]]`` table of the policy file, but not its outputs."""
+    if args.inputs:
+        raise ParameterError(
+            "INPUT files and [[datasets]] in --config do not mix; drop the INPUTs "
+            "or use a policy file without datasets"
+        )
+    if args.html:
+        raise ParameterError("with [[datasets]], set html per dataset in the policy file")
+    if args.records_out:
+        raise ParameterError("with [[datasets]], set records_out per dataset in the policy file")
+    for dataset in config.datasets:
+        own = dataset.json, dataset.html
+        _override(dataset, args)
+        dataset.json, dataset.html = own
+        _validate(dataset)
+    if args.json is not None:
+        config.json = args.json
+
+
+def _override(config: AuditConfig, args: argparse.Namespace) -> None:
+    """Command-line options over the policy file's settings."""
+    if args.inputs:
+        config.inputs = list(args.inputs)
+    if args.qi:
+        config.quasi_identifiers = [c for item in args.qi for c in columns(item)]
+    if args.sensitive:
+        config.sensitive = [c for item in args.sensitive for c in columns(item)]
+    for name in ("k", "l", "entropy_l", "t", "alpha", "beta", "delta", "max_risk"):
+        if getattr(args, name) is not None:
+            config.thresholds[name] = getattr(args, name)
+    if args.recursive:
+        c, _, l = args.recursive.partition(",")
+        try:
+            config.thresholds["recursive"] = (float(c), int(l))
+        except ValueError:
+            raise ParameterError(
+                f"--recursive takes C,L such as 3,2 (got {args.recursive!r})"
+            ) from None
+    if args.t_distance:
+        if "=" in args.t_distance:
+            config.t_distance = assignments(args.t_distance.split(","), "--t-distance")
+        else:
+            config.t_distance = args.t_distance
+    config.hierarchy.update(assignments(args.hierarchy, "--hierarchy"))
+    for column, level in assignments(
+        [item for text in args.generalize for item in text.split(",")], "--generalize", "COL"
+    ).items():
+        if not re.fullmatch("[0-9]+", level):
+            raise ParameterError(
+                f"--generalize {column}={level}: the level must be a whole number such as 2"
+            )
+        config.generalize[column] = int(level)
+    config.ground_distance.update(assignments(args.ground_distance, "--ground-distance"))
+    for column, value in assignments(args.order, "--order").items():
+        config.order[column] = _order_file(value[1:]) if value.startswith("@") else columns(value)
+    if config.order and not isinstance(config.t_distance, str):  # an order implies its distance
+        config.t_distance = {**dict.fromkeys(config.order, "ordered"), **(config.t_distance or {})}
+    for name in ("nulls", "sep", "encoding", "risk_threshold", "json", "html", "max_classes"):
+        if getattr(args, name) is not None:
+            setattr(config, name, getattr(args, name))
+    if config.sep in ("tab", "\\t"):  # a tab is hard to type in a shell
+        config.sep = "\t"
+    for name in ("redact", "listings_dir"):
+        if getattr(args, name) is not None:
+            setattr(config, name, getattr(args, name))
+    if args.records_out is not None:
+        config.records_out = args.records_out
+    if args.population_size is not None:  # one population option replaces the other
+        config.population_size, config.sampling_fraction = args.population_size, None
+    if args.sampling_fraction is not None:
+        config.population_size, config.sampling_fraction = None, args.sampling_fraction
+    if args.population_model is not None:
+        config.population_model = args.population_model
+    if args.population is not None:
+        config.population = args.population
+    if args.k_map is not None:
+        config.k_map = args.k_map
+    if args.max_work is not None:
+        config.max_work = args.max_work
+    if args.weights is not None:
+        config.weights = args.weights
+    if args.count is not None:
+        config.count = args.count
+    if args.decimal_comma is not None:
+        config.decimal_comma = [c for item in args.decimal_comma for c in columns(item)]
+    for name in ("qi_analysis", "suda", "advise", "suppression_limit", "max_results"):
+        if getattr(args, name, None) is not None:
+            setattr(config, name, getattr(args, name))
+    if args.na is not None:
+        config.na_values = list(args.na)
+    for name in (
+        "format",
+        "delta_version",
+        "missing_columns",
+        "engine",
+        "scheduler",
+        "temp_dir",
+        "memory_limit",
+    ):
+        if getattr(args, name) is not None:
+            setattr(config, name, getattr(args, name))
+    if args.filter is not None:
+        config.filter = list(args.filter)
+    config.storage_options.update(assignments(args.storage_option, "--storage-option", key="KEY"))
+
+
+def _order_file(path: str) -> list[str]:
+    """The values listed in an ``--order COL=@FILE`` file, one a line (UTF-8)."""
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            f"--order @{path}: byte {exc.start} is not valid UTF-8; save the file as UTF-8"
+        ) from None
+    except OSError as exc:
+        raise InputError(f"--order @{path}: cannot read the file ({exc.strerror})") from None
+    return [line.strip() for line in lines if line.strip()]
+
+
+def _require_roles(inputs: Sequence[object], qi: Sequence[str], *, where: str) -> None:
+    """Refuse a run without input or quasi-identifiers; ``where`` says where else to name them."""
+    if not inputs:
+        raise ParameterError(f"name at least one INPUT file{where}")
+    if not qi:
+        raise ParameterError("name the quasi-identifiers with --qi COL1,COL2,...")
+
+
+def _validate(config: AuditConfig) -> None:
+    _require_roles(config.inputs, config.quasi_identifiers, where=" (or inputs in --config)")
+    distances = (
+        [config.t_distance]
+        if isinstance(config.t_distance, str)
+        else list((config.t_distance or {}).values())
+    )
+    for distance in distances:
+        if distance not in DISTANCES:
+            raise ParameterError(
+                f"unknown --t-distance {distance!r}; choose one of {', '.join(DISTANCES)}"
+            )
+    for column, values in config.order.items():
+        for value in {v for v in values if values.count(v) > 1}:
+            raise ParameterError(
+                f"--order {column} lists {value!r} twice; list each value once, in order"
+            )
+    k = config.thresholds.get("k")
+    if k is not None and k < 1:
+        raise ParameterError(f"-k must be at least 1 (got {k})")
+    t = config.thresholds.get("t")
+    if t is not None and not 0 <= t <= 1:
+        raise ParameterError(f"-t must lie between 0 and 1 (got {t})")
+    if config.max_classes < 0:
+        raise ParameterError("--max-classes must be >= 0 (0 lists every class)")
+    size, fraction = config.population_size, config.sampling_fraction
+    if size is not None and fraction is not None:
+        raise ParameterError("give population_size or sampling_fraction, not both")
+    if size is not None and not (math.isfinite(size) and size >= 1):
+        raise ParameterError(f"--population-size must be a positive number of people (got {size})")
+    if fraction is not None and not (math.isfinite(fraction) and 0 < fraction <= 1):
+        raise ParameterError(f"--sampling-fraction must lie in (0, 1] (got {fraction})")
+    if fraction is not None and fraction < _SMALLEST_SAMPLING_FRACTION:
+        raise ParameterError(
+            f"--sampling-fraction {fraction} would make the population more than "
+            f"{1 / _SMALLEST_SAMPLING_FRACTION:.0e} times the data; give the share of the "
+            "population in the data, or --population-size"
+        )
+    if config.population_model not in POPULATION_MODELS:
+        raise ParameterError(
+            f"unknown population model {config.population_model!r}; "
+            f"choose one of {', '.join(POPULATION_MODELS)}"
+        )
+    if config.engine not in ("local", "dask", "spark"):
+        raise ParameterError(f"unknown engine {config.engine!r}; choose local, dask or spark")
+    if config.nulls not in NULL_POLICIES:
+        raise ParameterError(
+            f"unknown nulls policy {config.nulls!r}; choose one of {', '.join(NULL_POLICIES)}"
+        )
+    if config.max_results < 0:
+        raise ParameterError(f"--max-results takes a number >= 0 (got {config.max_results})")
+    limit = config.suppression_limit
+    if not (math.isfinite(limit) and 0 <= limit < 1):
+        raise ParameterError(f"--suppression-limit must lie in [0, 1) (got {limit})")
+    for option, size in (("--qi-analysis", config.qi_analysis), ("--suda", config.suda)):
+        if not isinstance(size, bool) and size is not None and size < 1:
+            raise ParameterError(f"{option} takes a largest subset size >= 1 (got {size})")
+
+
+def run_audit(args: argparse.Namespace, command: str) -> int:
+    """``anonaudit audit``: the audit of the inputs or of each dataset of a policy file."""
+    config = _config(args)
+    progress = None if args.quiet else Progress(sys.stderr)
+    if config.datasets:
+        if args.dp_epsilon is not None or config.dp:
+            raise ParameterError(
+                "--dp-epsilon and [dp] release one table; with [[datasets]] run "
+                "anonaudit dp on each dataset instead"
+            )
+        return _run_datasets(config, args, command, progress)
+    if args.redact and not (config.html or config.json):
+        raise ParameterError(
+            "--redact applies to the HTML and JSON reports; add --html PATH or --json PATH"
+        )
+    if args.id is not None and not config.records_out:
+        raise ParameterError("--id names the first column of the records file; add --records-out")
+    if args.suppression_limit is not None and not config.advise:
+        raise ParameterError("--suppression-limit bounds the search of --advise; add --advise")
+    report = audit_config(config, progress=progress)
+    if args.dp_epsilon is not None or config.dp:
+        base = Path(args.config).parent if args.config else None
+        dp_options = dp_cli.options(args, policy=config.dp, base=base)
+        dp = dp_cli.run(report.table, dp_options)
+        # A reader's t of the data is the audit's: measured with the audit's ground distances.
+        sa_files = {c: h for c, h in config.hierarchy.items() if c in config.sensitive}
+        measure = partial(
+            audit_table,
+            distance=config.t_distance,
+            hierarchies=sa_files,
+            orders=config.order,
+            ground_distances=config.ground_distance,
+            advise_suppression=False,
+        )
+        measures = reader_measures(dp.release, lambda table: measure(table).t_closeness)
+        report = replace(report, dp=replace(dp, measures=measures))
+    limit = None if config.max_classes == 0 else config.max_classes
+    if limit is None and config.json:  # every failing class listed: bounded up front
+        listed = int(report.k_anonymity.failing.mask.sum())
+        check_work(
+            f"--max-classes 0 (all {listed:,} classes below k listed in the JSON report)",
+            listed * LISTED_CLASS_WORK,
+            config.max_work or None,
+            f"units ({LISTED_CLASS_WORK:,} per listed class; --listings-dir writes them as CSV)",
+        )
+    bounds: dict[str, Any] = {"redact": config.redact, "max_classes": limit}
+    listings = config.listings_dir
+    document = report_to_dict(report, **bounds, listings_dir=listings) if config.json else {}
+    if config.json == "-":
+        print(dumps(document))
+    else:
+        if config.json:
+            atomic_write_text(Path(config.json), dumps(document))
+        print(summary(report))
+    if config.html:
+        save_html(report, config.html, command=command, **bounds, listings_dir=listings)
+    elif listings:
+        write_listings(report, listings, redact=config.redact)
+    if config.records_out:
+        sources = open_config_inputs(config)
+        write_records(sources, report, config.records_out, id_column=args.id, progress=progress)
+    if report.passed is False and not args.exit_zero:
+        return EXIT_VIOLATION
+    return EXIT_OK
+
+
+def _run_datasets(
+    config: AuditConfig, args: argparse.Namespace, command: str, progress: Progress | None
+) -> int:
+    summary_path = None if config.json in (None, "-") else Path(config.json)
+    results = audit_datasets(
+        config.datasets,
+        reports_dir=reports_folder(config),
+        progress=progress,
+        redact=config.redact or any(dataset.redact for dataset in config.datasets),
+        command=command,
+    )
+    document = summary_to_dict(results)
+    if config.json == "-":
+        print(dumps(document))
+    else:
+        if summary_path is not None:
+            atomic_write_text(summary_path, dumps(document))
+        for result in results:
+            print(f"== {result.name} ==")
+            if result.report is not None:
+                print(summary(result.report))
+            else:
+                print(f"anonaudit: error: {result.error}")
+    for result in results:
+        if result.error is not None:
+            print(f"anonaudit: error: {result.name}: {result.error}", file=sys.stderr)
+    worst = max(result.exit_status for result in results)
+    if worst == EXIT_VIOLATION and args.exit_zero:
+        return EXIT_OK
+    return worst
+
+
+def run_dp(args: argparse.Namespace, command: str) -> int:
+    """``anonaudit dp``: a differentially private release of the class table."""
+    qi = [c for item in args.qi for c in columns(item)]
+    sensitive = [c for item in args.sensitive for c in columns(item)]
+    _require_roles(args.inputs, qi, where="")
+    sidecar = artefact.sidecar_path(Path(args.out)) if args.out else None
+    outputs = [
+        ("--out", args.out),
+        ("--out (sidecar)", sidecar),
+        ("--json", args.json),
+        ("--ledger", args.ledger),
+    ]
+    refuse_overwriting(outputs, args.inputs)
+    refuse_folders(outputs)
+    if args.max_contributions is not None and not args.privacy_unit:
+        raise ParameterError("--max-contributions bounds the rows of a --privacy-unit; add it")
+    if args.count is not None and args.privacy_unit:
+        raise ParameterError(
+            "--privacy-unit bounds each person's rows, and a frequency table (--count) "
+            "has none: drop one of them"
+        )
+    reading: dict[str, Any] = {
+        "quasi_identifiers": qi,
+        "sensitive": sensitive,
+        "sep": args.sep,
+        "encoding": args.encoding or "utf-8",
+        "na_values": args.na if args.na is not None else ("",),
+        "progress": None if args.quiet else Progress(sys.stderr),
+        "decimal_comma": [c for item in args.decimal_comma or () for c in columns(item)],
+    }
+    data = (
+        load_bounded(
+            args.inputs,
+            privacy_unit=args.privacy_unit,
+            max_contributions=args.max_contributions or 1,
+            **reading,
+        )
+        if args.privacy_unit
+        else load(args.inputs, **reading, count=args.count)
+    )
+    if args.budget is not None and not args.ledger:
+        raise ParameterError("--budget is checked against a ledger; add --ledger FILE")
+    report = dp_cli.run(data, dp_cli.options(args))
+    for warning in dp_cli.release_warnings(report):
+        print(f"anonaudit: warning: {warning}", file=sys.stderr)
+    if args.ledger:  # before any output: a release past the budget is never written
+        linkage_cli.record_dp_release(args, report)
+    if args.out:
+        artefact.write(report, Path(args.out))
+    document = {"schema_version": SCHEMA_VERSION, "anonaudit_version": __version__}
+    document |= dp_to_dict(report)
+    if args.json == "-":
+        print(dumps(document))
+    else:
+        if args.json:
+            atomic_write_text(Path(args.json), dumps(document))
+        print(dp_summary(report))
+    return EXIT_OK
+
+
+def run_advise(args: argparse.Namespace, command: str) -> int:
+    """``anonaudit advise``: the lattice search for the least generalization that passes."""
+    config = _config(args)
+    if config.datasets:
+        raise ParameterError("advise takes one dataset; use a policy file without [[datasets]]")
+    if args.choose is not None and not args.out:
+        raise ParameterError("--choose picks the transformation --out writes; add --out PATH")
+    if args.keep and not args.out:
+        raise ParameterError("--keep names columns --out writes; add --out PATH")
+    if args.redact and not config.html:
+        raise ParameterError("--redact applies to the HTML report; add --html PATH")
+    if args.out and config.nulls == "drop":
+        raise ParameterError(
+            "--out writes every record, and --nulls drop left those with a null QI out of the "
+            "search; use --nulls value with --out"
+        )
+    # The audit builds the class table once, searches it and audits the input as released.
+    report = audit_config(
+        replace(config, advise=True), progress=None if args.quiet else Progress(sys.stderr)
+    )
+    advice = report.advice
+    if advice is None:  # audit_config(advise=True) always searches
+        raise AssertionError("the audit returned no advice")
+    document = {"schema_version": SCHEMA_VERSION, "anonaudit_version": __version__}
+    document |= advice_to_dict(advice)
+    if config.json == "-":
+        print(dumps(document))
+    else:
+        if config.json:
+            atomic_write_text(Path(config.json), dumps(document))
+        print(advice_summary(advice))
+    if config.html:  # the audit of the input, as `anonaudit audit` reports it, with the advice
+        save_html(report, config.html, redact=config.redact, command=command)
+    if args.out and advice.transformations:
+        choose = args.choose or 1
+        if not 1 <= choose <= len(advice.transformations):
+            raise ParameterError(
+                f"--choose {choose}: pick one of the {len(advice.transformations)} listed"
+            )
+        chosen = advice.transformations[choose - 1]
+        sources = open_config_inputs(config)
+        kept = [*config.sensitive, *(c for item in args.keep for c in columns(item))]
+        written = write_transformed(
+            sources,
+            args.out,
+            quasi_identifiers=config.quasi_identifiers,
+            recode=chosen.generalization.recode_maps(),
+            suppressed=chosen.suppressed_classes if chosen.suppressed else None,
+            columns=kept,
+        )
+        left = [c for c in sources[0].columns if c not in {*config.quasi_identifiers, *kept}]
+        if left:
+            print(
+                f"anonaudit: warning: --out leaves out {', '.join(left)}: neither "
+                "quasi-identifier nor sensitive, so not judged by the audit (a column may "
+                "identify people directly); --keep COL writes one",
+                file=sys.stderr,
+            )
+        if not args.quiet:
+            print(f"anonaudit: wrote {written:,} records to {args.out}", file=sys.stderr)
+    return EXIT_OK if advice.passed else EXIT_VIOLATION

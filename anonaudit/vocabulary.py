@@ -1,0 +1,73 @@
+"""The names the options take, in one light module the command line can import.
+
+Each set of names (distances, population models, null policies, mechanisms, ...) is
+defined here once, with its type, and re-exported by the module that implements it.
+Building the argument parser from them imports nothing heavy, so ``anonaudit --help``
+and ``--version`` start in a fraction of a second (``benchmarks/bench_startup.py``).
+"""
+
+from __future__ import annotations
+
+from typing import Literal, TypeAlias
+
+__all__ = [
+    "ADDITIVE",
+    "DISTANCES",
+    "FORMATS",
+    "MECHANISMS",
+    "MISSING_COLUMNS",
+    "NEIGHBOURING",
+    "NULL_POLICIES",
+    "POPULATION_MODELS",
+    "POSTPROCESS",
+    "SIDECAR_SUFFIX",
+    "Mechanism",
+    "MissingColumns",
+    "Neighbouring",
+    "NullPolicy",
+    "PopulationModel",
+    "Postprocess",
+]
+
+#: The ground distances of t-closeness (:func:`anonaudit.checks.t_closeness`), by name.
+DISTANCES = ("equal", "ordered", "numeric", "hierarchical", "matrix")
+
+PopulationModel: TypeAlias = Literal["dankar", "pitman", "zayatz", "snb"]
+#: The population uniqueness models (:mod:`anonaudit.checks.population`).
+POPULATION_MODELS: tuple[PopulationModel, ...] = ("dankar", "pitman", "zayatz", "snb")
+
+NullPolicy: TypeAlias = Literal["value", "drop", "wildcard"]
+#: What a null quasi-identifier value means (:mod:`anonaudit.checks.wildcard`).
+NULL_POLICIES: tuple[NullPolicy, ...] = ("value", "drop", "wildcard")
+
+MissingColumns: TypeAlias = Literal["error", "null"]
+#: What a dataset's file lacking an audited column means: an error, or nulls.
+MISSING_COLUMNS: tuple[MissingColumns, ...] = ("error", "null")
+
+#: The formats of a dataset's files (:mod:`anonaudit.sources.dataset`).
+FORMATS = ("parquet", "csv", "delta")
+
+Mechanism: TypeAlias = Literal[
+    "discrete-laplace", "discrete-gaussian", "laplace", "gaussian", "randomized-response"
+]
+#: Every DP mechanism, by the name the API and the command line use.
+MECHANISMS: tuple[Mechanism, ...] = (
+    "discrete-laplace",
+    "discrete-gaussian",
+    "laplace",
+    "gaussian",
+    "randomized-response",
+)
+#: Mechanisms that add noise to a vector of counts (all but randomized response).
+ADDITIVE: tuple[Mechanism, ...] = MECHANISMS[:4]
+
+Postprocess: TypeAlias = Literal["clamp", "unbiased"]
+#: Post-processing of noisy counts over a public domain (:mod:`anonaudit.dp.release`).
+POSTPROCESS: tuple[Postprocess, ...] = ("clamp", "unbiased")
+
+#: The suffix of the sidecar written beside a DP release (:mod:`anonaudit.dp.artefact`).
+SIDECAR_SUFFIX = ".release.json"
+
+Neighbouring: TypeAlias = Literal["add-remove", "replace"]
+#: The neighbouring relations of the DP guarantees (:mod:`anonaudit.dp.sensitivity`).
+NEIGHBOURING: tuple[Neighbouring, ...] = ("add-remove", "replace")
