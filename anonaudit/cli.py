@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import re
 import shlex
 import sys
 import tempfile
@@ -34,7 +35,15 @@ from anonaudit.vocabulary import (
 )
 from anonaudit.work import DEFAULT_MAX_WORK
 
-__all__ = ["EXIT_ERROR", "EXIT_OK", "EXIT_VIOLATION", "assignments", "columns", "main"]
+__all__ = [
+    "EXIT_ERROR",
+    "EXIT_OK",
+    "EXIT_VIOLATION",
+    "assignments",
+    "columns",
+    "levels",
+    "main",
+]
 
 EXIT_OK, EXIT_VIOLATION, EXIT_ERROR, EXIT_INTERNAL = 0, 1, 2, 3
 #: The status of a process killed by SIGPIPE (128 + 13), what ``cat`` or ``grep`` give.
@@ -49,6 +58,24 @@ COMMANDS = {
     "diff": "anonaudit.linkage.cli:run",
     "ledger": "anonaudit.linkage.cli:run",
 }
+
+
+def levels(texts: Sequence[str]) -> dict[str, int]:
+    """``--generalize`` values (``age=2,zip=1``, or ``age=2 zip=1`` as ``advise`` prints
+    them) as a level per column, refusing a level that is not a whole number.
+
+    >>> levels(["age=2,zip=1", "sex=1"])
+    {'age': 2, 'zip': 1, 'sex': 1}
+    """
+    items = [item for text in texts for item in text.replace(",", " ").split()]
+    result = {}
+    for column, level in assignments(items, "--generalize", "COL").items():
+        if not re.fullmatch("[0-9]+", level):
+            raise ParameterError(
+                f"--generalize {column}={level}: the level must be a whole number such as 2"
+            )
+        result[column] = int(level)
+    return result
 
 
 class _Parser(argparse.ArgumentParser):

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import re
 import sys
 from collections.abc import Sequence
 from dataclasses import replace
@@ -30,7 +29,7 @@ from anonaudit.batch import (
 from anonaudit.checks import DISTANCES
 from anonaudit.checks.population import POPULATION_MODELS
 from anonaudit.checks.wildcard import NULL_POLICIES
-from anonaudit.cli import EXIT_OK, EXIT_VIOLATION, assignments, columns
+from anonaudit.cli import EXIT_OK, EXIT_VIOLATION, assignments, columns, levels
 from anonaudit.config import AuditConfig, read_config
 from anonaudit.dp import artefact
 from anonaudit.dp import cli as dp_cli
@@ -143,14 +142,7 @@ def _override(config: AuditConfig, args: argparse.Namespace) -> None:
         else:
             config.t_distance = args.t_distance
     config.hierarchy.update(assignments(args.hierarchy, "--hierarchy"))
-    for column, level in assignments(
-        [item for text in args.generalize for item in text.split(",")], "--generalize", "COL"
-    ).items():
-        if not re.fullmatch("[0-9]+", level):
-            raise ParameterError(
-                f"--generalize {column}={level}: the level must be a whole number such as 2"
-            )
-        config.generalize[column] = int(level)
+    config.generalize.update(levels(args.generalize))
     config.ground_distance.update(assignments(args.ground_distance, "--ground-distance"))
     for column, value in assignments(args.order, "--order").items():
         config.order[column] = _order_file(value[1:]) if value.startswith("@") else columns(value)

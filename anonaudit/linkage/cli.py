@@ -13,7 +13,7 @@ from typing import Any
 
 from anonaudit import load
 from anonaudit.classtable import ClassTable
-from anonaudit.cli import assignments
+from anonaudit.cli import assignments, levels
 from anonaudit.dp.accounting import Budget
 from anonaudit.dp.companion import DPReport
 from anonaudit.errors import ParameterError
@@ -97,17 +97,7 @@ def _generalizations(args: argparse.Namespace) -> tuple[dict[str, str], list[dic
             )
     elif args.hierarchy:
         raise ParameterError("--hierarchy goes with --generalize COL=LEVEL,...")
-    releases = []
-    for text in args.generalize:
-        levels = {}
-        items = text.replace(",", " ").split()
-        for column, level in assignments(items, "--generalize", "COL").items():
-            if not level.isdigit():
-                raise ParameterError(
-                    f"--generalize {column}={level}: the level must be a whole number such as 2"
-                )
-            levels[column] = int(level)
-        releases.append(levels)
+    releases = [levels([text]) for text in args.generalize]
     return assignments(args.hierarchy, "--hierarchy"), releases
 
 
