@@ -338,9 +338,7 @@ def build_class_table(
         column, the value and the file are named).
     """
     columns = check_columns(sources, quasi_identifiers, sensitive)
-    numbers = {
-        name: kind for name, kind in ((weights, _WEIGHTS), (count, _COUNTS)) if name is not None
-    }
+    numbers = _numbers(weights, count)
     if len(numbers) == 2:
         raise ParameterError("--weights and --count cannot be combined: give one of them")
     for name, kind in numbers.items():
@@ -569,7 +567,7 @@ def numbered_batches(
     checked, and a bad one is an :class:`~anonaudit.errors.InputError` naming the
     part, the column, the row and the value.
     """
-    numbers = {name: kind for name, kind in ((weights, _WEIGHTS), (count, _COUNTS)) if name}
+    numbers = _numbers(weights, count)
     lines = 0
     for batch in part.batches([*columns, *numbers]):
         read = batch.num_rows
@@ -577,6 +575,11 @@ def numbered_batches(
             batch = _with_numbers(batch, name, kind, part.info.name, lines)
         lines += read
         yield batch
+
+
+def _numbers(weights: str | None, count: str | None) -> dict[str, _Numbers]:
+    """The number columns read beside the audited ones, each with what it holds."""
+    return {name: kind for name, kind in ((weights, _WEIGHTS), (count, _COUNTS)) if name}
 
 
 def _with_numbers(
