@@ -57,6 +57,7 @@ if TYPE_CHECKING:  # anonaudit.dp and anonaudit.advice import this module
     from anonaudit.advice.lattice import Advice
     from anonaudit.advice.suppression import SuppressionAdvice
     from anonaudit.dp.companion import DPReport
+    from anonaudit.linkage.history import ReleaseHistory
 
 __all__ = ["AuditReport", "Source", "audit", "audit_table", "load"]
 
@@ -126,6 +127,10 @@ class AuditReport:
     linkage : PopulationLinkage or None
         k-map, delta-presence and unique matches against a population table, when one
         is given (:mod:`anonaudit.linkage.population`).
+    history : ReleaseHistory or None
+        Composition and differencing against the earlier releases of the dataset kept
+        in a release ledger, when one is given (:mod:`anonaudit.linkage.history`):
+        ``dataclasses.replace(report, history=...)``.
     """
 
     quasi_identifiers: tuple[str, ...]
@@ -156,6 +161,7 @@ class AuditReport:
     advice: Advice | None = field(default=None, repr=False)
     identifiers: tuple[Identifier, ...] = ()
     linkage: PopulationLinkage | None = None
+    history: ReleaseHistory | None = field(default=None, repr=False)
 
     def verdicts(self) -> list[tuple[str, bool]]:
         """``(measure, passed)`` for every threshold of the policy."""
@@ -173,6 +179,8 @@ class AuditReport:
         add("re-identification risk", self.risk.passed)
         if self.linkage is not None:
             add("k-map", self.linkage.k_map.passed)
+        if self.history is not None:
+            result += self.history.verdicts()
         return result
 
     @property

@@ -248,7 +248,8 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument(
         "--id",
         metavar="COL",
-        help="--records-out: write the input's column COL (a record identifier) first",
+        help="the office's record id column: --records-out writes it first; --ledger keeps "
+        "it with the release, to compose later releases with this one",
     )
     r.add_argument(
         "--redact",
@@ -272,6 +273,11 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--exit-zero", action="store_true", help="exit 0 even when a threshold fails")
     r.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     r.add_argument("--debug", action="store_true", help="show tracebacks")
+    _add_ledger_options(
+        a.add_argument_group("release ledger"),
+        ledger="check the release against the earlier releases of --dataset in this ledger "
+        "(differencing; composition with --id) and record it if the audit passes (SQLite)",
+    )
     _add_dp_command(commands)
     _add_advise_command(commands, a)
     _add_linkage_commands(commands)
@@ -633,6 +639,12 @@ def _add_linkage_commands(commands: Any) -> None:
         metavar="N",
         help="disclosing classes listed (default 100; 0: all)",
     )
+    f.add_argument(
+        "--redact",
+        action="store_true",
+        help="HTML and JSON reports: replace the QI values of the disclosing classes listed "
+        "by [redacted] (the value each discloses stays)",
+    )
     _add_linkage_outputs(f)
 
     g = commands.add_parser(
@@ -671,12 +683,13 @@ def _add_linkage_outputs(parser: argparse.ArgumentParser) -> None:
     o.add_argument("--debug", action="store_true", help="show tracebacks")
 
 
-def _add_ledger_options(group: argparse._ArgumentGroup) -> None:
-    """``--ledger``, ``--recipient`` and ``--dataset``, as every command that records
-    releases takes them."""
-    group.add_argument(
-        "--ledger", metavar="FILE", help="record the release(s) in this ledger (SQLite)"
-    )
+def _add_ledger_options(
+    group: argparse._ArgumentGroup,
+    ledger: str = "record the release(s) in this ledger (SQLite)",
+) -> None:
+    """``--ledger`` (its help ``ledger``), ``--recipient`` and ``--dataset``, as every
+    command that records releases takes them."""
+    group.add_argument("--ledger", metavar="FILE", help=ledger)
     group.add_argument("--recipient", metavar="NAME", help="who receives the release (ledger)")
     group.add_argument(
         "--dataset",

@@ -80,10 +80,17 @@ def _config(args: argparse.Namespace) -> AuditConfig:
             *output_paths(config),
             ("--out", getattr(args, "out", None)),
             ("--listings-dir", config.listings_dir),
+            ("--ledger", getattr(args, "ledger", None)),
         ],
         [*read_paths(config), *([args.config] if args.config else [])],
     )
-    refuse_folders([*output_paths(config), ("--out", getattr(args, "out", None))])
+    refuse_folders(
+        [
+            *output_paths(config),
+            ("--out", getattr(args, "out", None)),
+            ("--ledger", getattr(args, "ledger", None)),
+        ]
+    )
     for dataset in config.datasets or [config]:
         if dataset.records_out and dataset.count:
             raise ParameterError(
@@ -94,6 +101,8 @@ def _config(args: argparse.Namespace) -> AuditConfig:
             require_rereadable(dataset.inputs, "--records-out")
     if getattr(args, "out", None):
         require_rereadable(config.inputs, "--out")
+    if getattr(args, "ledger", None) and args.id is not None:
+        require_rereadable(config.inputs, "--ledger with --id")
     return config
 
 
@@ -287,13 +296,26 @@ def run_audit(args: argparse.Namespace, command: str) -> int:
                 "--dp-epsilon and [dp] release one table; with [[datasets]] run "
                 "anonaudit dp on each dataset instead"
             )
+        if args.ledger:
+            raise ParameterError(
+                "--ledger records one release; with [[datasets]] run anonaudit audit on each "
+                "dataset instead"
+            )
         return _run_datasets(config, args, command, progress)
     if args.redact and not (config.html or config.json):
         raise ParameterError(
             "--redact applies to the HTML and JSON reports; add --html PATH or --json PATH"
         )
-    if args.id is not None and not config.records_out:
-        raise ParameterError("--id names the first column of the records file; add --records-out")
+    if args.id is not None and not (config.records_out or args.ledger):
+        raise ParameterError(
+            "--id names the office's record id for --records-out or --ledger; "
+            "add --records-out PATH or --ledger FILE"
+        )
+    if args.ledger and args.id is not None and config.count:
+        raise ParameterError(
+            "--id reads each record's id, and the rows of a frequency table (--count) stand "
+            "for many records: drop --id (the ledger then checks differencing only)"
+        )
     if args.suppression_limit is not None and not config.advise:
         raise ParameterError("--suppression-limit bounds the search of --advise; add --advise")
     report = audit_config(config, progress=progress)
@@ -313,6 +335,8 @@ def run_audit(args: argparse.Namespace, command: str) -> int:
         )
         measures = reader_measures(dp.release, lambda table: measure(table).t_closeness)
         report = replace(report, dp=replace(dp, measures=measures))
+    if args.ledger:  # before any output, which reports the ledger's findings
+        report = linkage_cli.audit_release(args, config, report)
     limit = None if config.max_classes == 0 else config.max_classes
     if limit is None and config.json:  # every failing class listed: bounded up front
         listed = int(report.k_anonymity.failing.mask.sum())

@@ -18,11 +18,12 @@ keys.
 
 Outputs are written atomically (:func:`anonaudit.util.atomic_path`) with pyarrow's
 streaming writers; CSV cells that a spreadsheet would run as a formula are defused
-exactly as every anonaudit CSV is (:func:`anonaudit.report.csv.defuse`).
+exactly as every anonaudit CSV is (:func:`anonaudit.csvfile.defuse`).
 """
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -37,9 +38,9 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
 from anonaudit.checks.wildcard import class_frequencies
+from anonaudit.csvfile import defuse
 from anonaudit.engines.local import Progress, check_columns, total_size
 from anonaudit.errors import ColumnError, InputError, ParameterError
-from anonaudit.report.csv import defuse
 from anonaudit.sources.base import Source, parts_of, to_string_batch
 from anonaudit.util import atomic_path
 
@@ -50,6 +51,7 @@ __all__ = [
     "KeyIndex",
     "Recode",
     "class_ids",
+    "recode_columns",
     "record_batches",
     "report_columns",
     "write_records",
@@ -220,6 +222,23 @@ def _apply(array: pa.Array, sources: pa.Array, targets: pa.Array) -> pa.Array:
     return pc.if_else(listed, targets.take(position), array)
 
 
+def recode_columns(table: pa.Table, recode: Recode) -> pa.Table:
+    """``table`` with each column ``recode`` names replaced by its recoding.
+
+    A value the recoding does not list stays as it is (a null stays null unless mapped).
+
+    Examples
+    --------
+    >>> table = pa.table({"age": ["31", "37", None], "dx": ["flu", "hiv", "flu"]})
+    >>> recode_columns(table, {"age": {"31": "30-39", "37": "30-39"}}).column("age").to_pylist()
+    ['30-39', '30-39', None]
+    """
+    for name, mapping in recode.items():
+        recoded = _apply(table.column(name).combine_chunks(), *_mapping_arrays(mapping))
+        table = table.set_column(table.column_names.index(name), name, recoded)
+    return table
+
+
 def class_ids(
     batch: pa.RecordBatch,
     quasi_identifiers: Sequence[str],
@@ -269,6 +288,37 @@ def report_columns(report: AuditReport) -> dict[str, np.ndarray]:
     return columns
 
 
+def release_records(sources: Sequence[Source], report: AuditReport, id_column: str) -> pa.Table:
+    """The records as ``report`` audited them: ``id_column``, the QIs, the SAs.
+
+    The QIs are generalized as in the audit (``report.generalization``), and records
+    with a null QI are left out when the audit dropped them (``null_policy="drop"``),
+    so the records and ``report.table`` describe the same release. The records are
+    held in memory as text (for the release ledger, :mod:`anonaudit.linkage.history`).
+
+    Raises
+    ------
+    ColumnError
+        A source without ``id_column`` (or another column).
+    ParameterError
+        ``id_column`` is also a QI or an SA.
+    """
+    qi, sa = report.quasi_identifiers, report.sensitive
+    if id_column in qi or id_column in sa:
+        raise ParameterError(
+            f"the id column {id_column!r} is also a quasi-identifier or sensitive column"
+        )
+    columns = [id_column, *qi, *sa]
+    schema = pa.schema([pa.field(name, pa.string()) for name in columns])
+    records = pa.Table.from_batches(list(record_batches(sources, columns)), schema=schema)
+    if report.generalization is not None:
+        records = recode_columns(records, report.generalization.recode_maps())
+    if report.null_policy == "drop":
+        valid = [pc.is_valid(records.column(name)) for name in qi]
+        records = records.filter(functools.reduce(pc.and_, valid))
+    return records
+
+
 def write_records(
     sources: Sequence[Source],
     report: AuditReport,
@@ -294,7 +344,7 @@ def write_records(
     per-record measures (:func:`report_columns`), then ``columns``. A
     record left out of the audit (``--nulls drop``) gets empty measures. Text cells
     that start with ``= + - @``, a tab or a carriage return are written with a leading
-    apostrophe (:func:`anonaudit.report.csv.defuse`).
+    apostrophe (:func:`anonaudit.csvfile.defuse`).
 
     Parameters
     ----------
@@ -424,7 +474,7 @@ def write_transformed(
     path : path
         Where to write: Parquet when it ends in ``.parquet``, else CSV with the
         input's separator (a comma for non-CSV inputs), header first, nulls as empty
-        cells, formula-looking text defused (:func:`anonaudit.report.csv.defuse`; use
+        cells, formula-looking text defused (:func:`anonaudit.csvfile.defuse`; use
         Parquet for the exact values). Replaced atomically; never one of the inputs.
     quasi_identifiers : sequence of str
         The QI columns.

@@ -20,6 +20,8 @@ __all__ = [
     "NULL_POLICIES",
     "POPULATION_MODELS",
     "POSTPROCESS",
+    "REDACTED",
+    "SCHEMA_VERSION",
     "SIDECAR_SUFFIX",
     "Mechanism",
     "MissingColumns",
@@ -64,6 +66,13 @@ ADDITIVE: tuple[Mechanism, ...] = MECHANISMS[:4]
 Postprocess: TypeAlias = Literal["clamp", "unbiased"]
 #: Post-processing of noisy counts over a public domain (:mod:`anonaudit.dp.release`).
 POSTPROCESS: tuple[Postprocess, ...] = ("clamp", "unbiased")
+
+#: What a redacted report shows in place of a quasi-identifier value (``--redact``).
+REDACTED = "[redacted]"
+
+#: The version of the JSON reports' contract (semver: new keys are minor changes); the
+#: JSON Schema (``anonaudit/schema/report.schema.json``) states the same.
+SCHEMA_VERSION = "2.3"
 
 #: The suffix of the sidecar written beside a DP release (:mod:`anonaudit.dp.artefact`).
 SIDECAR_SUFFIX = ".release.json"

@@ -160,7 +160,7 @@ def test_json_on_stdout_holds_every_measure(
         capsys, str(data), *ROLES, "-k", "2", "-l", "2", "--recursive", "3,2", "-t", "0.5"
     )
     assert code == 1
-    assert report["schema_version"] == "2.2"
+    assert report["schema_version"] == "2.3"
     assert report["rows"] == 6
     assert report["quasi_identifiers"] == ["zip", "age"]
     assert report["sensitive"] == ["disease"]

@@ -38,6 +38,7 @@ TOP = {
     "explain": "base",
     "work": "base",
     "vocabulary": "base",
+    "csvfile": "base",
     "sources": "sources",
     "rows": "results",
     "classtable": "classtable",
@@ -75,8 +76,6 @@ KNOWN = {
     ("auditing", "report.json"): "AuditReport.to_dict / to_json",
     # The lattice audits nodes under non-monotone policies with audit_table.
     ("advice.lattice", "auditing"): "node audits; to be passed in by the caller",
-    # The records file is written with the one CSV writer, which is in report/.
-    ("rows", "report.csv"): "--records-out and advise --out through the CSV writer",
 }
 
 

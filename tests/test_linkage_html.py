@@ -123,6 +123,39 @@ def test_diff_html_holds_the_figures_of_the_json(
     assert row + "</tr>" in text
 
 
+def test_diff_redacts_on_request_and_says_how_to_reproduce(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    old = _write(pd.DataFrame({"zip": ["130"] * 2, "dx": ["flu", "hiv"]}), tmp_path / "old.csv")
+    new = _write(
+        pd.DataFrame({"zip": ["130"] * 3, "dx": ["flu", "hiv", "hiv"]}), tmp_path / "new.csv"
+    )
+    page = tmp_path / "diff.html"
+    args = ["diff", old, new, "--qi", "zip", "--sensitive", "dx", "--html", str(page)]
+    assert main([*args, "--redact", "--json", "-"]) == 0
+    (listed,) = json.loads(capsys.readouterr().out)["differencing"]["dx"]["disclosing"]
+    assert listed["quasi_identifiers"] == {"zip": "[redacted]"} and listed["value"] == "hiv"
+    text = page.read_text(encoding="utf-8")
+    assert "<td>130</td>" not in text and "<tr><td>[redacted]</td><td>hiv</td>" in text
+    assert "redacted: yes" in text
+    href = re.search(r'href="data:text/csv;charset=utf-8;base64,([^"]+)"', text)
+    assert href is not None
+    download = base64.b64decode(href.group(1)).decode("utf-8")
+    assert "130" not in download and "[redacted]" in download and "hiv" in download
+    reproduce = text.split("<h3>Reproduce</h3>")[1].split("</pre>")[0]
+    assert "anonaudit diff" in reproduce and "--redact" in reproduce
+    # The compose page, which lists no value, says how to reproduce it too.
+    compose_page = tmp_path / "compose.html"
+    ids = pd.DataFrame({"pid": [1, 2], "zip": ["130", "130"], "dx": ["flu", "hiv"]})
+    first, second = _write(ids, tmp_path / "a.csv"), _write(ids, tmp_path / "b.csv")
+    compose = ["compose", first, second, "--id", "pid", "--qi", "zip", "--sensitive", "dx"]
+    assert main([*compose, "--html", str(compose_page), "--quiet"]) == 0
+    assert "<h3>Reproduce</h3>" in compose_page.read_text(encoding="utf-8")
+    # Without a report to redact, --redact is a mistake worth a message.
+    assert main(["diff", old, new, "--qi", "zip", "--sensitive", "dx", "--redact"]) == 2
+    assert "--redact applies to the HTML and JSON reports" in capsys.readouterr().err
+
+
 def test_hostile_values_are_escaped(tmp_path: Path) -> None:
     """A QI value, an SA value and an SA's name that are markup stay text."""
     frame = pd.DataFrame({"zip": [HOSTILE] * 4, HOSTILE: [HOSTILE, "flu", HOSTILE, "flu"]})
@@ -282,6 +315,7 @@ def test_generalizations_compose_as_the_releases_written_to_files(
         )
 
     assert combinations(generalized) == combinations(written)
+
     def prior(result: Composition) -> dict[str | None, float]:
         # The values are numbered in the order each release lists them; compare by value.
         return dict(zip(result.values, result.prior.tolist(), strict=True))

@@ -33,7 +33,7 @@ from hypothesis import strategies as st
 
 import anonaudit.commands
 from anonaudit.cli import main
-from anonaudit.report.csv import table_to_csv
+from anonaudit.csvfile import table_to_csv
 
 ROWS = "zip,age,disease\n02134,30,flu\n02134,30,cold\n02139,40,flu\n02139,40,cancer\n"
 ROLES = ("--qi", "zip,age", "--sensitive", "disease")

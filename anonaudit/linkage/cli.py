@@ -8,18 +8,23 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from anonaudit import load
+from anonaudit.auditing import AuditReport
+from anonaudit.batch import open_config_inputs
 from anonaudit.classtable import ClassTable
 from anonaudit.cli import assignments, levels
+from anonaudit.config import AuditConfig
 from anonaudit.dp.accounting import Budget
 from anonaudit.dp.companion import DPReport
 from anonaudit.errors import ParameterError
 from anonaudit.generalization import is_builtin
 from anonaudit.linkage.composition import Releases, compose, generalized_releases, read_releases
 from anonaudit.linkage.differencing import difference
+from anonaudit.linkage.history import release_history
 from anonaudit.linkage.html import composition_html, differencing_html
 from anonaudit.linkage.ledger import Ledger
 from anonaudit.linkage.report import (
@@ -31,11 +36,12 @@ from anonaudit.linkage.report import (
     ledger_to_dict,
 )
 from anonaudit.report.json import dumps
+from anonaudit.rows import release_records
 from anonaudit.sources.base import file_sha256
 from anonaudit.sources.csv import CsvOptions
 from anonaudit.util import atomic_write_text, refuse_overwriting
 
-__all__ = ["record_dp_release", "run"]
+__all__ = ["audit_release", "record_dp_release", "run"]
 
 _OK, _DISCLOSED = 0, 1
 
@@ -63,9 +69,9 @@ def run(args: argparse.Namespace, command: str) -> int:
             if generalizations
             else read_releases(inputs, **roles)
         )
-        document, text, html, disclosed, tables = _compose(args, releases)
+        document, text, html, disclosed, tables = _compose(args, releases, command)
     else:
-        document, text, html, disclosed, tables = _diff(args, inputs, qi, sensitive, csv)
+        document, text, html, disclosed, tables = _diff(args, inputs, qi, sensitive, csv, command)
     if args.ledger:
         _record(args, inputs, tables, qi, sensitive)
     if args.html:
@@ -102,7 +108,7 @@ def _generalizations(args: argparse.Namespace) -> tuple[dict[str, str], list[dic
 
 
 def _compose(
-    args: argparse.Namespace, releases: Releases
+    args: argparse.Namespace, releases: Releases, command: str
 ) -> tuple[dict[str, Any], str, str, bool, list[ClassTable]]:
     results = {
         name: compose(
@@ -116,17 +122,26 @@ def _compose(
     }
     sources = tuple(dict.fromkeys(releases.table.sources))  # releases of one input: once
     document = composition_to_dict(results, sources, id=args.id)
-    html = composition_html(results, sources, id=args.id) if args.html else ""
+    html = composition_html(results, sources, id=args.id, command=command) if args.html else ""
     disclosed = any(result.disclosed_records for result in results.values())
     tables = [releases.release(i) for i in range(len(releases.names))]
     return document, composition_summary(results, id=args.id), html, disclosed, tables
 
 
 def _diff(
-    args: argparse.Namespace, inputs: list[str], qi: list[str], sa: list[str], csv: CsvOptions
+    args: argparse.Namespace,
+    inputs: list[str],
+    qi: list[str],
+    sa: list[str],
+    csv: CsvOptions,
+    command: str,
 ) -> tuple[dict[str, Any], str, str, bool, list[ClassTable]]:
     if args.max_classes < 0:
         raise ParameterError("--max-classes must be >= 0 (0 lists every class)")
+    if args.redact and not (args.html or args.json):
+        raise ParameterError(
+            "--redact applies to the HTML and JSON reports; add --html PATH or --json PATH"
+        )
     old, new = (
         load(
             path,
@@ -141,8 +156,12 @@ def _diff(
     limit = None if args.max_classes == 0 else args.max_classes
     results = {name: difference(old, new, name, max_classes=limit) for name in sa}
     sources = [*old.sources, *new.sources]
-    document = differencing_to_dict(results, sources)
-    html = differencing_html(results, sources) if args.html else ""
+    document = differencing_to_dict(results, sources, redact=args.redact)
+    html = (
+        differencing_html(results, sources, redact=args.redact, command=command)
+        if args.html
+        else ""
+    )
     disclosed = any(result.disclosed_records for result in results.values())
     return document, differencing_summary(results), html, disclosed, [old, new]
 
@@ -173,6 +192,61 @@ def _record(
                 table=table,
                 recipient=args.recipient,
             )
+
+
+def audit_release(
+    args: argparse.Namespace, config: AuditConfig, report: AuditReport
+) -> AuditReport:
+    """``anonaudit audit --ledger``: ``report`` judged against the earlier releases.
+
+    The dataset is ``--dataset``, or the SHA-256 of the one input file. The release is
+    attacked with the earlier exact releases of the dataset in the ledger
+    (:func:`~anonaudit.linkage.history.release_history`; composition only with the
+    office's record id, ``--id``, whose records are read again), and recorded,
+    with its records under ``--id``, when the audit still passes and the ledger does
+    not hold this very file for this dataset and recipient yet.
+
+    Returns
+    -------
+    AuditReport
+        ``report`` with its :attr:`~anonaudit.auditing.AuditReport.history`.
+    """
+    inputs = [str(path) for path in config.inputs]
+    if args.dataset is None and not (len(inputs) == 1 and Path(inputs[0]).is_file()):
+        raise ParameterError("--ledger names the dataset by its file; give --dataset NAME")
+    fingerprint = ",".join(file_sha256(path) if Path(path).is_file() else "" for path in inputs)
+    dataset = args.dataset or fingerprint
+    records = None
+    if args.id is not None:
+        records = release_records(open_config_inputs(config), report, args.id)
+    generalization = report.generalization
+    transformation = None if generalization is None else {"generalize": dict(generalization.levels)}
+    with Ledger.open(args.ledger) as ledger:
+        history = release_history(
+            ledger,
+            report.table,
+            dataset=dataset,
+            fingerprint=fingerprint,
+            records=records,
+            transformation=transformation,
+            max_classes=None if config.max_classes == 0 else config.max_classes,
+        )
+        report = replace(report, history=history)
+        known = ledger.releases(dataset, args.recipient)
+        if report.passed is False or any(e.fingerprint == fingerprint for e in known):
+            return report
+        number = ledger.record(
+            dataset=dataset,
+            fingerprint=fingerprint,
+            source=",".join(inputs),
+            quasi_identifiers=report.quasi_identifiers,
+            sensitive=report.sensitive,
+            table=report.table,
+            transformation=transformation,
+            recipient=args.recipient,
+            records=records,
+        )
+    return replace(report, history=replace(history, recorded=number))
 
 
 def record_dp_release(args: argparse.Namespace, report: DPReport) -> None:

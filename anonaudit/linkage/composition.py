@@ -60,7 +60,7 @@ from anonaudit.errors import AnonauditError, ColumnError, InputError, ParameterE
 from anonaudit.generalization import Generalization, qi_hierarchy
 from anonaudit.hierarchy import Hierarchy
 from anonaudit.linkage._classes import common_class_ids
-from anonaudit.rows import _apply, _mapping_arrays, record_batches
+from anonaudit.rows import recode_columns, record_batches
 from anonaudit.sources.base import open_source, require_columns, to_string_batch
 from anonaudit.sources.csv import CsvOptions
 
@@ -284,11 +284,7 @@ def generalized_releases(
     }
     releases, names = [], []
     for levels in generalizations:
-        release = records
-        for name, mapping in Generalization(built, dict(levels)).recode_maps().items():
-            recoded = _apply(records.column(name).combine_chunks(), *_mapping_arrays(mapping))
-            release = release.set_column(columns.index(name), name, recoded)
-        releases.append(release)
+        releases.append(recode_columns(records, Generalization(built, dict(levels)).recode_maps()))
         label = ", ".join(f"{name}={level}" for name, level in levels.items())
         names.append(f"{opened.info.name} " + (f"generalized to {label}" if label else "as it is"))
     joined = read_releases(
@@ -486,6 +482,9 @@ class Composition:
         Records in two or more releases whose value differs between them (left out).
     disclosed_records : int
         Records whose consistent set holds exactly one value: disclosed.
+    newly_disclosed_records : int
+        Those of them whose classes each hold two or more values: disclosed by the
+        composition, by no release alone.
     max_posterior : float
         The attacker's largest posterior on any value, over the composed records
         (nan when no record is in two releases).
@@ -511,6 +510,7 @@ class Composition:
     records: int
     changed_records: int
     disclosed_records: int
+    newly_disclosed_records: int
     max_posterior: float
     prior: np.ndarray = field(repr=False)
     values: tuple[str | None, ...] = field(repr=False)
@@ -614,6 +614,7 @@ def compose(
         records=int(records.sum()),
         changed_records=int(counts[several & ~same].sum()),
         disclosed_records=int(records[candidates == 1].sum()),
+        newly_disclosed_records=int(records[(candidates == 1) & (smallest > 1)].sum()),
         max_posterior=float(best.max()) if len(best) else math.nan,
         prior=prior,
         values=values,

@@ -21,11 +21,8 @@ What each page carries from the data is as little as it can:
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
-
-import pyarrow as pa
 
 from anonaudit import __version__
 from anonaudit.classtable import SourceStats
@@ -34,6 +31,7 @@ from anonaudit.linkage.composition import COMBINATION_RULE, Composition, DPCompo
 from anonaudit.linkage.differencing import Differencing
 from anonaudit.linkage.report import _fixed
 from anonaudit.report.html import DEFAULT_MAX_ROWS, Section, _environment
+from anonaudit.report.view_releases import disclosing_listing
 from anonaudit.report.views import (
     _MECHANISM_WORDS,
     Fact,
@@ -43,16 +41,11 @@ from anonaudit.report.views import (
     _bytes,
     _count,
     _digest,
-    _exact,
-    _none_as_null,
     _plural,
     _probability,
-    _qi_value,
     _real,
-    _signed,
     contents_notice,
     join_names,
-    make_listing,
     slugs,
 )
 
@@ -133,7 +126,8 @@ class DifferencingView:
 
 @dataclass(frozen=True)
 class LinkagePage:
-    """The page around the sections: title, what it holds, the inputs, when written.
+    """The page around the sections: title, what it holds, the inputs, the command that
+    wrote it (``None`` from Python), when written.
 
     ``written_at`` and ``version`` change on every run; the template marks them
     ``data-volatile`` as the audit report does.
@@ -144,13 +138,18 @@ class LinkagePage:
     notice: str
     inputs: tuple[SourceRow, ...]
     sections: tuple[Section, ...]
+    command: str | None
     written_at: str
     written_at_iso: str
     version: str
 
 
 def composition_html(
-    results: Mapping[str, Composition], sources: Sequence[SourceStats], *, id: str
+    results: Mapping[str, Composition],
+    sources: Sequence[SourceStats],
+    *,
+    id: str,
+    command: str | None = None,
 ) -> str:
     """The ``anonaudit compose`` HTML report: one page, self-contained.
 
@@ -162,6 +161,8 @@ def composition_html(
         The inputs read (their SHA-256 is printed for files).
     id : str
         The record id the releases were joined on.
+    command : str, optional
+        The command line that wrote the page, printed to reproduce it.
 
     Returns
     -------
@@ -181,6 +182,7 @@ def composition_html(
         "release and per sensitive attribute, and the names of the releases and columns.",
         sources=sources,
         sections=sections,
+        command=command,
     )
     return _render(_COMPOSE, page, rule=COMBINATION_RULE)
 
@@ -190,6 +192,8 @@ def differencing_html(
     sources: Sequence[SourceStats],
     *,
     max_rows: int = DEFAULT_MAX_ROWS,
+    redact: bool = False,
+    command: str | None = None,
 ) -> str:
     """The ``anonaudit diff`` HTML report: one page, self-contained.
 
@@ -202,6 +206,11 @@ def differencing_html(
     max_rows : int
         Disclosing classes shown per SA (the audit report's cap by default); the
         page's CSV download holds the same rows.
+    redact : bool
+        Replace the quasi-identifier values of the classes listed by ``[redacted]``
+        (the sensitive value each discloses stays: it is the finding).
+    command : str, optional
+        The command line that wrote the page, printed to reproduce it.
 
     Returns
     -------
@@ -215,10 +224,9 @@ def differencing_html(
     """
     if isinstance(max_rows, bool) or not isinstance(max_rows, int) or max_rows < 1:
         raise ParameterError(f"max_rows must be a whole number >= 1 (got {max_rows!r})")
+    options = Options(redact=redact, max_rows=max_rows)
     sections = tuple(
-        Section(
-            _DIFF, f"sa-{slug}", f"Differencing on {name}", _differencing_view(result, max_rows)
-        )
+        Section(_DIFF, f"sa-{slug}", f"Differencing on {name}", _differencing_view(result, options))
         for (name, result), slug in zip(results.items(), slugs(list(results)), strict=True)
     )
     listings = [s.view.listing for s in sections if isinstance(s.view, DifferencingView)]
@@ -232,11 +240,12 @@ def differencing_html(
             sum(listing.embedded for listing in shown),
             sum(listing.embedded < listing.total for listing in shown),
             max_rows,
-            redacted=False,
+            redacted=redact,
         )
         + " Each row also holds the sensitive value it discloses.",
         sources=sources,
         sections=sections,
+        command=command,
     )
     return _render(_DIFF, page)
 
@@ -288,6 +297,11 @@ def _composition_view(result: Composition) -> CompositionView:
                 _count(result.records),
             ),
             Fact("of them, disclosed (one consistent value)", _count(result.disclosed_records)),
+            Fact(
+                "of those, disclosed by the composition alone (each class holds two or more "
+                "values)",
+                _count(result.newly_disclosed_records),
+            ),
             Fact("the attacker's largest posterior on a value", _fixed(result.max_posterior)),
             Fact("combinations of classes among them", _count(len(result.candidates))),
             Fact(
@@ -345,9 +359,9 @@ def _dp_facts(dp: DPComposition) -> tuple[Fact, ...]:
     )
 
 
-def _differencing_view(result: Differencing, max_rows: int = DEFAULT_MAX_ROWS) -> DifferencingView:
-    """The section of one SA of the differencing report, ``max_rows`` classes listed."""
-    listing = _disclosing(result, max_rows) if len(result.listing) else None
+def _differencing_view(result: Differencing, options: Options) -> DifferencingView:
+    """The section of one SA of the differencing report, ``options.max_rows`` listed."""
+    listing = disclosing_listing(result, options) if len(result.listing) else None
     left = result.disclosing_classes - (0 if listing is None else len(listing.rows))
     return DifferencingView(
         status="fail" if result.disclosed_records else "none",
@@ -372,42 +386,6 @@ def _differencing_view(result: Differencing, max_rows: int = DEFAULT_MAX_ROWS) -
     )
 
 
-def _disclosing(result: Differencing, max_rows: int) -> Listing:
-    """The first ``max_rows`` disclosing classes, as listed by :func:`difference`."""
-    frame = result.listing
-    qi = [c for c in frame.columns if c not in ("old_size", "new_size", "value", "change")]
-    text, numbers = [*qi, "value"], ["old_size", "new_size", "change"]
-    shown = min(max_rows, len(frame))
-    formats: list[Callable[[Any], str]] = [_count, _count, lambda v: _signed(float(v))]
-
-    def table(limit: int | None) -> pa.Table:
-        rows = frame.head(shown if limit is None else limit)
-        cells = [[_qi_value(v, False) for v in rows[c].tolist()] for c in text]
-        cells += [[_exact(v) for v in rows[c].tolist()] for c in numbers]
-        return pa.Table.from_arrays([pa.array(c, pa.string()) for c in cells], names=text + numbers)
-
-    head = frame.head(shown).to_dict(orient="records")
-    return make_listing(
-        caption=f"Classes changed in one value only, most disclosed records first "
-        f"({shown:,} of {result.disclosing_classes:,} shown)",
-        summary=f"Show the {shown:,} worst of {_plural(result.disclosing_classes, 'class')}"
-        if shown < result.disclosing_classes
-        else f"Show {'the class' if shown == 1 else f'all {shown:,} classes'}",
-        headers=(*qi, f"{result.sensitive} disclosed", "records before", "records after", "change"),
-        numeric_from=len(text),
-        rows=tuple(
-            tuple(_none_as_null(_qi_value(row[c], False)) for c in text)
-            + tuple(fmt(row[c]) for c, fmt in zip(numbers, formats, strict=True))
-            for row in head
-        ),
-        total=result.disclosing_classes,
-        table=table,
-        name=f"disclosing-{result.sensitive}",
-        noun="class",
-        options=Options(redact=False, max_rows=max_rows, max_classes=max(shown, 1)),
-    )
-
-
 def _page(
     *,
     title: str,
@@ -415,6 +393,7 @@ def _page(
     notice: str,
     sources: Sequence[SourceStats],
     sections: tuple[Section, ...],
+    command: str | None,
 ) -> LinkagePage:
     now = dt.datetime.now(dt.UTC).replace(microsecond=0)
     unique = {source.name: source for source in sources}  # a generalized input is each release's
@@ -433,6 +412,7 @@ def _page(
             for s in unique.values()
         ),
         sections=sections,
+        command=command,
         written_at=now.strftime("%Y-%m-%d %H:%M:%S %Z"),
         written_at_iso=now.isoformat(),
         version=__version__,

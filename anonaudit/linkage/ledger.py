@@ -4,7 +4,9 @@ Linkage and composition attacks combine releases; an office can only reason abou
 if it keeps a record of every release. The ledger is one SQLite file recording, per
 release: a fingerprint of the input (SHA-256 of its bytes), the QIs and SAs, the
 transformation, the exact class table released (or the one the DP release was made
-from), the DP mechanism and its cost (ε, δ, ρ), the recipient and the time.
+from), the DP mechanism and its cost (ε, δ, ρ), the recipient and the time; and, when the
+office gives its own record id, the release's records (id, QIs as released, SAs), so
+that a later release can be composed with it (:mod:`anonaudit.linkage.history`).
 
 The ledger is **internal**: it holds exact class tables and is never to be published;
 its ``meta`` table says so. Concurrent writers are safe: the file is in WAL mode, every
@@ -40,7 +42,7 @@ __all__ = ["LEDGER_NOTE", "Ledger", "LedgerEntry"]
 
 #: What the ``meta`` table says of the file.
 LEDGER_NOTE = "internal: holds the exact class table of every release; do not publish"
-_SCHEMA_VERSION = "1"
+_SCHEMA_VERSION = "2"  # 2: the records column
 _BUSY_SECONDS = 60.0
 _COUNT = "__anonaudit_count__"
 _SCHEMA = """
@@ -59,7 +61,8 @@ CREATE TABLE IF NOT EXISTS releases (
     epsilon REAL,
     delta REAL,
     rho REAL,
-    recipient TEXT
+    recipient TEXT,
+    records BLOB
 );
 CREATE INDEX IF NOT EXISTS releases_dataset ON releases (dataset, recipient);
 """
@@ -171,6 +174,13 @@ class Ledger:
                 for statement in _SCHEMA.split(";"):
                     if statement.strip():
                         cursor.execute(statement)
+                columns = {row[1] for row in cursor.execute("PRAGMA table_info(releases)")}
+                if "records" not in columns:  # a version 1 ledger
+                    cursor.execute("ALTER TABLE releases ADD COLUMN records BLOB")
+                    cursor.execute(
+                        "UPDATE meta SET value = ? WHERE key = 'schema_version'",
+                        (_SCHEMA_VERSION,),
+                    )
                 now = datetime.now(UTC).isoformat(timespec="seconds")
                 for key, value in (
                     ("note", LEDGER_NOTE),
@@ -224,6 +234,7 @@ class Ledger:
         cost: PrivacyCost | None = None,
         recipient: str | None = None,
         budget: Budget | None = None,
+        records: pa.Table | None = None,
     ) -> int:
         """Record one release; returns its number.
 
@@ -232,6 +243,10 @@ class Ledger:
         release is refused (:class:`~anonaudit.errors.BudgetError`, nothing recorded)
         when it would take ``dataset``'s total past it; the check and the record are one
         transaction, so two jobs cannot both spend the last of a budget.
+
+        ``records`` are the release's records, its first column the office's record id
+        and then the QIs (as released) and SAs, kept for composition with later releases
+        (:meth:`records`).
         """
         if (mechanism is None) != (cost is None):
             raise ValueError("give both mechanism and cost for a DP release, or neither")
@@ -250,6 +265,7 @@ class Ledger:
             cost.delta,
             cost.rho,
             recipient,
+            None if records is None else _arrow_bytes(records),
         )
         with self._write() as cursor:
             if budget is not None:
@@ -257,7 +273,7 @@ class Ledger:
             cursor.execute(
                 "INSERT INTO releases (time, dataset, fingerprint, source, quasi_identifiers, "
                 "sensitive, transformation, class_table, mechanism, epsilon, delta, rho, "
-                "recipient) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "recipient, records) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 row,
             )
             return int(cursor.lastrowid or 0)
@@ -287,6 +303,25 @@ class Ledger:
         if row is None:
             raise KeyError(f"no release #{release} in {self.path}")
         return None if row[0] is None else _table_from_bytes(row[0])
+
+    def records(self, release: int) -> pa.Table | None:
+        """The records kept with release number ``release`` (``None`` if none were).
+
+        The first column is the office's record id, named as when recorded.
+        """
+        row = self._connection.execute(
+            "SELECT records FROM releases WHERE id = ?", (release,)
+        ).fetchone()
+        if row is None:
+            raise KeyError(f"no release #{release} in {self.path}")
+        return None if row[0] is None else _read_arrow(row[0])
+
+    def has_records(self, release: int) -> bool:
+        """Whether release number ``release`` was recorded with its records."""
+        row = self._connection.execute(
+            "SELECT records IS NOT NULL FROM releases WHERE id = ?", (release,)
+        ).fetchone()
+        return bool(row and row[0])
 
     def spent(self, dataset: str | None = None, recipient: str | None = None) -> PrivacyCost:
         """What the releases (of ``dataset``, to ``recipient``) spent, composed sequentially."""
@@ -343,7 +378,11 @@ def _table_bytes(table: ClassTable) -> bytes:
         "quasi_identifiers": json.dumps(list(table.quasi_identifiers)),
         "sensitive": json.dumps(list(table.sensitive)),
     }
-    data = data.replace_schema_metadata(roles)
+    return _arrow_bytes(data.replace_schema_metadata(roles))
+
+
+def _arrow_bytes(data: pa.Table) -> bytes:
+    """``data`` as a zstd-compressed Arrow IPC stream."""
     sink = pa.BufferOutputStream()
     options = pa.ipc.IpcWriteOptions(compression="zstd")
     with pa.ipc.new_stream(sink, data.schema, options=options) as writer:
@@ -351,8 +390,12 @@ def _table_bytes(table: ClassTable) -> bytes:
     return bytes(sink.getvalue().to_pybytes())
 
 
+def _read_arrow(blob: bytes) -> pa.Table:
+    return pa.ipc.open_stream(pa.py_buffer(blob)).read_all()
+
+
 def _table_from_bytes(blob: bytes) -> ClassTable:
-    data = pa.ipc.open_stream(pa.py_buffer(blob)).read_all()
+    data = _read_arrow(blob)
     metadata = data.schema.metadata or {}
     qi = tuple(json.loads(metadata[b"quasi_identifiers"]))
     sa = tuple(json.loads(metadata[b"sensitive"]))

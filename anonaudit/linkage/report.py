@@ -11,13 +11,15 @@ from anonaudit.classtable import SourceStats
 from anonaudit.linkage.composition import COMBINATION_RULE, Composition, DPComposition
 from anonaudit.linkage.differencing import Differencing
 from anonaudit.linkage.ledger import Ledger, LedgerEntry
-from anonaudit.report.json import SCHEMA_VERSION
+from anonaudit.vocabulary import REDACTED, SCHEMA_VERSION
 
 __all__ = [
+    "composition_entry",
     "composition_summary",
     "composition_to_dict",
     "differencing_summary",
     "differencing_to_dict",
+    "entry_to_dict",
     "ledger_summary",
     "ledger_to_dict",
 ]
@@ -64,27 +66,30 @@ def composition_to_dict(
 ) -> dict[str, Any]:
     """The ``anonaudit compose`` JSON document."""
     document = _header(sources) | {"id": id, "combination_rule": COMBINATION_RULE}
-    document["composition"] = {
-        name: {
-            "records": result.records,
-            "changed_records": result.changed_records,
-            "disclosed_records": result.disclosed_records,
-            "max_posterior": _number(result.max_posterior),
-            "combinations": len(result.candidates),
-            "releases": [
-                {
-                    "name": release.name,
-                    "records": release.records,
-                    "classes": release.classes,
-                    "distinct_l": release.distinct_l,
-                }
-                for release in result.releases
-            ],
-            "dp": None if result.dp is None else _dp_to_dict(result.dp),
-        }
-        for name, result in results.items()
-    }
+    document["composition"] = {name: composition_entry(r) for name, r in results.items()}
     return document
+
+
+def composition_entry(result: Composition) -> dict[str, Any]:
+    """One SA's composition attack, as ``compose`` and ``audit --ledger`` report it."""
+    return {
+        "records": result.records,
+        "changed_records": result.changed_records,
+        "disclosed_records": result.disclosed_records,
+        "newly_disclosed_records": result.newly_disclosed_records,
+        "max_posterior": _number(result.max_posterior),
+        "combinations": len(result.candidates),
+        "releases": [
+            {
+                "name": release.name,
+                "records": release.records,
+                "classes": release.classes,
+                "distinct_l": release.distinct_l,
+            }
+            for release in result.releases
+        ],
+        "dp": None if result.dp is None else _dp_to_dict(result.dp),
+    }
 
 
 def composition_summary(results: Mapping[str, Composition], *, id: str) -> str:
@@ -99,7 +104,8 @@ def composition_summary(results: Mapping[str, Composition], *, id: str) -> str:
             )
         lines.append(
             f"  composed: {result.records:,} records in two or more releases; "
-            f"{result.disclosed_records:,} disclosed (one consistent value); "
+            f"{result.disclosed_records:,} disclosed (one consistent value), "
+            f"{result.newly_disclosed_records:,} of them by the composition alone; "
             f"largest posterior {_fixed(result.max_posterior)}"
         )
         if result.changed_records:
@@ -125,9 +131,10 @@ def _fixed(value: float) -> str:
 
 
 def differencing_to_dict(
-    results: Mapping[str, Differencing], sources: Sequence[SourceStats]
+    results: Mapping[str, Differencing], sources: Sequence[SourceStats], *, redact: bool = False
 ) -> dict[str, Any]:
-    """The ``anonaudit diff`` JSON document."""
+    """The ``anonaudit diff`` JSON document; with ``redact``, the QI values of the classes
+    listed are ``"[redacted]"``."""
     document = _header(sources)
     document["differencing"] = {}
     for name, result in results.items():
@@ -142,7 +149,9 @@ def differencing_to_dict(
             "truncated": len(listing) < result.disclosing_classes,
             "disclosing": [
                 {
-                    "quasi_identifiers": {column: row[column] for column in qi},
+                    "quasi_identifiers": {
+                        column: REDACTED if redact else row[column] for column in qi
+                    },
                     "old_size": int(row["old_size"]),
                     "new_size": int(row["new_size"]),
                     "value": row["value"],
@@ -172,7 +181,8 @@ def differencing_summary(results: Mapping[str, Differencing]) -> str:
     return "\n".join(lines)
 
 
-def _entry_to_dict(entry: LedgerEntry) -> dict[str, Any]:
+def entry_to_dict(entry: LedgerEntry) -> dict[str, Any]:
+    """One ledger entry, as ``anonaudit ledger`` and ``audit --ledger`` report it."""
     return {
         "id": entry.id,
         "time": entry.time,
@@ -207,7 +217,7 @@ def ledger_to_dict(
         "schema_version": SCHEMA_VERSION,
         "anonaudit_version": __version__,
         "meta": ledger.meta(),
-        "releases": [_entry_to_dict(entry) for entry in entries],
+        "releases": [entry_to_dict(entry) for entry in entries],
         "spent": spend,
     }
 

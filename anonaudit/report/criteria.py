@@ -63,18 +63,26 @@ def criteria(report: AuditReport) -> tuple[Criterion, ...]:
     singling += ["population uniqueness"] * (report.population is not None)
     singling += ["individual risk (sdcMicro)"] * (report.individual is not None)
     singling += ["SUDA"] * (report.suda is not None)
+    history = report.history
+    composed = [] if history is None else [f"composition of {sa}" for sa in history.composition]
+    differenced = (
+        [] if history is None else [f"differencing of {sa}" for sa in history.differencing]
+    )
     linking = ["k-map", "delta-presence", "unique matches"] * (report.linkage is not None)
+    linking += composed + differenced
     inferring = [
         f"{measure} of {sa}"
         for sa in report.sensitive
         for measure in ("l-diversity", "t-closeness", "disclosure")
-    ]
-    not_checked = {
+    ] + composed
+    not_checked: dict[str, list[str]] = {
         "singling_out": [],
         "linkability": [
             "no earlier release was given: composition and differencing across releases "
-            "were not assessed (anonaudit compose, anonaudit diff)"
-        ],
+            "were not assessed (--ledger FILE; anonaudit compose, anonaudit diff)"
+        ]
+        if history is None
+        else list(history.not_checked),
         "inference": [],
     }
     if report.linkage is None:

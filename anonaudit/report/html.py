@@ -49,7 +49,14 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from anonaudit import __version__, explain
 from anonaudit.errors import ParameterError
-from anonaudit.report import view_advice, view_individual, view_population, view_qi, views
+from anonaudit.report import (
+    view_advice,
+    view_individual,
+    view_population,
+    view_qi,
+    view_releases,
+    views,
+)
 from anonaudit.report.views import Listing, contents_notice, describe_call, listing_csv
 from anonaudit.util import atomic_write_text
 
@@ -282,9 +289,7 @@ def _sections(report: AuditReport, *, command: str | None, options: views.Option
                 views.identifiers_view(report),
             )
         )
-    sections.append(
-        Section(_MEASURE, "k-anonymity", "k-anonymity", views.k_view(report, options))
-    )
+    sections.append(Section(_MEASURE, "k-anonymity", "k-anonymity", views.k_view(report, options)))
     for sa, slug in zip(report.sensitive, views.slugs(report.sensitive), strict=True):
         sections += [
             Section(
@@ -309,6 +314,15 @@ def _sections(report: AuditReport, *, command: str | None, options: views.Option
     sections.append(
         Section(_MEASURE, "risk", "Re-identification risk", views.risk_view(report.risk, report))
     )
+    if report.history is not None:
+        sections.append(
+            Section(
+                "sections/releases.html.j2",
+                "releases",
+                "Earlier releases",
+                view_releases.releases_view(report.history, report, options),
+            )
+        )
     if report.population is not None:
         sections.append(
             Section(

@@ -18,9 +18,11 @@ import pandas as pd
 
 from anonaudit import __version__
 from anonaudit.engines.local import FileStats
+from anonaudit.linkage.report import composition_entry, entry_to_dict
 from anonaudit.report.criteria import criteria
 from anonaudit.report.view_population import population_caveats
 from anonaudit.report.views import REDACTED, contents_notice
+from anonaudit.vocabulary import SCHEMA_VERSION
 
 if TYPE_CHECKING:
     from anonaudit.advice.lattice import Advice
@@ -39,8 +41,6 @@ __all__ = [
     "dumps",
     "report_to_dict",
 ]
-
-SCHEMA_VERSION = "2.2"
 
 
 def _number(value: float | int | None) -> float | int | str | None:
@@ -273,6 +273,51 @@ def _report(report: AuditReport, layout: _Layout) -> dict[str, Any]:
         ],
         **(advice_to_dict(report.advice) if report.advice is not None else {}),
         **({"dp": dp_to_dict(report.dp)} if report.dp is not None else {}),
+        **_history(report, layout),
+    }
+
+
+def _history(report: AuditReport, layout: _Layout) -> dict[str, Any]:
+    """``releases``: the release against the earlier ones in the ledger (else none)."""
+    history = report.history
+    if history is None:
+        return {}
+    differencing = {}
+    for sa, result in history.differencing.items():
+        rows = result.listing.to_dict(orient="records")[: layout.limit]
+        listing = {
+            "count": result.disclosing_classes,
+            "truncated": len(rows) < result.disclosing_classes,
+            "classes": [
+                {
+                    "quasi_identifiers": layout.qi_values(row),
+                    "old_size": int(row["old_size"]),
+                    "new_size": int(row["new_size"]),
+                    "value": row["value"],
+                    "change": int(row["change"]),
+                }
+                for row in rows
+            ],
+        }
+        differencing[sa] = {
+            "classes": result.classes,
+            "classes_changed": result.classes_changed,
+            "disclosing_classes": result.disclosing_classes,
+            "disclosed_records": result.disclosed_records,
+            "disclosing": listing,
+        }
+    against = history.differenced_with
+    return {
+        "releases": {
+            "dataset": history.dataset,
+            "recorded_as": history.recorded,
+            "earlier": [entry_to_dict(entry) for entry in history.earlier],
+            "composed_with": [entry.id for entry in history.composed_with],
+            "composition": {sa: composition_entry(r) for sa, r in history.composition.items()},
+            "differenced_with": None if against is None else against.id,
+            "differencing": differencing,
+            "not_checked": list(history.not_checked),
+        }
     }
 
 

@@ -101,6 +101,7 @@ def summary(report: AuditReport) -> str:
             f"{report.linkage.unique_matches.records:,} records match exactly one person"
             f"{_mark(km.passed)}"
         )
+    lines.extend(_history(report))
     if report.null_policy == "wildcard":
         lines.append(
             "  nulls as wildcards: class sizes count every record a null could match "
@@ -209,9 +210,7 @@ def dp_summary(report: DPReport) -> str:
             "unprotected)"
         )
     else:
-        cost = f"epsilon {_fmt(a.epsilon)}" + (
-            f" at delta {a.delta:g}" if a.delta else " (pure)"
-        )
+        cost = f"epsilon {_fmt(a.epsilon)}" + (f" at delta {a.delta:g}" if a.delta else " (pure)")
     if a.rho is not None:
         cost += f"; zCDP rho {_fmt(a.rho)}"
     if a.epsilon_exact_gaussian is not None:
@@ -348,3 +347,37 @@ def advice_summary(advice: Advice) -> str:
         cells = [cell.rjust(width) for cell, width in zip(row, widths, strict=False)]
         lines.append("  " + "  ".join([*cells, row[-1]]))
     return "\n".join(lines)
+
+
+def _history(report: AuditReport) -> list[str]:
+    """The release against the earlier releases of its dataset in the ledger."""
+    history = report.history
+    if history is None:
+        return []
+    recorded = (
+        f"recorded as release #{history.recorded}"
+        if history.recorded is not None
+        else "not recorded"
+    )
+    lines = [
+        f"releases of {history.dataset!r} (ledger): {len(history.earlier)} earlier exact "
+        f"release(s); this one {recorded}"
+    ]
+    for sa, result in history.composition.items():
+        with_ = ", ".join(f"#{entry.id}" for entry in history.composed_with)
+        lines.append(
+            f"  composition of {sa} with {with_}: {result.records:,} records in several "
+            f"releases, {result.disclosed_records:,} disclosed (one consistent value), "
+            f"{result.newly_disclosed_records:,} of them by the composition alone; largest "
+            f"posterior {_fmt(result.max_posterior)}{_mark(result.newly_disclosed_records == 0)}"
+        )
+    against = "" if history.differenced_with is None else f"#{history.differenced_with.id}"
+    for sa, difference in history.differencing.items():
+        lines.append(
+            f"  differencing of {sa} against {against}: "
+            f"{difference.classes_changed:,} of {difference.classes:,} classes changed, "
+            f"{difference.disclosing_classes:,} in one value only, disclosing it for "
+            f"{difference.disclosed_records:,} records"
+            f"{_mark(difference.disclosed_records == 0)}"
+        )
+    return lines

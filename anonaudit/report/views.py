@@ -22,12 +22,13 @@ import pandas as pd
 import pyarrow as pa
 
 from anonaudit import __version__
+from anonaudit.csvfile import table_to_csv
 from anonaudit.identifiers import SAMPLE_ROWS
 from anonaudit.report import charts
 from anonaudit.report.charts import Chart
 from anonaudit.report.criteria import criteria
-from anonaudit.report.csv import table_to_csv
 from anonaudit.sources.base import file_sha256
+from anonaudit.vocabulary import REDACTED
 
 if TYPE_CHECKING:
     from anonaudit.auditing import AuditReport
@@ -76,8 +77,6 @@ __all__ = [
     "verdict_view",
 ]
 
-#: What replaces a quasi-identifier value in a redacted report.
-REDACTED = "[redacted]"
 _OPEN_ROWS = 10  # tables with more rows start collapsed
 _FARTHEST = 3  # classes drawn beside the whole table's distribution
 
@@ -398,6 +397,7 @@ def verdict_view(report: AuditReport) -> VerdictView:
         rows += _disclosure_verdicts(report.disclosure[sa], f"disclosure-{slug}")
     rows += _risk_verdicts(report.risk, qi)
     rows += _k_map_verdicts(report)
+    rows += _releases_verdicts(report)
     # Counted as the summary and the JSON report count them: one check per measure (and
     # SA), which may set several thresholds (one row each).
     checks = report.verdicts()
@@ -625,6 +625,45 @@ def _k_map_verdicts(report: AuditReport) -> list[VerdictRow]:
     ]
 
 
+def _releases_verdicts(report: AuditReport) -> list[VerdictRow]:
+    """The rows of the composition and differencing against earlier releases."""
+    history = report.history
+    if history is None:
+        return []
+    rows = []
+    composed_with = ", ".join(f"#{entry.id}" for entry in history.composed_with)
+    for sa, composition in history.composition.items():
+        rows.append(
+            VerdictRow(
+                f"composition of {sa}",
+                "releases",
+                f"{_count(composition.newly_disclosed_records)} disclosed",
+                "none disclosed",
+                composition.newly_disclosed_records == 0,
+                f"An attacker holding this release and the earlier ones ({composed_with}) who "
+                f"knows a person's quasi-identifiers intersects the {sa} values of their "
+                f"classes: {_plural(composition.newly_disclosed_records, 'record')} end with "
+                "one value that no release disclosed alone.",
+            )
+        )
+    against = "" if history.differenced_with is None else f"#{history.differenced_with.id}"
+    for sa, difference in history.differencing.items():
+        rows.append(
+            VerdictRow(
+                f"differencing of {sa}",
+                "releases",
+                f"{_count(difference.disclosed_records)} disclosed",
+                "none disclosed",
+                difference.disclosed_records == 0,
+                f"Subtracting release {against} from this one class by class: "
+                f"{_plural(difference.disclosing_classes, 'class')} changed in one {sa} value "
+                f"only, which discloses it for {_plural(difference.disclosed_records, 'record')} "
+                "added or removed.",
+            )
+        )
+    return rows
+
+
 def dataset_view(report: AuditReport, command: str | None) -> DatasetView:
     """The inputs (with their SHA-256), the columns and how to reproduce the audit.
 
@@ -678,8 +717,7 @@ def identifiers_view(report: AuditReport) -> IdentifiersView:
         "one person defeats every measure below. Remove such columns before a release, "
         "or replace them (a random code is still an identifier if it is kept).",
         rows=tuple(
-            TableRow(i.column, (i.declared_role, "; ".join(i.reasons)))
-            for i in report.identifiers
+            TableRow(i.column, (i.declared_role, "; ".join(i.reasons))) for i in report.identifiers
         ),
         note="Found by the column's name (the 18 identifiers of the HIPAA Safe Harbor "
         "method, 45 CFR 164.514(b)(2)), by what its values look like (e-mail addresses, "
@@ -1518,8 +1556,11 @@ def _exact(value: Any) -> str:
     """A number for the CSV: 12 significant digits (``inf`` for infinity).
 
     Enough to compare with any threshold, and stable where the engine's summation order
-    changes the last bit between runs; the JSON report has every digit.
+    changes the last bit between runs; the JSON report has every digit. A text value (a
+    sensitive value listed beside the numbers) is written as it is, a null as empty.
     """
+    if value is None or isinstance(value, str):
+        return "" if value is None else value
     if isinstance(value, (int, np.integer)):
         return str(int(value))
     return f"{float(value):.12g}"

@@ -1,0 +1,232 @@
+"""A new release judged against the earlier releases of its dataset, kept in a ledger.
+
+``anonaudit audit --ledger FILE --dataset NAME`` runs, beside the single-table audit,
+the two attacks that need earlier releases, automatically:
+
+* **differencing** (:func:`~anonaudit.linkage.differencing.difference`) against the latest
+  earlier exact release of the dataset coded the same way (same QIs, same
+  transformation, and most of the new release's records in classes the old one has:
+  :data:`SAME_CODING`), from the class table the ledger kept of it: a class whose
+  histogram changed in one value only discloses that value for the records added or
+  removed;
+* **composition** (:func:`~anonaudit.linkage.composition.compose`; Ganta,
+  Kasiviswanathan & Smith 2008) with every earlier exact release of the dataset that
+  was recorded with its records (the office's record id, ``--id``): an attacker who
+  knows a target's QIs intersects the values of the target's classes.
+
+Only exact (syntactic) releases are attacked: a DP release's ledger entry holds the
+table it was made from, which was never published, and its cost is accounted for by
+the budget instead (:meth:`~anonaudit.linkage.ledger.Ledger.check_budget`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pyarrow as pa
+
+from anonaudit.classtable import ClassTable
+from anonaudit.linkage.composition import Composition, compose, read_releases
+from anonaudit.linkage.differencing import Differencing, difference
+from anonaudit.linkage.ledger import Ledger, LedgerEntry
+
+__all__ = ["SAME_CODING", "ReleaseHistory", "release_history"]
+
+#: Differencing compares two releases coded alike: below this share of the new
+#: release's records in classes the old one has too, they are taken to be coded
+#: differently (two generalizations of a table share few classes; a month's growth
+#: shares most) and the differencing is not run.
+SAME_CODING = 0.5
+
+
+@dataclass(frozen=True)
+class ReleaseHistory:
+    """A release against the earlier releases of its dataset (:func:`release_history`).
+
+    Attributes
+    ----------
+    dataset : str
+        The dataset, as the ledger names it.
+    earlier : tuple of LedgerEntry
+        The earlier exact releases of the dataset over the same QIs, oldest first.
+    composed_with : tuple of LedgerEntry
+        Those of them composed with this release (recorded with their records).
+    composition : dict of str to Composition
+        Per SA, the composition attack on this release and ``composed_with``; empty
+        when it was not assessed.
+    differenced_with : LedgerEntry or None
+        The release this one was differenced against.
+    differencing : dict of str to Differencing
+        Per SA, the differencing attack against ``differenced_with``.
+    not_checked : tuple of str
+        What could not be assessed, and why, in a sentence each.
+    recorded : int or None
+        The number the ledger gave this release, once recorded.
+    """
+
+    dataset: str
+    earlier: tuple[LedgerEntry, ...]
+    composed_with: tuple[LedgerEntry, ...]
+    composition: dict[str, Composition] = field(repr=False)
+    differenced_with: LedgerEntry | None
+    differencing: dict[str, Differencing] = field(repr=False)
+    not_checked: tuple[str, ...]
+    recorded: int | None = None
+
+    def verdicts(self) -> list[tuple[str, bool]]:
+        """``(attack, passed)`` per SA and attack run: passed when it disclosed no record.
+
+        The composition fails on the records it discloses that no release disclosed
+        alone (:attr:`Composition.newly_disclosed_records`); a class of one value in a
+        release is l-diversity's finding.
+        """
+        return [
+            *(
+                (f"composition of {sa}", r.newly_disclosed_records == 0)
+                for sa, r in self.composition.items()
+            ),
+            *(
+                (f"differencing of {sa}", r.disclosed_records == 0)
+                for sa, r in self.differencing.items()
+            ),
+        ]
+
+
+def release_history(
+    ledger: Ledger,
+    table: ClassTable,
+    *,
+    dataset: str,
+    fingerprint: str,
+    records: pa.Table | None = None,
+    transformation: Mapping[str, Any] | None = None,
+    max_classes: int | None = 100,
+) -> ReleaseHistory:
+    """Attack ``table`` with the earlier exact releases of ``dataset`` in ``ledger``.
+
+    Parameters
+    ----------
+    ledger : Ledger
+        The release ledger.
+    table : ClassTable
+        The new release's class table, QIs as released.
+    dataset : str
+        The dataset its releases are recorded under.
+    fingerprint : str
+        The new release's fingerprint: an earlier entry with the same one is this very
+        release, recorded before, and is not attacked with itself.
+    records : pyarrow.Table, optional
+        The new release's records: the office's record id first, then the QIs (as
+        released) and SAs. Without them, composition is not assessed.
+    transformation : mapping, optional
+        How the release was made from the input (as recorded in the ledger): the
+        differencing compares releases coded alike.
+    max_classes : int or None
+        Disclosing classes listed by the differencing (``None``: all).
+
+    Returns
+    -------
+    ReleaseHistory
+    """
+    qi, sa = table.quasi_identifiers, table.sensitive
+    earlier = tuple(
+        entry
+        for entry in ledger.releases(dataset)
+        if entry.mechanism is None
+        and entry.fingerprint != fingerprint
+        and entry.quasi_identifiers == qi
+    )
+    not_checked: list[str] = []
+    if not earlier:
+        not_checked.append(
+            f"the ledger holds no earlier release of {dataset!r} over these "
+            "quasi-identifiers: composition and differencing were not assessed"
+        )
+    alike = [entry for entry in earlier if _transformation(entry) == dict(transformation or {})]
+    differenced_with = alike[-1] if alike else None
+    old = None if differenced_with is None else ledger.class_table(differenced_with.id)
+    differencing = (
+        {}
+        if old is None
+        else {
+            name: difference(old, table, name, max_classes=max_classes)
+            for name in sa
+            if name in old.sensitive
+        }
+    )
+    if earlier and old is None:
+        not_checked.append(
+            "no earlier release was coded the same way (same transformation): "
+            "differencing was not assessed"
+        )
+    shared = min((_shared(result) for result in differencing.values()), default=1.0)
+    if differenced_with is not None and shared < SAME_CODING:
+        not_checked.append(
+            f"only {shared:.0%} of this release's records are in classes release "
+            f"#{differenced_with.id} also has: the two are coded differently (another "
+            "generalization), so differencing was not assessed"
+        )
+        differenced_with, differencing = None, {}
+    composed_with = tuple(entry for entry in earlier if ledger.has_records(entry.id))
+    composition: dict[str, Composition] = {}
+    if earlier and records is None:
+        not_checked.append(
+            "this release's record ids were not given (--id): composition with earlier "
+            "releases was not assessed"
+        )
+    elif earlier and not composed_with:
+        not_checked.append(
+            "no earlier release was recorded with its record ids (--id): composition "
+            "was not assessed"
+        )
+    elif records is not None and composed_with:
+        composition = _compose(ledger, composed_with, records, table)
+    return ReleaseHistory(
+        dataset=dataset,
+        earlier=earlier,
+        composed_with=composed_with,
+        composition=composition,
+        differenced_with=differenced_with,
+        differencing=differencing,
+        not_checked=tuple(not_checked),
+    )
+
+
+def _shared(result: Differencing) -> float:
+    """The share of the new release's records in classes the old release has too."""
+    total = int(result.new_sizes.sum())
+    return 1.0 if total == 0 else int(result.new_sizes[result.old_sizes > 0].sum()) / total
+
+
+def _transformation(entry: LedgerEntry) -> dict[str, Any]:
+    return dict(entry.transformation or {})
+
+
+def _compose(
+    ledger: Ledger,
+    entries: Sequence[LedgerEntry],
+    records: pa.Table,
+    table: ClassTable,
+) -> dict[str, Composition]:
+    """Compose ``records`` with the kept records of ``entries``, per SA they share."""
+    id = records.column_names[0]
+    tables, names = [], []
+    for entry in entries:
+        kept = ledger.records(entry.id)
+        if kept is not None:
+            tables.append(kept.rename_columns([id, *kept.column_names[1:]]))
+            names.append(f"release #{entry.id} ({entry.source}, {entry.time})")
+    shared = [name for name in table.sensitive if all(name in t.column_names for t in tables)]
+    if not shared:
+        return {}
+    columns = [id, *table.quasi_identifiers, *shared]
+    releases = read_releases(
+        [*(t.select(columns) for t in tables), records.select(columns)],
+        id=id,
+        quasi_identifiers=table.quasi_identifiers,
+        sensitive=shared,
+        names=[*names, "this release"],
+    )
+    return {name: compose(releases, name) for name in shared}

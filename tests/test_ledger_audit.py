@@ -1,0 +1,242 @@
+"""``anonaudit audit --ledger``: a release judged against the earlier ones of its dataset.
+
+Composition (Ganta, Kasiviswanathan & Smith 2008) with the earlier releases kept with
+their record ids, differencing against the latest one coded alike, both from the ledger,
+in the JSON report, the summary, the HTML report and the exit status; the release is
+recorded only when the audit passes.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+import pytest
+from ganta import HOSPITAL_A, HOSPITAL_B
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from anonaudit.classtable import ClassTable
+from anonaudit.cli import main
+from anonaudit.linkage import Ledger
+from anonaudit.linkage.history import release_history
+
+ROLES = ["--qi", "zip,age", "--sensitive", "disease"]
+
+
+def _write(frame: pd.DataFrame, path: Path) -> str:
+    frame.to_csv(path, index=False)
+    return str(path)
+
+
+def _audit(
+    capsys: pytest.CaptureFixture[str], path: str, ledger: Path, *extra: str
+) -> tuple[int, dict[str, Any]]:
+    """Audit ``path`` as a release of dataset ``city``; the exit status and the JSON."""
+    status = main(
+        ["audit", path, *ROLES, "--ledger", str(ledger), "--dataset", "city", *extra,
+         "--json", "-", "--quiet"]
+    )  # fmt: skip
+    document: dict[str, Any] = json.loads(capsys.readouterr().out)
+    return status, document
+
+
+def test_the_second_hospital_release_composes_with_the_first(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    a = _write(HOSPITAL_A, tmp_path / "a.csv")
+    b = _write(HOSPITAL_B, tmp_path / "b.csv")
+    ledger = tmp_path / "ledger.sqlite"
+
+    status, first = _audit(capsys, a, ledger, "--id", "pid", "-l", "3")
+    assert status == 0
+    releases = first["releases"]
+    assert releases["recorded_as"] == 1 and releases["earlier"] == []
+    assert releases["composition"] == {} and releases["differencing"] == {}
+    assert any("no earlier release of 'city'" in gap for gap in releases["not_checked"])
+
+    status, second = _audit(capsys, b, ledger, "--id", "pid", "-l", "3")
+    assert status == 1  # each hospital is 3-diverse, yet together they disclose Alice's
+    releases = second["releases"]
+    assert releases["recorded_as"] is None  # a failing release is not recorded
+    assert [entry["id"] for entry in releases["earlier"]] == [1]
+    assert releases["composed_with"] == [1]
+    composed = releases["composition"]["disease"]
+    assert (composed["records"], composed["disclosed_records"]) == (2, 1)
+    assert composed["newly_disclosed_records"] == 1  # no release alone disclosed it
+    assert [r["distinct_l"] for r in composed["releases"]] == [3, 6]
+    assert releases["differenced_with"] is None  # coded differently: ages <30 and <35
+    assert any("coded differently" in gap for gap in releases["not_checked"])
+    verdicts = {v["measure"]: v["passed"] for v in second["verdicts"]}
+    assert verdicts == {"l-diversity of disease": True, "composition of disease": False}
+    linkability = second["criteria"]["linkability"]
+    assert linkability["passed"] is False and "composition of disease" in linkability["measures"]
+    assert "composition of disease" in second["criteria"]["inference"]["measures"]
+    with Ledger.open(ledger) as opened:
+        assert [entry.source for entry in opened.releases()] == [a]
+
+
+def test_a_month_later_the_differencing_discloses_the_newcomers(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    jan = pd.DataFrame(
+        {"pid": range(8), "zip": ["130"] * 4 + ["148"] * 4,
+         "age": ["30-39"] * 8, "dx": ["flu", "flu", "hiv", "hiv"] * 2}
+    )  # fmt: skip
+    # February: two newcomers in zip 130, both with hiv; one record of 148 changed
+    # nothing (a flu record left and another came).
+    feb = pd.concat(
+        [
+            jan[jan.pid != 4],
+            pd.DataFrame(
+                {"pid": [8, 9, 10], "zip": ["130", "130", "148"],
+                 "age": ["30-39"] * 3, "dx": ["hiv", "hiv", "flu"]}
+            ),
+        ]
+    )  # fmt: skip
+    first, second = _write(jan, tmp_path / "jan.csv"), _write(feb, tmp_path / "feb.csv")
+    ledger = tmp_path / "ledger.sqlite"
+    roles = ["--qi", "zip,age", "--sensitive", "dx"]
+    assert main(["audit", first, *roles, "--ledger", str(ledger), "--dataset", "visits",
+                 "-k", "2", "--quiet"]) == 0  # fmt: skip
+    capsys.readouterr()
+    html = tmp_path / "feb.html"
+    status = main(
+        ["audit", second, *roles, "--ledger", str(ledger), "--dataset", "visits", "-k", "2",
+         "--json", "-", "--quiet", "--html", str(html), "--redact"]
+    )  # fmt: skip
+    document = json.loads(capsys.readouterr().out)
+    assert status == 1
+    releases = document["releases"]
+    assert releases["differenced_with"] == 1
+    differencing = releases["differencing"]["dx"]
+    assert differencing["classes_changed"] == 1  # zip 148 has the same histogram
+    assert (differencing["disclosing_classes"], differencing["disclosed_records"]) == (1, 2)
+    [listed] = differencing["disclosing"]["classes"]
+    assert (listed["value"], listed["change"], listed["old_size"], listed["new_size"]) == (
+        "hiv", 2, 4, 6,
+    )  # fmt: skip
+    assert set(listed["quasi_identifiers"].values()) == {"[redacted]"}
+    # Without --id the composition is not assessed, and the report says why.
+    assert any("--id" in gap for gap in releases["not_checked"])
+    assert releases["composition"] == {}
+    text = html.read_text(encoding="utf-8")
+    assert 'id="releases"' in text and "Differencing of dx against #1" in text
+    assert "differencing of dx" in text  # its row in the verdict
+    section = text.split('id="releases"')[1].split("</section>")[0]
+    assert "<td>130</td>" not in section and "<td>[redacted]</td>" in section
+
+    # The summary on stdout says the same; the attack is judged with no threshold set.
+    assert main(["audit", second, *roles, "--ledger", str(ledger), "--dataset", "visits"]) == 1
+    out = capsys.readouterr().out
+    assert "differencing of dx against #1: 1 of 2 classes changed" in out
+    assert "disclosing it for 2 records  [FAIL]" in out
+
+
+def test_a_release_already_in_the_ledger_is_not_attacked_with_itself(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    a = _write(HOSPITAL_A, tmp_path / "a.csv")
+    ledger = tmp_path / "ledger.sqlite"
+    assert _audit(capsys, a, ledger, "--id", "pid")[1]["releases"]["recorded_as"] == 1
+    status, again = _audit(capsys, a, ledger, "--id", "pid")
+    assert status == 0
+    assert again["releases"]["earlier"] == [] and again["releases"]["recorded_as"] is None
+    # To another recipient, the same file is a release of its own.
+    status, sent = _audit(capsys, a, ledger, "--id", "pid", "--recipient", "insurer")
+    assert sent["releases"]["recorded_as"] == 2
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--count", "n"], "frequency table (--count)"),
+        (["--ledger", "missing/ledger.sqlite"], "folder"),
+    ],
+)
+def test_refusals(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str], message: str
+) -> None:
+    data = HOSPITAL_A.assign(n=1)
+    path = _write(data, tmp_path / "a.csv")
+    args = ["audit", path, *ROLES, "--ledger", str(tmp_path / "l.sqlite"), "--id", "pid"]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(tmp_path)
+        assert main([*args, *extra]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_ledger_without_a_dataset_name_for_several_inputs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    a = _write(HOSPITAL_A, tmp_path / "a.csv")
+    b = _write(HOSPITAL_A.assign(pid=HOSPITAL_A.pid + 100), tmp_path / "b.csv")
+    assert main(["audit", a, b, *ROLES, "--ledger", str(tmp_path / "l.sqlite")]) == 2
+    assert "give --dataset NAME" in capsys.readouterr().err
+
+
+def test_a_version_1_ledger_gains_the_records_column(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite"
+    connection = sqlite3.connect(path)
+    connection.executescript(
+        """
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        INSERT INTO meta VALUES ('schema_version', '1');
+        CREATE TABLE releases (id INTEGER PRIMARY KEY AUTOINCREMENT, time TEXT NOT NULL,
+            dataset TEXT NOT NULL, fingerprint TEXT NOT NULL, source TEXT NOT NULL,
+            quasi_identifiers TEXT NOT NULL, sensitive TEXT NOT NULL, transformation TEXT,
+            class_table BLOB, mechanism TEXT, epsilon REAL, delta REAL, rho REAL,
+            recipient TEXT);
+        INSERT INTO releases (time, dataset, fingerprint, source, quasi_identifiers,
+            sensitive) VALUES ('2026-01-01', 'd', 'ab', 'q1.csv', '["zip"]', '["dx"]');
+        """
+    )
+    connection.close()
+    with Ledger.open(path) as ledger:
+        assert ledger.meta()["schema_version"] == "2"
+        [entry] = ledger.releases()
+        assert ledger.records(entry.id) is None and not ledger.has_records(entry.id)
+        kept = pa.table({"pid": ["1"], "zip": ["130"], "dx": ["flu"]})
+        number = ledger.record(
+            dataset="d", fingerprint="cd", source="q2.csv", quasi_identifiers=["zip"],
+            sensitive=["dx"], records=kept,
+        )  # fmt: skip
+        assert ledger.records(number) == kept
+
+
+_VALUES = st.sampled_from(["a", "b", "c"])
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["z1", "z2", "z3"]), _VALUES), min_size=1, max_size=30))
+def test_a_release_published_twice_discloses_nothing_new(rows: list[tuple[str, str]]) -> None:
+    """The same release again: differencing finds no change, composition nothing new."""
+    records = pa.table(
+        {
+            "pid": [str(i) for i in range(len(rows))],
+            "zip": [zip_ for zip_, _ in rows],
+            "dx": [value for _, value in rows],
+        }
+    )
+    table = ClassTable.from_frame(
+        records.drop_columns(["pid"]).to_pandas().assign(count=1),
+        quasi_identifiers=["zip"],
+        sensitive=["dx"],
+    )
+    with Ledger.open(":memory:") as ledger:
+        ledger.record(
+            dataset="d", fingerprint="earlier", source="jan.csv", quasi_identifiers=["zip"],
+            sensitive=["dx"], table=table, records=records,
+        )  # fmt: skip
+        history = release_history(ledger, table, dataset="d", fingerprint="now", records=records)
+    assert history.differencing["dx"].classes_changed == 0
+    composed = history.composition["dx"]
+    assert composed.records == len(rows) and composed.newly_disclosed_records == 0
+    single_valued = {z for z, _ in rows if len({v for zz, v in rows if zz == z}) == 1}
+    assert composed.disclosed_records == sum(z in single_valued for z, _ in rows)
+    assert all(ok for _, ok in history.verdicts())
