@@ -80,7 +80,7 @@ def _config(args: argparse.Namespace) -> AuditConfig:
             *output_paths(config),
             ("--out", getattr(args, "out", None)),
             ("--listings-dir", config.listings_dir),
-            ("--ledger", getattr(args, "ledger", None)),
+            ("--ledger", config.ledger.get("file")),
         ],
         [*read_paths(config), *([args.config] if args.config else [])],
     )
@@ -88,7 +88,7 @@ def _config(args: argparse.Namespace) -> AuditConfig:
         [
             *output_paths(config),
             ("--out", getattr(args, "out", None)),
-            ("--ledger", getattr(args, "ledger", None)),
+            ("--ledger", config.ledger.get("file")),
         ]
     )
     for dataset in config.datasets or [config]:
@@ -101,7 +101,7 @@ def _config(args: argparse.Namespace) -> AuditConfig:
             require_rereadable(dataset.inputs, "--records-out")
     if getattr(args, "out", None):
         require_rereadable(config.inputs, "--out")
-    if getattr(args, "ledger", None) and args.id is not None:
+    if config.ledger.get("id") is not None:
         require_rereadable(config.inputs, "--ledger with --id")
     return config
 
@@ -128,6 +128,13 @@ def _dataset_configs(config: AuditConfig, args: argparse.Namespace) -> None:
 
 def _override(config: AuditConfig, args: argparse.Namespace) -> None:
     """Command-line options over the policy file's settings."""
+    ledger = {
+        key: getattr(args, option, None)
+        for key, option in (("file", "ledger"), ("dataset", "dataset"), ("recipient", "recipient"))
+    }
+    config.ledger = config.ledger | {key: value for key, value in ledger.items() if value}
+    if getattr(args, "id", None) is not None and config.ledger:
+        config.ledger["id"] = args.id
     if args.inputs:
         config.inputs = list(args.inputs)
     if args.qi:
@@ -296,7 +303,7 @@ def run_audit(args: argparse.Namespace, command: str) -> int:
                 "--dp-epsilon and [dp] release one table; with [[datasets]] run "
                 "anonaudit dp on each dataset instead"
             )
-        if args.ledger:
+        if args.ledger or config.ledger or any(d.ledger for d in config.datasets):
             raise ParameterError(
                 "--ledger records one release; with [[datasets]] run anonaudit audit on each "
                 "dataset instead"
@@ -306,12 +313,16 @@ def run_audit(args: argparse.Namespace, command: str) -> int:
         raise ParameterError(
             "--redact applies to the HTML and JSON reports; add --html PATH or --json PATH"
         )
-    if args.id is not None and not (config.records_out or args.ledger):
+    if config.ledger and "file" not in config.ledger:
+        raise ParameterError(
+            "--dataset, --recipient and [ledger] go with a ledger file; add --ledger FILE"
+        )
+    if args.id is not None and not (config.records_out or config.ledger):
         raise ParameterError(
             "--id names the office's record id for --records-out or --ledger; "
             "add --records-out PATH or --ledger FILE"
         )
-    if args.ledger and args.id is not None and config.count:
+    if config.ledger.get("id") is not None and config.count:
         raise ParameterError(
             "--id reads each record's id, and the rows of a frequency table (--count) stand "
             "for many records: drop --id (the ledger then checks differencing only)"
@@ -335,8 +346,8 @@ def run_audit(args: argparse.Namespace, command: str) -> int:
         )
         measures = reader_measures(dp.release, lambda table: measure(table).t_closeness)
         report = replace(report, dp=replace(dp, measures=measures))
-    if args.ledger:  # before any output, which reports the ledger's findings
-        report = linkage_cli.audit_release(args, config, report)
+    if config.ledger:  # before any output, which reports the ledger's findings
+        report = linkage_cli.audit_release(config, report)
     limit = None if config.max_classes == 0 else config.max_classes
     if limit is None and config.json:  # every failing class listed: bounded up front
         listed = int(report.k_anonymity.failing.mask.sum())

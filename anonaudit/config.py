@@ -33,6 +33,15 @@ policy file)::
     epsilon = 1.0
     delta = 1e-6
 
+A ``[ledger]`` table judges the release against the earlier releases of its dataset in a
+release ledger and records it when it passes (``--ledger``, ``--dataset``, ``--recipient``
+and ``--id``; the file relative to the policy file; one dataset, not ``[[datasets]]``)::
+
+    [ledger]
+    file = "releases.sqlite"
+    dataset = "visits"
+    id = "pid"
+
 ``redact = true`` replaces the quasi-identifier values in the HTML and JSON reports by
 ``[redacted]`` unless ``--no-redact`` is given; ``listings_dir = "listings"`` writes every
 listing of classes in full beside the reports (``--listings-dir``), which otherwise hold
@@ -252,6 +261,7 @@ _DATASET: dict[str, _Value | _Items | _Table] = {
     "temp_dir": _TEXT,
     "memory_limit": _TEXT,
     "name": _TEXT,
+    "ledger": _Table({"file": _TEXT, "dataset": _TEXT, "recipient": _TEXT, "id": _TEXT}),
     "dp": _Table(
         {
             "epsilon": _NUMBER,
@@ -318,6 +328,7 @@ class AuditConfig:
     temp_dir: str | None = None
     memory_limit: str | None = None
     name: str | None = None
+    ledger: dict[str, str] = field(default_factory=dict)
     dp: dict[str, Any] = field(default_factory=dict)
     datasets: list[AuditConfig] = field(default_factory=list)
 
@@ -408,4 +419,6 @@ def _settings(data: dict[str, Any], path: Path) -> AuditConfig:
         config.records_out = str(base / config.records_out)
     if config.listings_dir is not None:
         config.listings_dir = str(base / config.listings_dir)
+    if "file" in config.ledger:
+        config.ledger = config.ledger | {"file": str(base / config.ledger["file"])}
     return config

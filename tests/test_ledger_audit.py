@@ -240,3 +240,43 @@ def test_a_release_published_twice_discloses_nothing_new(rows: list[tuple[str, s
     single_valued = {z for z, _ in rows if len({v for zz, v in rows if zz == z}) == 1}
     assert composed.disclosed_records == sum(z in single_valued for z, _ in rows)
     assert all(ok for _, ok in history.verdicts())
+
+
+def test_a_policy_file_names_the_ledger_relative_to_itself(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "office"
+    folder.mkdir()
+    _write(HOSPITAL_A, folder / "a.csv")
+    _write(HOSPITAL_B, folder / "b.csv")
+    policy = folder / "policy.toml"
+    for name in ("a", "b"):
+        policy.write_text(
+            f'inputs = ["{name}.csv"]\nquasi_identifiers = ["zip", "age"]\n'
+            'sensitive = ["disease"]\n'
+            '[ledger]\nfile = "releases.sqlite"\ndataset = "city"\nid = "pid"\n',
+            encoding="utf-8",
+        )
+        status = main(["audit", "--config", str(policy), "--quiet"])
+    assert status == 1  # the second hospital: Alice disclosed by the composition
+    assert "composition of disease with #1" in capsys.readouterr().out
+    assert (folder / "releases.sqlite").is_file()
+    with Ledger.open(folder / "releases.sqlite") as ledger:
+        [entry] = ledger.releases("city")
+        assert entry.source.endswith("a.csv") and ledger.has_records(entry.id)
+
+
+def test_ledger_options_without_a_ledger_or_with_datasets_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _write(HOSPITAL_A, tmp_path / "a.csv")
+    assert main(["audit", path, *ROLES, "--dataset", "city"]) == 2
+    assert "add --ledger FILE" in capsys.readouterr().err
+    policy = tmp_path / "policy.toml"
+    policy.write_text(
+        'quasi_identifiers = ["zip", "age"]\n[ledger]\nfile = "l.sqlite"\n'
+        '[[datasets]]\nname = "a"\ninputs = ["a.csv"]\n',
+        encoding="utf-8",
+    )
+    assert main(["audit", "--config", str(policy)]) == 2
+    assert "with [[datasets]] run anonaudit audit on each" in capsys.readouterr().err

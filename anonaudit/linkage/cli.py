@@ -194,34 +194,30 @@ def _record(
             )
 
 
-def audit_release(
-    args: argparse.Namespace, config: AuditConfig, report: AuditReport
-) -> AuditReport:
+def audit_release(config: AuditConfig, report: AuditReport) -> AuditReport:
     """``anonaudit audit --ledger``: ``report`` judged against the earlier releases.
 
-    The dataset is ``--dataset``, or the SHA-256 of the one input file. The release is
-    attacked with the earlier exact releases of the dataset in the ledger
-    (:func:`~anonaudit.linkage.history.release_history`; composition only with the
-    office's record id, ``--id``, whose records are read again), and recorded,
-    with its records under ``--id``, when the audit still passes and the ledger does
-    not hold this very file for this dataset and recipient yet.
+    ``config.ledger`` holds the ledger's ``file``, the ``dataset`` (by default the
+    SHA-256 of the one input file), the ``recipient`` and the office's record ``id``.
+    The release is attacked with the earlier exact releases of the dataset in the
+    ledger (:func:`~anonaudit.linkage.history.release_history`; composition only with
+    ``id``, whose records are read again), and recorded, with its records under ``id``,
+    when the audit still passes and the ledger does not hold this very file for this
+    dataset and recipient yet.
 
     Returns
     -------
     AuditReport
         ``report`` with its :attr:`~anonaudit.auditing.AuditReport.history`.
     """
+    settings = config.ledger
     inputs = [str(path) for path in config.inputs]
-    if args.dataset is None and not (len(inputs) == 1 and Path(inputs[0]).is_file()):
-        raise ParameterError("--ledger names the dataset by its file; give --dataset NAME")
-    fingerprint = ",".join(file_sha256(path) if Path(path).is_file() else "" for path in inputs)
-    dataset = args.dataset or fingerprint
-    records = None
-    if args.id is not None:
-        records = release_records(open_config_inputs(config), report, args.id)
+    dataset, fingerprint = _dataset(settings.get("dataset"), inputs)
+    recipient, id = settings.get("recipient"), settings.get("id")
+    records = None if id is None else release_records(open_config_inputs(config), report, id)
     generalization = report.generalization
     transformation = None if generalization is None else {"generalize": dict(generalization.levels)}
-    with Ledger.open(args.ledger) as ledger:
+    with Ledger.open(settings["file"]) as ledger:
         history = release_history(
             ledger,
             report.table,
@@ -229,10 +225,10 @@ def audit_release(
             fingerprint=fingerprint,
             records=records,
             transformation=transformation,
-            max_classes=None if config.max_classes == 0 else config.max_classes,
+            max_classes=None,  # the reports cap their listings
         )
         report = replace(report, history=history)
-        known = ledger.releases(dataset, args.recipient)
+        known = ledger.releases(dataset, recipient)
         if report.passed is False or any(e.fingerprint == fingerprint for e in known):
             return report
         number = ledger.record(
@@ -243,10 +239,19 @@ def audit_release(
             sensitive=report.sensitive,
             table=report.table,
             transformation=transformation,
-            recipient=args.recipient,
+            recipient=recipient,
             records=records,
         )
     return replace(report, history=replace(history, recorded=number))
+
+
+def _dataset(name: str | None, inputs: Sequence[str]) -> tuple[str, str]:
+    """The dataset a release is recorded under (``name``, or the SHA-256 of the one input
+    file) and the release's fingerprint (the inputs' SHA-256, comma-separated)."""
+    if name is None and not (len(inputs) == 1 and Path(inputs[0]).is_file()):
+        raise ParameterError("--ledger names the dataset by its file; give --dataset NAME")
+    fingerprints = [file_sha256(path) if Path(path).is_file() else "" for path in inputs]
+    return name or fingerprints[0], ",".join(fingerprints)
 
 
 def record_dp_release(args: argparse.Namespace, report: DPReport) -> None:
@@ -258,14 +263,12 @@ def record_dp_release(args: argparse.Namespace, report: DPReport) -> None:
     (:meth:`~anonaudit.linkage.ledger.Ledger.record`).
     """
     inputs = [str(path) for path in args.inputs]
-    if args.dataset is None and not (len(inputs) == 1 and Path(inputs[0]).is_file()):
-        raise ParameterError("--ledger names the dataset by its file; give --dataset NAME")
-    fingerprints = [file_sha256(path) if Path(path).is_file() else "" for path in inputs]
+    dataset, fingerprint = _dataset(args.dataset, inputs)
     release = report.release
     with Ledger.open(args.ledger) as ledger:
         ledger.record(
-            dataset=args.dataset or fingerprints[0],
-            fingerprint=",".join(fingerprints),
+            dataset=dataset,
+            fingerprint=fingerprint,
             source=",".join(inputs),
             quasi_identifiers=release.original.quasi_identifiers,
             sensitive=release.original.sensitive,
