@@ -135,6 +135,7 @@ def test_a_month_later_the_differencing_discloses_the_newcomers(
     out = capsys.readouterr().out
     assert "differencing of dx against #1: 1 of 2 classes changed" in out
     assert "disclosing it for 2 records  [FAIL]" in out
+    assert "this one not recorded, as the audit failed" in out
 
 
 def test_a_release_already_in_the_ledger_is_not_attacked_with_itself(

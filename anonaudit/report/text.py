@@ -9,6 +9,7 @@ from anonaudit.engines.local import FileStats
 from anonaudit.report.criteria import criteria
 from anonaudit.report.view_advice import suppression_sentence
 from anonaudit.report.view_population import population_caveats
+from anonaudit.report.view_releases import recording
 
 if TYPE_CHECKING:
     from anonaudit.advice.lattice import Advice
@@ -354,14 +355,9 @@ def _history(report: AuditReport) -> list[str]:
     history = report.history
     if history is None:
         return []
-    recorded = (
-        f"recorded as release #{history.recorded}"
-        if history.recorded is not None
-        else "not recorded"
-    )
     lines = [
         f"releases of {history.dataset!r} (ledger): {len(history.earlier)} earlier exact "
-        f"release(s); this one {recorded}"
+        f"release(s); this one {recording(history, report)}"
     ]
     for sa, result in history.composition.items():
         with_ = ", ".join(f"#{entry.id}" for entry in history.composed_with)

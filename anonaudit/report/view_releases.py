@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from anonaudit.linkage.differencing import Differencing
     from anonaudit.linkage.history import ReleaseHistory
 
-__all__ = ["AttackView", "ReleasesView", "disclosing_listing", "releases_view"]
+__all__ = ["AttackView", "ReleasesView", "disclosing_listing", "recording", "releases_view"]
 
 
 @dataclass(frozen=True)
@@ -59,6 +59,15 @@ class ReleasesView:
     earlier: tuple[Fact, ...]
     attacks: tuple[AttackView, ...]
     not_checked: tuple[str, ...]
+
+
+def recording(history: ReleaseHistory, report: AuditReport) -> str:
+    """Whether the release was recorded in the ledger, and why not, in a few words."""
+    if history.recorded is not None:
+        return f"recorded as release #{history.recorded}"
+    if report.passed is False:
+        return "not recorded, as the audit failed"
+    return "not recorded: the ledger holds this file for this dataset and recipient already"
 
 
 def releases_view(history: ReleaseHistory, report: AuditReport, options: Options) -> ReleasesView:
@@ -111,9 +120,7 @@ def releases_view(history: ReleaseHistory, report: AuditReport, options: Options
         )
     return ReleasesView(
         dataset=history.dataset,
-        recorded="not recorded (the audit failed, or the ledger holds this file already)"
-        if history.recorded is None
-        else f"recorded as release #{history.recorded}",
+        recorded=recording(history, report),
         earlier=tuple(
             Fact(
                 f"#{entry.id}",
