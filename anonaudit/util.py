@@ -124,7 +124,7 @@ def refuse_overwriting(
                     f"{option} {os.fspath(output)}: this would overwrite the input {source}; "
                     "write the output to another path"
                 )
-        if target in written and target.is_file():
+        if target in written:
             raise ParameterError(
                 f"{option} {os.fspath(output)}: {written[target]} writes the same file; "
                 "give each output its own path"

@@ -280,6 +280,21 @@ def test_output_into_a_missing_folder_is_refused(
     assert parse(target.read_text(encoding="utf-8"))["rows"] == 6
 
 
+def test_two_outputs_to_one_new_file_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The second output would replace the first, whether or not the file exists yet."""
+    data = write_csv(tmp_path / "data.csv", ROWS)
+    target = tmp_path / "report"
+    code, _, err = run(capsys, str(data), *ROLES, "--json", str(target), "--html", str(target))
+    assert code == 2
+    assert err == (
+        f"anonaudit: error: --html {target}: --json {target} writes the same file; "
+        "give each output its own path\n"
+    )
+    assert not target.exists()
+
+
 def test_json_report_gets_normal_permissions(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -1473,16 +1473,20 @@ def contents_notice(rows: int, capped: int, max_classes: int | None, *, redacted
     >>> contents_notice(120, 1, 100, redacted=False)  # doctest: +NORMALIZE_WHITESPACE
     'This report contains 120 rows of quasi-identifier values from the data
     (1 listing capped at 100 rows); redacted: no.'
+    >>> contents_notice(1, 0, None, redacted=True)  # doctest: +NORMALIZE_WHITESPACE
+    'This report contains 1 row of classes whose quasi-identifier values are replaced by
+    [redacted] (no listing capped); redacted: yes.'
     """
     cap = (
         "no listing capped"
         if max_classes is None
         else f"{_plural(capped, 'listing')} capped at {max_classes:,} rows"
     )
+    noun = "row" if rows == 1 else "rows"
     what = (
-        "rows of classes whose quasi-identifier values are replaced by [redacted]"
+        f"{noun} of classes whose quasi-identifier values are replaced by [redacted]"
         if redacted
-        else "rows of quasi-identifier values from the data"
+        else f"{noun} of quasi-identifier values from the data"
     )
     return f"This report contains {rows:,} {what} ({cap}); redacted: {'yes' if redacted else 'no'}."
 
