@@ -435,6 +435,17 @@ class ClassTable:
                 cache[kind, name] = _encode(column) if kind == "sorted" else _group_codes(column)
         return [cache[key] for key in keys]
 
+    def distinct(self, name: str) -> int:
+        """The number of distinct values of column ``name`` (null counts as one).
+
+        Reuses the codes the equivalence classes were found with, when they were;
+        otherwise counts without keeping codes.
+        """
+        cached = self._encodings.get(("group", name))
+        if cached is not None:
+            return int(cached[0])
+        return int(pc.count_distinct(self.keys.column(name), mode="all").as_py())
+
     def _encoded(self, *names: str) -> list[tuple[tuple[str | None, ...], np.ndarray]]:
         """The :func:`_encode` (sorted values, codes) of columns ``names``, once each."""
         return self._encode_all([("sorted", name) for name in names])

@@ -341,9 +341,9 @@ def find_identifiers(
     roles: dict[str, Role] = {qi: "quasi-identifier" for qi in table.quasi_identifiers}
     roles |= {sa: "sensitive" for sa in table.sensitive}
     values: dict[str, pa.Array] = {
-        column: pc.unique(table.keys.column(column)).slice(0, _MAX_VALUES) for column in roles
+        column: _first_distinct(table.keys.column(column), _MAX_VALUES) for column in roles
     }
-    distinct = {qi: len(pc.unique(table.keys.column(qi))) for qi in table.quasi_identifiers}
+    distinct = {qi: table.distinct(qi) for qi in table.quasi_identifiers}
     rows = {qi: table.rows for qi in table.quasi_identifiers}
     others = [c for c in _columns(sources) if c not in roles and c not in ignore]
     sample = _sample(sources, others, sample_rows)
@@ -367,6 +367,23 @@ def find_identifiers(
         if reasons:
             found.append(Identifier(column, tuple(reasons), role))
     return tuple(found)
+
+
+def _first_distinct(column: pa.ChunkedArray, n: int) -> pa.Array:
+    """The first ``n`` distinct values of ``column`` (nulls included), in order of first
+    appearance: ``pc.unique(column)[:n]``, from the shortest prefix that holds them, so a
+    column of millions of distinct values is not hashed whole.
+
+    >>> _first_distinct(pa.chunked_array([["a", "b", "a", None, "c"]]), 3).to_pylist()
+    ['a', 'b', None]
+    """
+    rows = len(column)
+    prefix = min(rows, 2 * n)
+    while True:
+        found = pc.unique(column.slice(0, prefix))
+        if len(found) >= n or prefix >= rows:
+            return found.slice(0, n)
+        prefix = min(rows, 4 * prefix)
 
 
 def _columns(sources: Sequence[Source]) -> list[str]:

@@ -8,10 +8,16 @@ import csv
 import json
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import anonaudit
+from anonaudit.classtable import ClassTable
 from anonaudit.cli import main
 from anonaudit.identifiers import HIPAA_IDENTIFIERS, by_name, by_uniqueness, by_values, luhn
 
@@ -81,8 +87,12 @@ def test_a_uuid_quasi_identifier_and_an_undeclared_patient_id_are_flagged() -> N
     page = report.to_html()
     assert 'id="identifiers"' in page and "patient_id" in page
     # A class table alone has no other columns to look at.
-    assert [i.column for i in anonaudit.audit(report.table, quasi_identifiers=["uuid", "age"],
-                                             sensitive=["dx"]).identifiers] == ["uuid"]
+    assert [
+        i.column
+        for i in anonaudit.audit(
+            report.table, quasi_identifiers=["uuid", "age"], sensitive=["dx"]
+        ).identifiers
+    ] == ["uuid"]
 
 
 def test_no_identifier_no_section() -> None:
@@ -128,3 +138,37 @@ def test_the_json_report_lists_identifiers(tmp_path: Path) -> None:
         "patient_id": "not audited",
         "uuid": "not audited",
     }
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["a", "b", "c", None]), st.sampled_from(["x", "y", None])),
+        min_size=1,
+        max_size=40,
+    ),
+    st.booleans(),
+)
+def test_distinct_values_are_counted_alike_before_and_after_the_classes(
+    rows: list[tuple[str | None, str | None]], classes_first: bool
+) -> None:
+    """``ClassTable.distinct`` reuses the classes' codes when it can, and counts alike."""
+    keys = pa.table(
+        {
+            "q": pa.array([q for q, _ in rows], pa.string()),
+            "r": pa.array([r for _, r in rows], pa.string()),
+        }
+    )
+    table = ClassTable(("q", "r"), (), keys, np.ones(len(rows), dtype=np.int64))
+    if classes_first:
+        _ = table.classes
+    for name in ("q", "r"):
+        assert table.distinct(name) == len(pc.unique(keys.column(name)))
+
+
+def test_the_first_values_of_a_column_of_many_come_from_a_prefix() -> None:
+    from anonaudit.identifiers import _first_distinct
+
+    column = pa.chunked_array([[f"v{i % 50_000}" for i in range(200_000)]])
+    for n in (1, 7, 10_000, 50_000, 60_000):
+        assert _first_distinct(column, n) == pc.unique(column).slice(0, n)
