@@ -36,7 +36,7 @@ from anonaudit.dp import cli as dp_cli
 from anonaudit.dp.bounding import load_bounded
 from anonaudit.dp.utility import reader_measures
 from anonaudit.engines.local import Progress, set_limits
-from anonaudit.errors import InputError, ParameterError
+from anonaudit.errors import ParameterError
 from anonaudit.linkage import cli as linkage_cli
 from anonaudit.loading import load
 from anonaudit.report.html import save_html, write_listings
@@ -50,7 +50,7 @@ from anonaudit.report.json import (
 from anonaudit.report.text import advice_summary, dp_summary, summary
 from anonaudit.rows import write_records, write_transformed
 from anonaudit.sources import require_rereadable
-from anonaudit.util import atomic_write_text, refuse_folders, refuse_overwriting
+from anonaudit.util import atomic_write_text, read_lines, refuse_folders, refuse_overwriting
 from anonaudit.work import LISTED_CLASS_WORK, check_work
 
 __all__ = ["run_advise", "run_audit", "run_dp"]
@@ -161,7 +161,9 @@ def _override(config: AuditConfig, args: argparse.Namespace) -> None:
     config.generalize.update(levels(args.generalize))
     config.ground_distance.update(assignments(args.ground_distance, "--ground-distance"))
     for column, value in assignments(args.order, "--order").items():
-        config.order[column] = _order_file(value[1:]) if value.startswith("@") else columns(value)
+        config.order[column] = (
+            read_lines(value[1:], "--order", "order") if value.startswith("@") else columns(value)
+        )
     if config.order and not isinstance(config.t_distance, str):  # an order implies its distance
         config.t_distance = {**dict.fromkeys(config.order, "ordered"), **(config.t_distance or {})}
     for name in ("nulls", "sep", "encoding", "risk_threshold", "json", "html", "max_classes"):
@@ -211,19 +213,6 @@ def _override(config: AuditConfig, args: argparse.Namespace) -> None:
     if args.filter is not None:
         config.filter = list(args.filter)
     config.storage_options.update(assignments(args.storage_option, "--storage-option", key="KEY"))
-
-
-def _order_file(path: str) -> list[str]:
-    """The values listed in an ``--order COL=@FILE`` file, one a line (UTF-8)."""
-    try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except UnicodeDecodeError as exc:
-        raise InputError(
-            f"--order @{path}: byte {exc.start} is not valid UTF-8; save the file as UTF-8"
-        ) from None
-    except OSError as exc:
-        raise InputError(f"--order @{path}: cannot read the file ({exc.strerror})") from None
-    return [line.strip() for line in lines if line.strip()]
 
 
 def _require_roles(inputs: Sequence[object], qi: Sequence[str], *, where: str) -> None:

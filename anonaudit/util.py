@@ -16,7 +16,13 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from anonaudit.errors import AnonauditError, OutputError, ParameterError
+from anonaudit.errors import (
+    AnonauditError,
+    InputError,
+    OutputError,
+    ParameterError,
+    SourceNotFoundError,
+)
 
 __all__ = ["atomic_path", "atomic_write_text", "file_name", "refuse_folders", "refuse_overwriting"]
 
@@ -160,6 +166,34 @@ def refuse_folders(outputs: Iterable[tuple[str, str | os.PathLike[str] | None]])
                 f"{option} {text}: the folder {folder} does not exist; create it first "
                 f"(mkdir -p {folder}) or write elsewhere"
             )
+
+
+def read_lines(path: str | os.PathLike[str], option: str, noun: str) -> list[str]:
+    """The values of a ``COL=@FILE`` list: one a line of a UTF-8 file, blank lines and
+    surrounding white space left out.
+
+    Raises
+    ------
+    SourceNotFoundError
+        No such file (``option`` names where it was given, such as ``--order``, and
+        ``noun`` what the file lists, such as ``order``).
+    InputError
+        A byte that is not UTF-8 (its position named), or a file that cannot be read.
+    """
+    name = os.fspath(path)
+    try:
+        lines = Path(name).read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        raise SourceNotFoundError(
+            f"{option} @{name}: no such {noun} file; check the path"
+        ) from None
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            f"{option} @{name}: byte {exc.start} is not valid UTF-8; save the file as UTF-8"
+        ) from None
+    except OSError as exc:
+        raise InputError(f"{option} @{name}: cannot read the file ({exc.strerror})") from None
+    return [line.strip() for line in lines if line.strip()]
 
 
 def file_name(name: str) -> str:

@@ -890,3 +890,23 @@ def test_a_header_read_as_one_column_names_the_likely_separator(
     )
     code, _, err = run(capsys, str(semi), "--qi", "nope")  # sniffed right: no hint
     assert code == 2 and err.endswith("the columns are: q, s\n")
+
+
+@pytest.mark.parametrize("option", ["--order", "--public-domain"])
+def test_value_list_files_are_read_alike_for_order_and_public_domain(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], option: str
+) -> None:
+    """``COL=@FILE`` lists: one reader, one message per fault, exit 2, no traceback."""
+    data = write_csv(tmp_path / "data.csv", ROWS)
+    bad = tmp_path / "latin1.txt"
+    bad.write_bytes(b"flu\ncaf\xe9\n")
+    noun = "order" if option == "--order" else "domain"
+    command = ["dp", "--epsilon", "1"] if option == "--public-domain" else ["audit"]
+    for path, message in (
+        (tmp_path / "missing.txt", f"no such {noun} file; check the path"),
+        (bad, "byte 7 is not valid UTF-8; save the file as UTF-8"),
+    ):
+        code = main([*command, str(data), *ROLES, option, f"disease=@{path}"])
+        err = capsys.readouterr().err
+        assert code == 2
+        assert err == f"anonaudit: error: {option} @{path}: {message}\n"

@@ -23,8 +23,9 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from anonaudit.errors import InputError, ParameterError, SourceNotFoundError
+from anonaudit.errors import ParameterError
 from anonaudit.hierarchy import Hierarchy
+from anonaudit.util import read_lines
 
 __all__ = ["MAX_CELLS", "PublicDomain"]
 
@@ -77,13 +78,7 @@ class PublicDomain:
                 raise ParameterError(f"--public-domain declares {column!r} twice")
             if text.startswith("@"):
                 path = (base or Path()) / text[1:]
-                if not path.exists():
-                    raise SourceNotFoundError(f"{path}: no such domain file (--public-domain)")
-                try:
-                    lines = path.read_text(encoding="utf-8").splitlines()
-                except UnicodeDecodeError as exc:
-                    raise InputError(f"{path}: not UTF-8 text: {exc}") from None
-                declared = [line.strip() for line in lines if line.strip()]
+                declared = read_lines(path, "--public-domain", "domain")
                 if any(";" in line for line in declared):  # an ARX hierarchy: its leaves
                     declared = list(Hierarchy.from_csv(path, sep=";").levels[0])
             else:
