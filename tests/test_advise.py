@@ -16,10 +16,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import math
 from pathlib import Path
+from random import Random
+from unittest.mock import patch
 
 import numpy as np
 import pandas as pd
@@ -30,9 +33,11 @@ from hypothesis import strategies as st
 
 import anonaudit
 from anonaudit.advice import advise
+from anonaudit.advice import lattice as lattice_module
 from anonaudit.classtable import ClassTable
 from anonaudit.cli import main
 from anonaudit.errors import ColumnError, HierarchyError, ParameterError
+from anonaudit.generalization import Generalization
 from anonaudit.hierarchy import Hierarchy
 from anonaudit.policy import Policy
 
@@ -441,3 +446,101 @@ def test_cli_exit_status(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     document = json.loads(capsys.readouterr().out)
     # (age *, gender as is): classes 4 and 3, height 2; gender only merges at its top.
     assert [entry["levels"] for entry in document["advice"]] == [{"age": 2, "gender": 0}]
+
+
+# -- the search's own computations -----------------------------------------------------
+
+
+def test_adult_search_judges_the_same_nodes(
+    adult: tuple[ClassTable, dict[str, Hierarchy]],
+) -> None:
+    """The counts and optimum of the benchmark's search (``benchmarks/bench_advise.py``)
+    as the search that grouped every node from the base classes found them."""
+    table, hierarchies = adult
+    advice = advise(
+        table, hierarchies=hierarchies, policy=Policy(k=5), suppression_limit=0.02, max_results=1
+    )
+    assert (advice.evaluated, advice.measured, advice.passing, advice.front) == (
+        2940,
+        1809,
+        2861,
+        59,
+    )
+    assert _levels(advice) == [[0, 0, 1, 2, 3, 2, 2, 1, 1]]
+
+
+@st.composite
+def lattices(draw: st.DrawFn) -> tuple[ClassTable, dict[str, Hierarchy]]:
+    """1 to 4 QIs with nulls, some records repeated, hierarchies for some of the QIs."""
+    qis = [f"q{i}" for i in range(draw(st.integers(1, 4)))]
+    values = {q: [f"{q}{i}" for i in range(draw(st.integers(1, 4)))] for q in qis}
+    hierarchies = {}
+    for q in qis:
+        if q != qis[-1] and not draw(st.booleans()) and len(qis) > 1:
+            continue
+        groups = [f"{q}g{draw(st.integers(0, 2))}" for _ in values[q]]
+        rows = [[v, g] for v, g in zip(values[q], groups, strict=True)]
+        if draw(st.booleans()):
+            top = {g: f"{q}G{draw(st.integers(0, 1))}" for g in sorted(set(groups))}
+            rows = [[v, g, top[g]] for v, g in rows]
+        hierarchies[q] = Hierarchy.from_rows(rows)
+    records = draw(
+        st.lists(
+            st.tuples(*(st.sampled_from([*values[q], None]) for q in qis), st.integers(1, 3)),
+            min_size=1,
+            max_size=30,
+        )
+    )
+    frame = pd.DataFrame(records, columns=[*qis, "count"])
+    return ClassTable.from_frame(frame, quasi_identifiers=qis), hierarchies
+
+
+@settings(max_examples=60, deadline=None)
+@given(lattices(), st.randoms(use_true_random=False), st.booleans())
+def test_node_class_sizes_are_those_of_the_generalized_table(
+    problem: tuple[ClassTable, dict[str, Hierarchy]], random: Random, small: bool
+) -> None:
+    """Nodes asked in any order, each grouped from those cached below it, have the class
+    sizes of the table generalized by :class:`Generalization`; ``small`` keeps nearly
+    nothing cached and numbers every node's pairs by sorting."""
+    table, hierarchies = problem
+    lattice = lattice_module._Lattice(table, hierarchies)
+    nodes = list(itertools.product(*(range(h + 1) for h in lattice.heights)))
+    random.shuffle(nodes)
+    limits = {"_CACHED": 3, "_HALF_IDS": 3, "_DIRECT_GROUPING": 0}
+    with patch.multiple(lattice_module, **limits) if small else contextlib.nullcontext():
+        for node in nodes:
+            levels = dict(zip(lattice.names, node, strict=True))
+            generalized = Generalization(hierarchies=hierarchies, levels=levels).apply(table)
+            assert sorted(lattice.sizes(node)) == sorted(generalized.classes.sizes)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.lists(st.integers(1, 4), min_size=1, max_size=3), st.integers(0, 2)),
+        min_size=1,
+        max_size=40,
+    )
+)
+def test_the_front_is_every_non_dominated_candidate(
+    verdicts: list[tuple[list[int], int]],
+) -> None:
+    """Against the definition, all pairs compared, in blocks of 3 candidates."""
+    nodes = list(itertools.product(range(7), repeat=2))[: len(verdicts)]
+    cache = {
+        node: lattice_module._Verdict(True, suppressed, np.array(kept, dtype=float))
+        for node, (kept, suppressed) in zip(nodes, verdicts, strict=True)
+    }
+    losses = {node: lattice_module._losses(node, cache[node], 10) for node in nodes}
+    expected = [
+        node
+        for node, row in losses.items()
+        if not any(
+            all(o <= r for o, r in zip(other, row, strict=True)) and other != row
+            for other in losses.values()
+        )
+    ]
+    expected.sort(key=lambda node: (losses[node][0], losses[node][3], losses[node][2], node))
+    with patch.object(lattice_module, "_FRONT_BLOCK", 3):
+        assert lattice_module._front(nodes, cache, 10) == expected

@@ -22,11 +22,16 @@ Evaluation on the class table
 A node is never evaluated on rows. For each QI the distinct values of the class table
 are mapped once to the ids of their ancestors (:meth:`Hierarchy.ancestors`); a node's
 classes are the distinct combinations of those integer codes over the class table's
-classes, its class sizes one ``bincount``. When the policy sets l-diversity,
-t-closeness, disclosure or recursive thresholds the node's class table is built with
-the codes standing for the generalized values (checks depend only on the partition
-and the sensitive values, so every measure equals that of the generalized table) and
-the audit itself judges it.
+classes, its class sizes one ``bincount``. The QIs are split in two halves of about as
+many level combinations each; per half and levels, the distinct combinations of its
+codes are numbered once, so a node's classes are the distinct pairs of two numbers.
+They are grouped from the classes of a node below already evaluated (generalizing
+merges classes), kept as those pairs, rather than from every class of the table. k
+and the highest risk are judged on the class sizes alone. When the policy sets
+l-diversity, t-closeness, disclosure or recursive thresholds the node's class table
+is built with the codes standing for the generalized values (checks depend only on
+the partition and the sensitive values, so every measure equals that of the
+generalized table) and the audit itself judges it.
 
 Pruning with monotonicity
 -------------------------
@@ -74,7 +79,6 @@ information loss (:func:`anonaudit.checks.utility.information_loss`) are the aud
 from __future__ import annotations
 
 import functools
-import itertools
 import os
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -109,10 +113,16 @@ MAX_NODES = 2_000_000
 _MONOTONE_WITH_SUPPRESSION = frozenset({"k", "l", "max_risk"})
 # Criteria decided by class sizes alone.
 _SIZE_CRITERIA = frozenset({"k", "max_risk"})
-#: Classes of the node groupings kept to coarsen later nodes from, in all (oldest
-#: dropped first): about 16 bytes each.
+#: Classes of the node groupings kept to coarsen later nodes from, in all (everything
+#: dropped when exceeded): about 24 bytes each.
 _CACHED = 4_000_000
-#: Candidates compared with all others at once when finding the front.
+#: Ids of the class table's classes in halves of the QIs kept (:meth:`_Lattice._half`),
+#: in all (oldest dropped first): 8 bytes each.
+_HALF_IDS = 8_000_000
+#: A node's pair numbers spanning at most this many times (the classes grouped + 64)
+#: are summed by direct addressing; wider ones are numbered first.
+_DIRECT_GROUPING = 16
+#: Candidates compared with the front at once when finding it.
 _FRONT_BLOCK = 256
 
 _UNKNOWN, _PASS, _FAIL = 0, 1, 2
@@ -240,6 +250,21 @@ class _Verdict:
     kept_sizes: np.ndarray
 
 
+@dataclass(frozen=True)
+class _Grouping:
+    """The classes of a node: per half of the QIs, each class's id at the node's levels.
+
+    ``ids[h]`` numbers each class among the distinct codes of half ``h`` at its levels
+    ``at[h]``; ``representatives[h]`` is a class of the class table with each id, and
+    ``sizes`` each class's size (a float holding a whole number).
+    """
+
+    at: tuple[tuple[int, ...], ...]
+    ids: tuple[np.ndarray, ...]
+    representatives: tuple[np.ndarray, ...]
+    sizes: np.ndarray
+
+
 class _Lattice:
     """Integer codes of the class table's classes at every level of every QI."""
 
@@ -261,57 +286,142 @@ class _Lattice:
             name: [int(c.max()) + 1 if len(c) else 1 for c in columns]
             for name, columns in self.columns.items()
         }
-        # Groupings of evaluated nodes, as (representative base class, size) per class:
-        # a node's classes coarsen those of any node below it, so they are grouped from
-        # the smallest cached grouping below rather than from every base class.
-        self._cached_nodes = np.zeros((0, len(self.names)), dtype=np.int64)
-        self._cached_lengths = np.zeros(0, dtype=np.int64)
-        self._cached: list[tuple[np.ndarray, np.ndarray]] = []
+        # The QIs in halves, each with the positions of its generalizable QIs in a node;
+        # per half and its levels, the ids of the class table's classes (``_half``).
+        self._halves = [
+            (half, tuple(i for i, name in enumerate(self.names) if name in half))
+            for half in _halves({name: codes.shape[1] for name, codes in self.codes.items()})
+        ]
+        self._half_ids: dict[tuple[int, tuple[int, ...]], tuple[np.ndarray, np.ndarray]] = {}
+        self._half_total = 0
+        self._base_sizes = self.base.sizes.astype(np.float64)
+        # Groupings of evaluated nodes: a node's classes coarsen those of any node below
+        # it, so they are grouped from the smallest cached grouping below rather than
+        # from every base class. The cached nodes are also the columns of a matrix,
+        # completed when it is searched.
+        self._cached: list[_Grouping] = []
+        self._lengths: list[int] = []
         self._position: dict[tuple[int, ...], int] = {}
         self._cached_total = 0
+        self._nodes: list[tuple[int, ...]] = []
+        self._matrix = np.zeros(
+            (len(self.names), 0), dtype=np.min_scalar_type(max(self.heights, default=0))
+        )
 
-    def sizes(self, levels: Sequence[int]) -> np.ndarray:
-        """The sizes of the classes at the node ``levels`` (in no particular order)."""
-        node = np.asarray(levels, dtype=np.int64)
+    def sizes(self, levels: tuple[int, ...]) -> np.ndarray:
+        """The sizes of the classes at the node ``levels`` (floats, in no particular order)."""
+        source = self._below(levels)
+        below = None if source is None else self._cached[source]
+        at = tuple(tuple(map(levels.__getitem__, positions)) for _, positions in self._halves)
+        # Per half: each class grouped (of ``below``, or of the table) by its id at the
+        # node's levels, and a class of the table with each id.
+        parts: list[tuple[np.ndarray, np.ndarray]] = []
+        for half, level in enumerate(at):
+            if below is not None and below.at[half] == level:
+                parts.append((below.ids[half], below.representatives[half]))
+                continue
+            ids, representatives = self._half(half, level)
+            if below is not None:
+                ids = ids[below.representatives[half]][below.ids[half]]
+            parts.append((ids, representatives))
+        pair, bound = parts[0][0], len(parts[0][1])
+        for ids, representatives in parts[1:]:
+            pair, bound = pair * len(representatives) + ids, bound * len(representatives)
+        numbers = None
+        if bound > _DIRECT_GROUPING * (len(pair) + 64):
+            numbers, pair = np.unique(pair, return_inverse=True)
+        totals = np.bincount(pair, weights=self._base_sizes if below is None else below.sizes)
+        present = (totals > 0).nonzero()[0]
+        sizes = totals[present]
+        pair = present if numbers is None else numbers[present]
+        ids_at_node = []
+        for _, representatives in reversed(parts[1:]):
+            pair, ids = np.divmod(pair, len(representatives))
+            ids_at_node.append(ids)
+        ids_at_node.append(pair)
+        grouping = _Grouping(
+            at,
+            tuple(reversed(ids_at_node)),
+            tuple(representatives for _, representatives in parts),
+            sizes,
+        )
+        self._cache(levels, grouping)
+        return sizes
+
+    def _half(self, half: int, at: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+        """Each base class's id among the distinct codes of ``half`` at its levels ``at``,
+        and a base class with each id.
+
+        The ids one level lower in a QI number a finer partition: the ids at ``at``
+        number the distinct codes at ``at`` of their representatives, from the nearest
+        ids kept below (or the base classes) up, one level at a time.
+        """
+        found = self._half_ids.get((half, at))
+        if found is not None:
+            return found
+        names, positions = self._halves[half]
+        steps = [at]
+        while (half, steps[-1]) not in self._half_ids and any(steps[-1]):
+            lower = steps[-1]
+            q = next(q for q, level in enumerate(lower) if level)
+            steps.append((*lower[:q], lower[q] - 1, *lower[q + 1 :]))
+        ids, first = self._half_ids.get((half, steps[-1]), (None, np.arange(len(self.base))))
+        for step in reversed(steps if ids is None else steps[:-1]):
+            level = dict(zip((self.names[i] for i in positions), step, strict=True))
+            representatives, index = _combine(
+                (self.columns[name][level.get(name, 0)][first] for name in names),
+                (self.widths[name][level.get(name, 0)] for name in names),
+                ordered=False,
+            )
+            ids, first = index if ids is None else index[ids], first[representatives]
+            self._half_ids[half, step] = (ids, first)
+            self._half_total += len(ids)
+            while self._half_total > _HALF_IDS:  # drop the oldest
+                self._half_total -= len(self._half_ids.pop(next(iter(self._half_ids)))[0])
+        assert ids is not None
+        return ids, first
+
+    def _below(self, levels: tuple[int, ...]) -> int | None:
+        """The cached grouping with the fewest classes among the nodes one level below
+        ``levels`` in a QI, or else among all nodes below it; None if there is none."""
         below = [
             self._position[p]
             for i in range(len(levels))
-            if (p := (*levels[:i], levels[i] - 1, *levels[i + 1 :])) in self._position
+            if levels[i] and (p := (*levels[:i], levels[i] - 1, *levels[i + 1 :])) in self._position
         ]
-        if not below:
-            below = np.flatnonzero((self._cached_nodes <= node).all(axis=1)).tolist()
-        if below:
-            first, sizes = self._cached[below[np.argmin(self._cached_lengths[below])]]
-        else:
-            first, sizes = np.arange(len(self.base.sizes)), self.base.sizes
-        level = dict(zip(self.names, levels, strict=True))
-        at = [(n, level.get(n, 0)) for n in self.table.quasi_identifiers]
-        representatives, index = _combine(
-            (self.columns[n][i][first] for n, i in at),
-            (self.widths[n][i] for n, i in at),
-            ordered=False,
-        )
-        grouped = (first[representatives], np.bincount(index, weights=sizes).astype(np.int64))
-        self._cached_total += len(grouped[1])
+        if not below and self._nodes:
+            added = self._nodes[self._matrix.shape[1] :]
+            if added:
+                new = np.array(added, dtype=self._matrix.dtype).T
+                self._matrix = np.concatenate([self._matrix, new], axis=1)
+            node = np.array(levels, dtype=self._matrix.dtype)[:, None]
+            below = np.flatnonzero((self._matrix <= node).all(axis=0)).tolist()
+        return min(below, key=self._lengths.__getitem__, default=None)
+
+    def _cache(self, levels: tuple[int, ...], grouping: _Grouping) -> None:
+        """Keep the grouping of the node ``levels`` to coarsen later nodes from."""
+        size = len(grouping.sizes)
+        self._cached_total += size
         if self._cached_total > _CACHED:  # start afresh
-            self._cached_nodes = self._cached_nodes[:0]
-            self._cached_lengths = self._cached_lengths[:0]
             self._cached.clear()
+            self._lengths.clear()
             self._position.clear()
-            self._cached_total = len(grouped[1])
-        self._position[tuple(levels)] = len(self._cached)
-        self._cached_nodes = np.vstack([self._cached_nodes, node])
-        self._cached_lengths = np.append(self._cached_lengths, len(grouped[1]))
-        self._cached.append(grouped)
-        return grouped[1]
+            self._nodes.clear()
+            self._matrix = self._matrix[:, :0]
+            self._cached_total = size
+        self._position[levels] = len(self._cached)
+        self._cached.append(grouping)
+        self._lengths.append(size)
+        self._nodes.append(levels)
 
     def coded_table(self, levels: Sequence[int]) -> ClassTable:
         """The node's class table, with each QI value replaced by its code at the node."""
         level = dict(zip(self.names, levels, strict=True))
-        keys = {
-            name: pa.array(self.codes[name][self.base.index, level.get(name, 0)]).cast(pa.string())
-            for name in self.table.quasi_identifiers
-        }
+        keys = {}
+        for name in self.table.quasi_identifiers:
+            at = level.get(name, 0)
+            labels = pa.array(np.arange(self.widths[name][at])).cast(pa.string())
+            keys[name] = labels.take(self.codes[name][self.base.index, at])
         for name in self.table.sensitive:
             keys[name] = self.table.keys.column(name)
         raw = ClassTable(
@@ -322,6 +432,19 @@ class _Lattice:
             self.table.sources,
         )
         return raw.merge()
+
+
+def _halves(levels: Mapping[str, int]) -> list[list[str]]:
+    """The QIs (with their numbers of levels) in two halves with about as many
+    combinations of levels each: the most levels first, each to the half with fewer
+    combinations so far. One half when there is one QI."""
+    halves: list[list[str]] = [[], []]
+    combinations = [1, 1]
+    for name in sorted(levels, key=lambda name: -levels[name]):
+        half = combinations.index(min(combinations))
+        halves[half].append(name)
+        combinations[half] *= levels[name]
+    return [half for half in halves if half]
 
 
 def _level_codes(name: str, column: pa.ChunkedArray, hierarchy: Hierarchy | None) -> np.ndarray:
@@ -474,13 +597,14 @@ def advise(
     judge = _Judge(lattice, policy, suppression_limit, options, steps)
     search = _search(lattice.heights, judge, monotone=monotone)
     verdicts, evaluated = search
+    passing = _passing(verdicts)
     measured = 0
     if suppression_limit > 0:  # inferred passes: their losses are needed for the front
-        for node in _passing(verdicts):
+        for node in passing:
             if node not in judge.cache:
                 judge(node)
                 measured += 1
-    candidates = [node for node in _passing(verdicts) if node in judge.cache]
+    candidates = [node for node in passing if node in judge.cache]
     front = _front(candidates, judge.cache, table.rows)
     listed = front if max_results is None else front[:max_results]
     transformations = tuple(
@@ -532,7 +656,8 @@ def blocked_by(
     tuple of Blocker
         The thresholds that fail there, each with the whole-table cause.
     """
-    keys = {name: pa.array(np.full(table.keys.num_rows, "*")) for name in table.quasi_identifiers}
+    star = pa.repeat("*", table.keys.num_rows)
+    keys = {name: star for name in table.quasi_identifiers}
     for name in table.sensitive:
         keys[name] = table.keys.column(name)
     whole = ClassTable(
@@ -643,7 +768,8 @@ class _Judge:
         self.steps = steps
         self.policy = policy
         self.check = _checker(policy, options)
-        self.allowed = int(np.floor(suppression_limit * lattice.table.rows + TOLERANCE))
+        self.rows = lattice.table.rows
+        self.allowed = int(np.floor(suppression_limit * self.rows + TOLERANCE))
         self.sizes_only = set(policy.active()) <= _SIZE_CRITERIA
         self.cache: dict[tuple[int, ...], _Verdict] = {}
 
@@ -657,12 +783,12 @@ class _Judge:
 
     def _evaluate(self, node: tuple[int, ...]) -> _Verdict:
         sizes = self.lattice.sizes(node)
-        small = _too_small(sizes, self.policy)
-        suppressed = int(sizes[small].sum())
-        if suppressed > self.allowed or suppressed == sizes.sum():
-            return _Verdict(False, suppressed, sizes[~small])
+        kept = sizes[~_too_small(sizes, self.policy)]
+        suppressed = self.rows - int(kept.sum())
+        if suppressed > self.allowed or not len(kept):
+            return _Verdict(False, suppressed, kept)
         if self.sizes_only:
-            return _Verdict(True, suppressed, sizes[~small])
+            return _Verdict(True, suppressed, kept)
         report, kept, suppressed, _ = _suppress(self.lattice.coded_table(node), self.check)
         passed = report is not None and bool(report.passed) and suppressed <= self.allowed
         return _Verdict(passed, suppressed, kept.classes.sizes if kept.rows else sizes)
@@ -681,9 +807,7 @@ def _too_small(sizes: np.ndarray, policy: Policy) -> np.ndarray:
     k-anonymity (Sweeney 2002) needs ``|E| >= k``; the prosecutor risk ``1/|E|``
     (El Emam & Dankar 2008) must be at most ``max_risk`` (with the audit's tolerance).
     """
-    small = np.zeros(len(sizes), dtype=bool)
-    if policy.k is not None:
-        small |= sizes < policy.k
+    small = sizes < (policy.k or 0)
     if policy.max_risk is not None:
         small |= 1.0 / sizes > policy.max_risk + TOLERANCE
     return small
@@ -709,8 +833,9 @@ def _suppress(
 
 def _nodes(heights: Sequence[int]) -> Iterator[tuple[int, ...]]:
     """Every node, lowest height first (then in lexicographic order)."""
-    every = itertools.product(*(range(h + 1) for h in heights))
-    return iter(sorted(every, key=lambda node: (sum(node), node)))
+    every = np.indices([h + 1 for h in heights]).reshape(len(heights), -1)
+    order = np.lexsort((*every[::-1], every.sum(axis=0)))
+    return map(tuple, every[:, order].T.tolist())
 
 
 def _search(heights: Sequence[int], judge: _Judge, *, monotone: bool) -> tuple[np.ndarray, int]:
@@ -769,16 +894,15 @@ def _chain(
             return chain
 
 
-def _passing(status: np.ndarray) -> Iterator[tuple[int, ...]]:
-    """The passing nodes."""
-    for index in zip(*np.nonzero(status == _PASS), strict=True):
-        yield tuple(int(i) for i in index)
+def _passing(status: np.ndarray) -> list[tuple[int, ...]]:
+    """The passing nodes, in lexicographic order."""
+    return list(map(tuple, np.argwhere(status == _PASS).tolist()))
 
 
 def _losses(node: tuple[int, ...], verdict: _Verdict, rows: int) -> tuple[float, ...]:
     """The four losses the front minimizes (see the module notes)."""
     kept = verdict.kept_sizes
-    dm_star = float((kept.astype(float) ** 2).sum()) + verdict.suppressed * rows
+    dm_star = float(np.square(kept, dtype=np.float64).sum()) + verdict.suppressed * rows
     average = float(kept.sum()) / len(kept)
     return (dm_star, average, float(sum(node)), float(verdict.suppressed))
 
@@ -786,19 +910,29 @@ def _losses(node: tuple[int, ...], verdict: _Verdict, rows: int) -> tuple[float,
 def _front(
     candidates: Sequence[tuple[int, ...]], cache: Mapping[tuple[int, ...], _Verdict], rows: int
 ) -> list[tuple[int, ...]]:
-    """The non-dominated candidates, least DM* first, then suppressed, height, levels."""
+    """The non-dominated candidates, least DM* first, then suppressed, height, levels.
+
+    A dominated candidate is dominated by one on the front too (domination is
+    transitive), which comes before it in the lexicographic order of the losses: in
+    that order, each block of candidates is compared with itself and the front so far.
+    """
     if not candidates:
         return []
     losses = np.array([_losses(node, cache[node], rows) for node in candidates])
-    keep = np.ones(len(candidates), dtype=bool)
-    for start in range(0, len(losses), _FRONT_BLOCK):  # rows dominated by any candidate
-        block = losses[start : start + _FRONT_BLOCK, None, :]
-        no_worse = (losses[None, :, :] <= block).all(axis=2)
-        better = (losses[None, :, :] < block).any(axis=2)
-        keep[start : start + _FRONT_BLOCK] = ~np.any(no_worse & better, axis=1)
-    front = [(tuple(losses[i]), candidates[i]) for i in np.flatnonzero(keep).tolist()]
-    front.sort(key=lambda item: (item[0][0], item[0][3], item[0][2], item[1]))
-    return [node for _, node in front]
+    order = np.lexsort(losses.T[::-1])
+    front = order[:0]
+    for start in range(0, len(order), _FRONT_BLOCK):
+        block = order[start : start + _FRONT_BLOCK]
+        others = np.r_[front, block]
+        no_worse = np.ones((len(block), len(others)), dtype=bool)
+        better = np.zeros_like(no_worse)
+        for loss in losses.T:  # one loss at a time: block x others
+            no_worse &= loss[others] <= loss[block, None]
+            better |= loss[others] < loss[block, None]
+        front = np.r_[front, block[~(no_worse & better).any(axis=1)]]
+    found = front.tolist()
+    found.sort(key=lambda i: (losses[i, 0], losses[i, 3], losses[i, 2], candidates[i]))
+    return [candidates[i] for i in found]
 
 
 def _materialize(
