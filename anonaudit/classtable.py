@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
+from numpy.typing import NDArray
 
 from anonaudit.errors import ColumnError, InputError
 
@@ -93,16 +94,16 @@ class Classes:
         length C); ``None`` when the table has no weight column.
     """
 
-    index: np.ndarray
-    sizes: np.ndarray
+    index: NDArray[Any]
+    sizes: NDArray[Any]
     keys: pa.Table
-    weights: np.ndarray | None = None
+    weights: NDArray[Any] | None = None
 
     def __len__(self) -> int:
         return len(self.sizes)
 
     @cached_property
-    def rank(self) -> np.ndarray:
+    def rank(self) -> NDArray[Any]:
         """Each class's position when classes are sorted by QI values (nulls last).
 
         A canonical tie-breaker for listings, independent of the engine's output order.
@@ -139,11 +140,11 @@ class SensitiveCounts:
 
     name: str
     values: tuple[str | None, ...]
-    class_ids: np.ndarray
-    codes: np.ndarray
-    counts: np.ndarray
-    class_sizes: np.ndarray
-    totals: np.ndarray
+    class_ids: NDArray[Any]
+    codes: NDArray[Any]
+    counts: NDArray[Any]
+    class_sizes: NDArray[Any]
+    totals: NDArray[Any]
 
     @property
     def rows(self) -> int:
@@ -160,23 +161,23 @@ class SensitiveCounts:
         """Number of equivalence classes."""
         return len(self.class_sizes)
 
-    def prior(self) -> np.ndarray:
+    def prior(self) -> NDArray[Any]:
         """``p(s)``: each value's share of the whole table (length m)."""
         return np.asarray(self.totals / self.totals.sum())
 
-    def posterior(self) -> np.ndarray:
+    def posterior(self) -> NDArray[Any]:
         """``p(s | E)``: each entry's share of its class, what the class reveals."""
         return np.asarray(self.counts / self.class_sizes[self.class_ids])
 
-    def distinct_per_class(self) -> np.ndarray:
+    def distinct_per_class(self) -> NDArray[Any]:
         """Number of distinct values in each class."""
         return np.bincount(self.class_ids, minlength=self.n_classes)
 
-    def per_class_sum(self, weights: np.ndarray) -> np.ndarray:
+    def per_class_sum(self, weights: NDArray[Any]) -> NDArray[Any]:
         """Sum ``weights`` (one per entry) within each class."""
         return np.bincount(self.class_ids, weights=weights, minlength=self.n_classes)
 
-    def per_class_max(self, values: np.ndarray) -> np.ndarray:
+    def per_class_max(self, values: NDArray[Any]) -> NDArray[Any]:
         """Largest of ``values`` (one per entry) within each class."""
         result = np.full(self.n_classes, -np.inf)
         np.maximum.at(result, self.class_ids, values)
@@ -211,9 +212,9 @@ class ClassTable:
     quasi_identifiers: tuple[str, ...]
     sensitive: tuple[str, ...]
     keys: pa.Table
-    counts: np.ndarray
+    counts: NDArray[Any]
     sources: tuple[SourceStats, ...] = field(default=())
-    weights: np.ndarray | None = field(default=None, repr=False)
+    weights: NDArray[Any] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         expected = list(self.quasi_identifiers) + list(self.sensitive)
@@ -371,7 +372,7 @@ class ClassTable:
             self.quasi_identifiers, self.sensitive, keys, self.counts, self.sources, self.weights
         ).merge()
 
-    def subset(self, keep: np.ndarray) -> ClassTable:
+    def subset(self, keep: NDArray[Any]) -> ClassTable:
         """This table with only the rows (combinations) marked in ``keep``, a boolean mask.
 
         Equal to building the table from the kept rows, but cheaper when this table's
@@ -420,13 +421,13 @@ class ClassTable:
         self._encodings["group", name] = (len(self), np.arange(len(self), dtype=np.int64))
 
     @cached_property
-    def _encodings(self) -> dict[tuple[str, str], tuple[Any, np.ndarray]]:
+    def _encodings(self) -> dict[tuple[str, str], tuple[Any, NDArray[Any]]]:
         """Per-row codes of columns, computed once: ``("sorted", name)`` holds
         :func:`_encode`'s sorted values and codes, ``("group", name)`` the number of
         distinct values and codes in order of first appearance (:func:`_group_codes`)."""
         return {}
 
-    def _encode_all(self, keys: Sequence[tuple[str, str]]) -> list[tuple[Any, np.ndarray]]:
+    def _encode_all(self, keys: Sequence[tuple[str, str]]) -> list[tuple[Any, NDArray[Any]]]:
         """The encodings ``keys`` (see :attr:`_encodings`), computed at most once each."""
         cache = self._encodings
         for kind, name in keys:
@@ -446,7 +447,7 @@ class ClassTable:
             return int(cached[0])
         return int(pc.count_distinct(self.keys.column(name), mode="all").as_py())
 
-    def _encoded(self, *names: str) -> list[tuple[tuple[str | None, ...], np.ndarray]]:
+    def _encoded(self, *names: str) -> list[tuple[tuple[str | None, ...], NDArray[Any]]]:
         """The :func:`_encode` (sorted values, codes) of columns ``names``, once each."""
         return self._encode_all([("sorted", name) for name in names])
 
@@ -542,7 +543,7 @@ class ClassTable:
         return self.subset(keep)
 
 
-def _encode(column: pa.ChunkedArray) -> tuple[tuple[str | None, ...], np.ndarray]:
+def _encode(column: pa.ChunkedArray) -> tuple[tuple[str | None, ...], NDArray[Any]]:
     """The distinct values of a string column, sorted (null last), and each row's code.
 
     Codes follow the sorted values, not the order rows arrived in, so results do not
@@ -557,8 +558,8 @@ def _encode(column: pa.ChunkedArray) -> tuple[tuple[str | None, ...], np.ndarray
 
 
 def _compact(
-    values: tuple[str | None, ...], codes: np.ndarray
-) -> tuple[tuple[str | None, ...], np.ndarray]:
+    values: tuple[str | None, ...], codes: NDArray[Any]
+) -> tuple[tuple[str | None, ...], NDArray[Any]]:
     """``values`` and ``codes`` without the values no code refers to (as :func:`_encode`)."""
     present = np.bincount(codes, minlength=len(values)) > 0
     if present.all():
@@ -567,7 +568,7 @@ def _compact(
     return tuple(v for v, p in zip(values, present, strict=True) if p), renumber[codes]
 
 
-def _group_codes(column: pa.ChunkedArray) -> tuple[int, np.ndarray]:
+def _group_codes(column: pa.ChunkedArray) -> tuple[int, NDArray[Any]]:
     """A string column's number of distinct values (null included) and each row's code.
 
     Codes follow first appearance, unsorted: enough to group rows, and much cheaper
@@ -578,7 +579,7 @@ def _group_codes(column: pa.ChunkedArray) -> tuple[int, np.ndarray]:
     return max(len(encoded.dictionary), 1), codes
 
 
-def _sort_unique(keys: np.ndarray, *, bound: int) -> np.ndarray:
+def _sort_unique(keys: NDArray[Any], *, bound: int) -> NDArray[Any]:
     """The order that sorts ``keys``, distinct integers in ``[0, bound)``.
 
     When the range is not much wider than the number of keys, placing each key in its
@@ -596,8 +597,8 @@ _DIRECT_GROUPING = 16
 
 
 def _combine(
-    codes: Iterable[np.ndarray], widths: Iterable[int] | None = None, *, ordered: bool = True
-) -> tuple[np.ndarray, np.ndarray]:
+    codes: Iterable[NDArray[Any]], widths: Iterable[int] | None = None, *, ordered: bool = True
+) -> tuple[NDArray[Any], NDArray[Any]]:
     """Group rows by several code columns at once.
 
     Returns a row of each group and each row's group id. Codes are packed into one
@@ -608,7 +609,7 @@ def _combine(
     a pass over it. With ``ordered=False`` the numbering and representative rows may be
     any, and keys of a small range are grouped by direct addressing instead.
     """
-    key: np.ndarray | None = None
+    key: NDArray[Any] | None = None
     bound = 1
     known = iter(widths) if widths is not None else None
     for column in codes:

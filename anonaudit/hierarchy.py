@@ -13,8 +13,10 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from anonaudit.errors import HierarchyError, SourceNotFoundError
 
@@ -85,7 +87,7 @@ class Hierarchy:
         """Number of levels above the leaves (H in Li et al. 2007)."""
         return len(self.levels) - 1
 
-    def ancestors(self, values: Sequence[str]) -> np.ndarray:
+    def ancestors(self, values: Sequence[str]) -> NDArray[Any]:
         """Node ids of each value's ancestors.
 
         Returns an ``(len(values), height + 1)`` int array; column j holds a dense id of
@@ -130,7 +132,7 @@ class GroundDistance:
     """
 
     values: tuple[str, ...]
-    matrix: np.ndarray
+    matrix: NDArray[Any]
     name: str = "<ground distance>"
 
     def __post_init__(self) -> None:
@@ -157,7 +159,7 @@ class GroundDistance:
             raise HierarchyError(f"{path}: {exc}") from None
         return cls(tuple(header), matrix, str(path))
 
-    def submatrix(self, values: Sequence[str]) -> np.ndarray:
+    def submatrix(self, values: Sequence[str]) -> NDArray[Any]:
         """The distances among ``values`` (which must all be in the matrix)."""
         index = {v: i for i, v in enumerate(self.values)}
         missing = [v for v in values if v not in index]

@@ -28,7 +28,7 @@ import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -36,6 +36,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
+from numpy.typing import NDArray
 
 from anonaudit.checks.wildcard import class_frequencies
 from anonaudit.csvfile import defuse
@@ -171,7 +172,7 @@ class KeyIndex:
         distinct, self._first = np.unique(packed, return_index=True)
         self._packed = pd.Index(distinct)
 
-    def lookup(self, batch: pa.RecordBatch | pa.Table) -> np.ndarray:
+    def lookup(self, batch: pa.RecordBatch | pa.Table) -> NDArray[Any]:
         """For each record of ``batch``, the row of ``keys`` with its QI tuple, or -1.
 
         Parameters
@@ -244,7 +245,7 @@ def class_ids(
     quasi_identifiers: Sequence[str],
     keys: pa.Table,
     recode: Recode | None = None,
-) -> np.ndarray:
+) -> NDArray[Any]:
     """For each record of ``batch``, the row of ``keys`` matching its QI tuple, or -1.
 
     A one-off :meth:`KeyIndex.lookup`; to look up many batches against the same keys,
@@ -269,7 +270,7 @@ def class_ids(
     return KeyIndex(keys, quasi_identifiers, recode).lookup(batch)
 
 
-def report_columns(report: AuditReport) -> dict[str, np.ndarray]:
+def report_columns(report: AuditReport) -> dict[str, NDArray[Any]]:
     """The per-class measures of ``report`` beyond ``fk``, for the records file.
 
     ``Fk`` (estimated population frequency) and ``individual_risk`` (sdcMicro's, with
@@ -278,7 +279,7 @@ def report_columns(report: AuditReport) -> dict[str, np.ndarray]:
     with ``report.table.classes``. Records of one class share their QI values, so a
     class's value is each of its records' value.
     """
-    columns: dict[str, np.ndarray] = {}
+    columns: dict[str, NDArray[Any]] = {}
     if report.individual is not None:
         columns["Fk"] = report.individual.Fk
         columns["individual_risk"] = report.individual.risk
@@ -324,7 +325,7 @@ def write_records(
     report: AuditReport,
     path: str | os.PathLike[str],
     *,
-    columns: Mapping[str, np.ndarray | Sequence[float]] | None = None,
+    columns: Mapping[str, NDArray[Any] | Sequence[float]] | None = None,
     recode: Recode | None = None,
     progress: Progress | None = None,
     id_column: str | None = None,
@@ -388,7 +389,7 @@ def write_records(
     classes = report.table.classes
     sizes = classes.sizes.astype(np.int64)
     fk, _ = class_frequencies(report.table, nulls=report.null_policy)
-    measures: dict[str, np.ndarray] = {"fk": fk, "prosecutor_risk": 1.0 / np.maximum(fk, 1)}
+    measures: dict[str, NDArray[Any]] = {"fk": fk, "prosecutor_risk": 1.0 / np.maximum(fk, 1)}
     for name, values in {**report_columns(report), **(columns or {})}.items():
         array = np.asarray(values)
         if array.shape != (len(classes),):

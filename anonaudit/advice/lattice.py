@@ -88,6 +88,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+from numpy.typing import NDArray
 
 from anonaudit.advice.suppression import suppression_advice
 from anonaudit.checks._classes import TOLERANCE
@@ -247,7 +248,7 @@ class _Verdict:
 
     passed: bool
     suppressed: int
-    kept_sizes: np.ndarray
+    kept_sizes: NDArray[Any]
 
 
 @dataclass(frozen=True)
@@ -260,9 +261,9 @@ class _Grouping:
     """
 
     at: tuple[tuple[int, ...], ...]
-    ids: tuple[np.ndarray, ...]
-    representatives: tuple[np.ndarray, ...]
-    sizes: np.ndarray
+    ids: tuple[NDArray[Any], ...]
+    representatives: tuple[NDArray[Any], ...]
+    sizes: NDArray[Any]
 
 
 class _Lattice:
@@ -272,7 +273,7 @@ class _Lattice:
         self.table = table
         self.base = table.classes
         self.names = [name for name in table.quasi_identifiers if name in hierarchies]
-        self.codes: dict[str, np.ndarray] = {}
+        self.codes: dict[str, NDArray[Any]] = {}
         for name in table.quasi_identifiers:
             column = self.base.keys.column(name)
             hierarchy = hierarchies.get(name)
@@ -292,7 +293,7 @@ class _Lattice:
             (half, tuple(i for i, name in enumerate(self.names) if name in half))
             for half in _halves({name: codes.shape[1] for name, codes in self.codes.items()})
         ]
-        self._half_ids: dict[tuple[int, tuple[int, ...]], tuple[np.ndarray, np.ndarray]] = {}
+        self._half_ids: dict[tuple[int, tuple[int, ...]], tuple[NDArray[Any], NDArray[Any]]] = {}
         self._half_total = 0
         self._base_sizes = self.base.sizes.astype(np.float64)
         # Groupings of evaluated nodes: a node's classes coarsen those of any node below
@@ -308,14 +309,14 @@ class _Lattice:
             (len(self.names), 0), dtype=np.min_scalar_type(max(self.heights, default=0))
         )
 
-    def sizes(self, levels: tuple[int, ...]) -> np.ndarray:
+    def sizes(self, levels: tuple[int, ...]) -> NDArray[Any]:
         """The sizes of the classes at the node ``levels`` (floats, in no particular order)."""
         source = self._below(levels)
         below = None if source is None else self._cached[source]
         at = tuple(tuple(map(levels.__getitem__, positions)) for _, positions in self._halves)
         # Per half: each class grouped (of ``below``, or of the table) by its id at the
         # node's levels, and a class of the table with each id.
-        parts: list[tuple[np.ndarray, np.ndarray]] = []
+        parts: list[tuple[NDArray[Any], NDArray[Any]]] = []
         for half, level in enumerate(at):
             if below is not None and below.at[half] == level:
                 parts.append((below.ids[half], below.representatives[half]))
@@ -348,7 +349,7 @@ class _Lattice:
         self._cache(levels, grouping)
         return sizes
 
-    def _half(self, half: int, at: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    def _half(self, half: int, at: tuple[int, ...]) -> tuple[NDArray[Any], NDArray[Any]]:
         """Each base class's id among the distinct codes of ``half`` at its levels ``at``,
         and a base class with each id.
 
@@ -447,7 +448,7 @@ def _halves(levels: Mapping[str, int]) -> list[list[str]]:
     return [half for half in halves if half]
 
 
-def _level_codes(name: str, column: pa.ChunkedArray, hierarchy: Hierarchy | None) -> np.ndarray:
+def _level_codes(name: str, column: pa.ChunkedArray, hierarchy: Hierarchy | None) -> NDArray[Any]:
     """``(classes, height + 1)`` ids of each class's value at every level of ``hierarchy``.
 
     A null value stays null at every level: its own id. Without a hierarchy, one column.
@@ -689,7 +690,7 @@ def blocked_by(
 
 
 def _blocker(
-    name: str, sa: str, policy: Policy, totals: np.ndarray, top: str, entropy: float
+    name: str, sa: str, policy: Policy, totals: NDArray[Any], top: str, entropy: float
 ) -> Blocker:
     """The :class:`Blocker` of the threshold ``name`` (a key of the checks' ``verdicts``)."""
     whole = "even one class holding every record"
@@ -801,7 +802,7 @@ def _checker(policy: Policy, options: Mapping[str, Any]) -> Callable[[ClassTable
     return functools.partial(audit_table, policy=policy, advise_suppression=False, **options)
 
 
-def _too_small(sizes: np.ndarray, policy: Policy) -> np.ndarray:
+def _too_small(sizes: NDArray[Any], policy: Policy) -> NDArray[Any]:
     """Classes failing k or the highest-risk bound: the audit's own comparisons.
 
     k-anonymity (Sweeney 2002) needs ``|E| >= k``; the prosecutor risk ``1/|E|``
@@ -838,7 +839,7 @@ def _nodes(heights: Sequence[int]) -> Iterator[tuple[int, ...]]:
     return map(tuple, every[:, order].T.tolist())
 
 
-def _search(heights: Sequence[int], judge: _Judge, *, monotone: bool) -> tuple[np.ndarray, int]:
+def _search(heights: Sequence[int], judge: _Judge, *, monotone: bool) -> tuple[NDArray[Any], int]:
     """Verdicts of every node (an array over the lattice) and how many were evaluated.
 
     With ``monotone``, Flash's strategy: from each lowest unknown node a chain of
@@ -877,7 +878,7 @@ def _search(heights: Sequence[int], judge: _Judge, *, monotone: bool) -> tuple[n
 
 
 def _chain(
-    start: tuple[int, ...], heights: Sequence[int], status: np.ndarray
+    start: tuple[int, ...], heights: Sequence[int], status: NDArray[Any]
 ) -> list[tuple[int, ...]]:
     """A path of unknown nodes from ``start`` upwards, raising one level at a time."""
     chain = [start]
@@ -894,7 +895,7 @@ def _chain(
             return chain
 
 
-def _passing(status: np.ndarray) -> list[tuple[int, ...]]:
+def _passing(status: NDArray[Any]) -> list[tuple[int, ...]]:
     """The passing nodes, in lexicographic order."""
     return list(map(tuple, np.argwhere(status == _PASS).tolist()))
 

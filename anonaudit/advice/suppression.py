@@ -26,11 +26,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+from numpy.typing import NDArray
 
 from anonaudit.checks._classes import TOLERANCE, FailingClasses
 from anonaudit.checks.utility import InformationLoss, information_loss
@@ -194,8 +195,8 @@ def suppression_advice(
 
 
 def _failing(
-    report: AuditReport, classes: Classes, origin: np.ndarray
-) -> list[tuple[str, np.ndarray]]:
+    report: AuditReport, classes: Classes, origin: NDArray[Any]
+) -> list[tuple[str, NDArray[Any]]]:
     """Per failed measure of ``report``, a mask over ``classes`` of the classes failing it.
 
     ``report.table`` holds a subset of ``classes`` (the same QI tuples); ``origin`` is

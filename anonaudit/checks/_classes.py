@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+from numpy.typing import NDArray
 
 from anonaudit.classtable import Classes
 
@@ -44,8 +46,8 @@ class FailingClasses:
     """
 
     classes: Classes = field(repr=False)
-    mask: np.ndarray = field(repr=False)
-    measures: Mapping[str, np.ndarray] = field(repr=False)
+    mask: NDArray[Any] = field(repr=False)
+    measures: Mapping[str, NDArray[Any]] = field(repr=False)
     worst_first: str
     descending: bool
 
@@ -68,8 +70,8 @@ class FailingClasses:
 
 def offending_classes(
     classes: Classes,
-    mask: np.ndarray,
-    measures: Mapping[str, np.ndarray],
+    mask: NDArray[Any],
+    measures: Mapping[str, NDArray[Any]],
     *,
     worst_first: str,
     descending: bool,

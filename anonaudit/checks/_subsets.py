@@ -10,8 +10,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from anonaudit.classtable import Classes, _combine, _encode
 
@@ -31,7 +33,7 @@ class SubsetClasses:
     classes: Classes
 
     @cached_property
-    def codes(self) -> tuple[np.ndarray, ...]:
+    def codes(self) -> tuple[NDArray[Any], ...]:
         """Per QI, each class's value as an integer code (null is a value of its own)."""
         return tuple(_encode(column)[1] for column in self.classes.keys.columns)
 
@@ -40,7 +42,7 @@ class SubsetClasses:
         """Number of records."""
         return int(self.classes.sizes.sum())
 
-    def group(self, subset: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+    def group(self, subset: Sequence[int]) -> tuple[NDArray[Any], NDArray[Any]]:
         """Group the classes by their values on the QIs at positions ``subset``.
 
         Returns

@@ -24,9 +24,11 @@ All distances lie in [0, 1] when the ground distance does.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
+from numpy.typing import NDArray
 
 from anonaudit.classtable import SensitiveCounts
 
@@ -54,14 +56,14 @@ class Distributions:
         Number of values.
     """
 
-    class_ids: np.ndarray
-    codes: np.ndarray
-    counts: np.ndarray
+    class_ids: NDArray[Any]
+    codes: NDArray[Any]
+    counts: NDArray[Any]
     n_classes: int
     m: int
 
     @classmethod
-    def from_sensitive(cls, counts: SensitiveCounts, position: np.ndarray) -> Distributions:
+    def from_sensitive(cls, counts: SensitiveCounts, position: NDArray[Any]) -> Distributions:
         """Re-code ``counts`` so value ``v`` gets code ``position[v]``; -1 leaves it out."""
         new_codes = position[counts.codes]
         keep = new_codes >= 0
@@ -81,26 +83,26 @@ class Distributions:
         )
 
     @property
-    def sizes(self) -> np.ndarray:
+    def sizes(self) -> NDArray[Any]:
         """Records per class among the kept values."""
         return np.bincount(self.class_ids, weights=self.counts, minlength=self.n_classes)
 
     @property
-    def q(self) -> np.ndarray:
+    def q(self) -> NDArray[Any]:
         """The whole table's distribution over the ``m`` values."""
         totals = np.bincount(self.codes, weights=self.counts, minlength=self.m)
         return np.asarray(totals / totals.sum())
 
-    def p(self) -> np.ndarray:
+    def p(self) -> NDArray[Any]:
         """Each entry's share of its class."""
         return np.asarray(self.counts / self.sizes[self.class_ids])
 
-    def per_class_sum(self, weights: np.ndarray) -> np.ndarray:
+    def per_class_sum(self, weights: NDArray[Any]) -> NDArray[Any]:
         """Sum ``weights`` (one per entry) within each class."""
         return np.bincount(self.class_ids, weights=weights, minlength=self.n_classes)
 
 
-def equal_distance(d: Distributions) -> np.ndarray:
+def equal_distance(d: Distributions) -> NDArray[Any]:
     """EMD under the equal ground distance: ``1/2 sum_i |p_i - q_i|`` (Li et al. 2007).
 
     Values absent from a class contribute ``q_i``, so only the entries present are
@@ -112,7 +114,7 @@ def equal_distance(d: Distributions) -> np.ndarray:
     return np.where(d.sizes > 0, np.clip(distance, 0.0, 1.0), 0.0)
 
 
-def cdf_distance(d: Distributions, positions: np.ndarray) -> np.ndarray:
+def cdf_distance(d: Distributions, positions: NDArray[Any]) -> NDArray[Any]:
     """EMD between distributions on a line: ``sum_i |P(i) - Q(i)| gap_i / range``.
 
     Parameters
@@ -160,7 +162,7 @@ def cdf_distance(d: Distributions, positions: np.ndarray) -> np.ndarray:
     return np.where(sizes > 0, distance, 0.0)
 
 
-def hierarchical_distance(d: Distributions, ancestors: np.ndarray) -> np.ndarray:
+def hierarchical_distance(d: Distributions, ancestors: NDArray[Any]) -> NDArray[Any]:
     """EMD under the hierarchical ground distance (Li et al. 2007, Section 4).
 
     Parameters
@@ -206,7 +208,7 @@ def hierarchical_distance(d: Distributions, ancestors: np.ndarray) -> np.ndarray
     return np.where(sizes > 0, np.maximum(cost, 0.0), 0.0)
 
 
-def pot_distance(d: Distributions, ground: np.ndarray) -> np.ndarray:
+def pot_distance(d: Distributions, ground: NDArray[Any]) -> NDArray[Any]:
     """EMD under an arbitrary ground-distance matrix, solved exactly with POT.
 
     ``ot.emd2(p, q, ground)`` for each class (Flamary et al., POT: Python Optimal

@@ -46,9 +46,11 @@ with the class (:mod:`anonaudit.checks.wildcard`), as sdcMicro's ``freqCalc`` do
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
+from numpy.typing import NDArray
 
 from anonaudit.checks._classes import TOLERANCE, FailingClasses
 from anonaudit.checks.population import resolve_population
@@ -104,9 +106,9 @@ class IndividualRisk:
     threshold: float
     records_at_risk: int
     records_at_risk_fraction: float
-    risk: np.ndarray = field(repr=False, compare=False)
-    fk: np.ndarray = field(repr=False, compare=False)
-    Fk: np.ndarray = field(repr=False, compare=False)
+    risk: NDArray[Any] = field(repr=False, compare=False)
+    fk: NDArray[Any] = field(repr=False, compare=False)
+    Fk: NDArray[Any] = field(repr=False, compare=False)
     failing: FailingClasses = field(repr=False, compare=False)
 
     @property
@@ -115,7 +117,7 @@ class IndividualRisk:
         return self.failing.frame
 
 
-def sdcmicro_risk(fk: np.ndarray, Fk: np.ndarray) -> np.ndarray:
+def sdcmicro_risk(fk: NDArray[Any], Fk: NDArray[Any]) -> NDArray[Any]:
     """sdcMicro's ``indivRisk`` (``method = "approx"``) for sample frequencies ``fk``
     and estimated population frequencies ``Fk`` (module docstring).
 

@@ -10,9 +10,11 @@ table's k is its smallest class size.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
+from numpy.typing import NDArray
 
 from anonaudit.checks._classes import FailingClasses
 from anonaudit.classtable import ClassTable
@@ -65,7 +67,7 @@ class KAnonymityResult:
 
 
 def k_anonymity(
-    table: ClassTable, *, k: int | None = None, fk: np.ndarray | None = None
+    table: ClassTable, *, k: int | None = None, fk: NDArray[Any] | None = None
 ) -> KAnonymityResult:
     """Measure k-anonymity (Sweeney 2002) and list the classes smaller than ``k``.
 

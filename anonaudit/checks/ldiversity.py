@@ -22,9 +22,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
+from numpy.typing import NDArray
 
 from anonaudit.checks._classes import TOLERANCE, FailingClasses
 from anonaudit.classtable import ClassTable, SensitiveCounts
@@ -98,13 +100,13 @@ class LDiversityResult:
         return None if not verdicts else all(verdicts.values())
 
 
-def class_entropy(counts: SensitiveCounts) -> np.ndarray:
+def class_entropy(counts: SensitiveCounts) -> NDArray[Any]:
     """Shannon entropy (natural log) of each class's SA distribution."""
     terms = counts.counts * np.log(counts.posterior())
     return np.asarray(-counts.per_class_sum(terms) / counts.class_sizes)
 
 
-def recursive_c(counts: SensitiveCounts, l: int) -> np.ndarray:
+def recursive_c(counts: SensitiveCounts, l: int) -> NDArray[Any]:
     """Per class ``r_1 / (r_l + ... + r_m)`` with counts sorted descending.
 
     Infinite for a class with fewer than ``l`` distinct values (Machanavajjhala et al.

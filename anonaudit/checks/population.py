@@ -67,7 +67,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -302,7 +302,7 @@ def _zayatz(values: NDArray[np.int64], counts: NDArray[np.int64], n: int, big: f
     return float(c1 * share * big / n)
 
 
-def _hypergeom_logpmf_one(total: int, good: NDArray[np.int64], draws: int) -> np.ndarray:
+def _hypergeom_logpmf_one(total: int, good: NDArray[np.int64], draws: int) -> NDArray[Any]:
     """``ln P(X = 1)`` for X hypergeometric (``total`` items, ``good`` of them marked,
     ``draws`` drawn), by log-beta functions as scipy.stats.hypergeom computes it."""
     good = good.astype(float)

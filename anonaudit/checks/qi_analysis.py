@@ -28,8 +28,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import combinations
+from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from anonaudit.checks._subsets import SubsetClasses
 from anonaudit.classtable import ClassTable
@@ -211,7 +213,7 @@ def qi_analysis(
     )
 
 
-def _separation(sizes: np.ndarray, n: int) -> float:
+def _separation(sizes: NDArray[Any], n: int) -> float:
     """``1 - sum f (f - 1) / (n (n - 1))``; 0 for a single record, as ARX."""
     if n < 2:
         return 0.0

@@ -16,8 +16,10 @@ ARX, Prasser et al. 2014). Over the N records of a table with C classes:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from anonaudit.checks._classes import TOLERANCE
 from anonaudit.classtable import ClassTable
@@ -76,7 +78,7 @@ def prosecutor_risk(
     *,
     threshold: float = 0.2,
     max_highest: float | None = None,
-    fk: np.ndarray | None = None,
+    fk: NDArray[Any] | None = None,
 ) -> RiskResult:
     """Prosecutor re-identification risk of every record (El Emam & Dankar 2008).
 

@@ -64,9 +64,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from itertools import combinations
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
+from numpy.typing import NDArray
 
 from anonaudit.checks._subsets import SubsetClasses
 from anonaudit.checks.qi_analysis import default_max_subset_size
@@ -159,9 +161,9 @@ class SudaResult:
     complete: bool
     original_scores: bool
     dis_fraction: float
-    scores: np.ndarray
-    dis_scores: np.ndarray
-    msu_counts: np.ndarray
+    scores: NDArray[Any]
+    dis_scores: NDArray[Any]
+    msu_counts: NDArray[Any]
     msus_by_size: dict[int, int]
     sample_uniques: int
     special_uniques: int
@@ -172,7 +174,7 @@ class SudaResult:
     top: tuple[SudaRecord, ...]
 
 
-def suda_weights(att: int, *, original_scores: bool = True) -> np.ndarray:
+def suda_weights(att: int, *, original_scores: bool = True) -> NDArray[Any]:
     """The score of one MSU of each size ``k = 1..att`` (index ``k - 1``), as sdcMicro.
 
     ``(att - k)!`` (Elliot et al.), or with ``original_scores=False`` the IHSN weights
@@ -251,10 +253,10 @@ def suda(
     counts = np.zeros(len(classes), dtype=np.int64)
     contributions = np.zeros(att)
     by_size: dict[int, int] = {}
-    found: list[tuple[tuple[int, ...], np.ndarray]] = []  # (QI positions, class ids)
-    previous: dict[tuple[int, ...], np.ndarray] = {}
+    found: list[tuple[tuple[int, ...], NDArray[Any]]] = []  # (QI positions, class ids)
+    previous: dict[tuple[int, ...], NDArray[Any]] = {}
     for width in range(1, limit + 1):
-        current: dict[tuple[int, ...], np.ndarray] = {}
+        current: dict[tuple[int, ...], NDArray[Any]] = {}
         for positions in combinations(range(att), width):
             index, sizes = subsets.group(positions)
             unique = sizes[index[candidates]] == 1
@@ -302,7 +304,7 @@ def suda(
     )
 
 
-def _bands(dis_scores: np.ndarray, sizes: np.ndarray) -> dict[float, int]:
+def _bands(dis_scores: NDArray[Any], sizes: NDArray[Any]) -> dict[float, int]:
     """Records per DIS-SUDA band (a class's records share its score)."""
     band = np.searchsorted(np.array(DIS_BANDS), dis_scores, side="left")
     counts = np.bincount(band, weights=sizes, minlength=len(DIS_BANDS))
@@ -311,9 +313,9 @@ def _bands(dis_scores: np.ndarray, sizes: np.ndarray) -> dict[float, int]:
 
 def _top(
     table: ClassTable,
-    scores: np.ndarray,
-    dis_scores: np.ndarray,
-    found: list[tuple[tuple[int, ...], np.ndarray]],
+    scores: NDArray[Any],
+    dis_scores: NDArray[Any],
+    found: list[tuple[tuple[int, ...], NDArray[Any]]],
     top: int,
 ) -> tuple[SudaRecord, ...]:
     """The ``top`` highest-scoring classes (ties by QI values) with their MSUs."""
@@ -345,7 +347,9 @@ def _dis(uniques: int, pairs: int, f: float) -> float:
     return uniques * f / (uniques * f + pairs * (1.0 - f))
 
 
-def _dis_scores(scores: np.ndarray, uniques: int, pairs: int, dis: float, att: int) -> np.ndarray:
+def _dis_scores(
+    scores: NDArray[Any], uniques: int, pairs: int, dis: float, att: int
+) -> NDArray[Any]:
     """sdcMicro's DIS-SUDA: ``1 / (1 + (U/DIS - U) / (s**Q * sum s_j**-Q))`` where ``s > 0``."""
     result = np.zeros(len(scores))
     scored = scores > 0

@@ -24,9 +24,11 @@ from __future__ import annotations
 import decimal
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
+from numpy.typing import NDArray
 
 from anonaudit.checks._classes import TOLERANCE, FailingClasses
 from anonaudit.checks.emd import (
@@ -75,7 +77,7 @@ class TClosenessResult:
     sensitive: str
     distance: str
     t: float
-    per_class: np.ndarray
+    per_class: NDArray[Any]
     threshold: float | None
     nulls_excluded: int
     failing: FailingClasses = field(repr=False)
@@ -169,7 +171,7 @@ def _distances(
     order: Sequence[str] | None,
     hierarchy: Hierarchy | None,
     ground: GroundDistance | None,
-) -> tuple[np.ndarray, int]:
+) -> tuple[NDArray[Any], int]:
     if distance == "equal":
         identity = np.arange(len(counts.values))
         return equal_distance(Distributions.from_sensitive(counts, identity)), 0
@@ -202,7 +204,7 @@ def _distances(
     return pot_distance(d, ground.submatrix(values)), excluded
 
 
-def _positions(values: Sequence[str | None], ranked: Sequence[str]) -> np.ndarray:
+def _positions(values: Sequence[str | None], ranked: Sequence[str]) -> NDArray[Any]:
     """Map each SA code to its place in ``ranked``; -1 for null."""
     place = {value: i for i, value in enumerate(ranked)}
     return np.array([place[v] if v is not None else -1 for v in values], dtype=np.int64)
@@ -210,7 +212,7 @@ def _positions(values: Sequence[str | None], ranked: Sequence[str]) -> np.ndarra
 
 def _order_values(
     name: str, values: list[str], order: Sequence[str] | None, *, numeric: bool
-) -> tuple[list[str], np.ndarray]:
+) -> tuple[list[str], NDArray[Any]]:
     """The values from lowest to highest and their numeric coordinates.
 
     Numbers are compared exactly (as decimals), so integers beyond 2**53 that a float

@@ -45,7 +45,10 @@ few null patterns real data has.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
+from numpy.typing import NDArray
 
 from anonaudit.classtable import Classes, ClassTable, _combine, _encode
 from anonaudit.errors import ParameterError
@@ -57,7 +60,7 @@ __all__ = ["NULL_POLICIES", "NullPolicy", "class_frequencies", "wildcard_sums"]
 
 def class_frequencies(
     table: ClassTable, *, nulls: NullPolicy = "value"
-) -> tuple[np.ndarray, np.ndarray | None]:
+) -> tuple[NDArray[Any], NDArray[Any] | None]:
     """``f_k`` and ``F_k`` of every class of ``table`` under a null policy.
 
     Parameters
@@ -100,7 +103,7 @@ def class_frequencies(
     return fk, None if weights is None else wildcard_sums(classes, weights)
 
 
-def wildcard_sums(classes: Classes, values: np.ndarray) -> np.ndarray:
+def wildcard_sums(classes: Classes, values: NDArray[Any]) -> NDArray[Any]:
     """For every class, the sum of ``values`` over the classes compatible with it.
 
     Two classes are compatible when their QI values agree wherever both are non-null

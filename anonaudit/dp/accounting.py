@@ -46,6 +46,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 from scipy import optimize, special
 
 from anonaudit.dp.mechanisms import ADDITIVE, Mechanism, NoiseDistribution, rr_keep_probability
@@ -322,7 +323,7 @@ def gaussian_epsilon(delta: float, *, mu: float) -> float:
     return float(optimize.brentq(lambda e: gaussian_delta(e, mu=mu) - delta, 0, high, xtol=1e-12))
 
 
-def renyi_curve(cost: PrivacyCost, orders: Sequence[float] = RENYI_ORDERS) -> np.ndarray:
+def renyi_curve(cost: PrivacyCost, orders: Sequence[float] = RENYI_ORDERS) -> NDArray[Any]:
     """``ε(α)`` of the Rényi DP the cost implies, for each order α (Mironov 2017).
 
     ρ-zCDP gives ``αρ``; pure ε gives ``min(ε, αε²/2)``; Rényi costs add.

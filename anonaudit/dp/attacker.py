@@ -51,9 +51,11 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
+from numpy.typing import NDArray
 from scipy import optimize, special
 
 from anonaudit.classtable import ClassTable
@@ -77,7 +79,7 @@ __all__ = [
 
 _TOLERANCE = 1e-9  # slack, in nats, when comparing a posterior with its ε-DP bound
 
-LogLikelihood = Callable[[np.ndarray, np.ndarray], np.ndarray]
+LogLikelihood = Callable[[NDArray[Any], NDArray[Any]], NDArray[Any]]
 
 
 @dataclass(frozen=True)
@@ -110,7 +112,7 @@ class PosteriorSummary:
 
 
 def _summarize(
-    posterior: np.ndarray, prior: np.ndarray, weights: np.ndarray, epsilon: float
+    posterior: NDArray[Any], prior: NDArray[Any], weights: NDArray[Any], epsilon: float
 ) -> PosteriorSummary:
     """Record-weighted summary of per-cell posteriors (each cell's records share one)."""
     order = np.argsort(posterior, kind="stable")
@@ -144,16 +146,16 @@ class _Cells:
     ``code_prior`` leaves; 0 when every hypothesis has a cell.
     """
 
-    group: np.ndarray
-    code: np.ndarray
-    prior: np.ndarray
-    true: np.ndarray
-    released: np.ndarray
-    code_prior: np.ndarray
+    group: NDArray[Any]
+    code: NDArray[Any]
+    prior: NDArray[Any]
+    true: NDArray[Any]
+    released: NDArray[Any]
+    code_prior: NDArray[Any]
     absent: float
 
 
-def _posterior(cells: _Cells, loglik: LogLikelihood) -> np.ndarray:
+def _posterior(cells: _Cells, loglik: LogLikelihood) -> NDArray[Any]:
     """Informed posterior on the true value of each cell holding records (module docstring)."""
     x, y = cells.true, cells.released
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -162,7 +164,7 @@ def _posterior(cells: _Cells, loglik: LogLikelihood) -> np.ndarray:
         codes = len(cells.code_prior)
         groups = int(cells.group.max()) + 1
         key = cells.group * codes + cells.code
-        mass: np.ndarray = np.bincount(key, weights=cells.prior * ratio, minlength=groups * codes)
+        mass: NDArray[Any] = np.bincount(key, weights=cells.prior * ratio, minlength=groups * codes)
         if cells.absent > 0:
             listed = np.bincount(key, weights=cells.prior, minlength=groups * codes)
             left = np.tile(cells.code_prior, groups) - listed
@@ -221,7 +223,7 @@ def informed_syntactic(table: ClassTable, sensitive: str, *, epsilon: float) -> 
         absent=0.0,  # a value not in the class: released count 0, never 0 with the target
     )
 
-    def exact(y: np.ndarray, x: np.ndarray) -> np.ndarray:
+    def exact(y: NDArray[Any], x: NDArray[Any]) -> NDArray[Any]:
         return np.where(y == x, 0.0, -np.inf)
 
     return _summarize(_posterior(cells, exact), prior[counts.codes], counts.counts, epsilon)
@@ -335,7 +337,7 @@ def _loglik(release: Release, postprocess: Postprocess) -> LogLikelihood:
     at, below = _rounded_noise(noise)
     threshold = release.threshold
 
-    def loglik(y: np.ndarray, x: np.ndarray) -> np.ndarray:
+    def loglik(y: NDArray[Any], x: NDArray[Any]) -> NDArray[Any]:
         if threshold is not None:  # observed: a cell with no record is never released
             p = np.where(
                 x <= 0,
@@ -353,18 +355,18 @@ def _loglik(release: Release, postprocess: Postprocess) -> LogLikelihood:
 
 def _rounded_noise(
     noise: NoiseDistribution,
-) -> tuple[Callable[[np.ndarray], np.ndarray], Callable[[np.ndarray], np.ndarray]]:
+) -> tuple[Callable[[NDArray[Any]], NDArray[Any]], Callable[[NDArray[Any]], NDArray[Any]]]:
     """``P(R = k)`` and ``P(R <= k)`` for the noise rounded to a whole number ``R``."""
     if noise.discrete:
         z, p = noise.support()
         cdf = np.cumsum(p)
         last = len(z) - 1
 
-        def at(k: np.ndarray) -> np.ndarray:
+        def at(k: NDArray[Any]) -> NDArray[Any]:
             i = np.asarray(k) - z[0]
             return np.where((i >= 0) & (i <= last), p[np.clip(i, 0, last)], 0.0)
 
-        def below(k: np.ndarray) -> np.ndarray:
+        def below(k: NDArray[Any]) -> NDArray[Any]:
             i = np.asarray(k) - z[0]
             return np.where(i < 0, 0.0, cdf[np.clip(i, 0, last)])
 
@@ -372,22 +374,22 @@ def _rounded_noise(
     scale = noise.scale
     if noise.mechanism == "laplace":
 
-        def smooth_cdf(x: np.ndarray) -> np.ndarray:  # P(Z <= x) for Z ~ Laplace(0, b)
+        def smooth_cdf(x: NDArray[Any]) -> NDArray[Any]:  # P(Z <= x) for Z ~ Laplace(0, b)
             half = 0.5 * np.exp(-np.abs(x) / scale)
             return np.asarray(np.where(x < 0, half, 1 - half))
 
     else:
 
-        def smooth_cdf(x: np.ndarray) -> np.ndarray:
+        def smooth_cdf(x: NDArray[Any]) -> NDArray[Any]:
             return np.asarray(special.ndtr(x / scale))
 
-    def interval(k: np.ndarray) -> np.ndarray:  # P(k - 1/2 <= Z < k + 1/2), tails kept exact
+    def interval(k: NDArray[Any]) -> NDArray[Any]:  # P(k - 1/2 <= Z < k + 1/2), tails kept exact
         k = np.asarray(k, dtype=float)
         upper = smooth_cdf(0.5 - k) - smooth_cdf(-0.5 - k)  # symmetric: P(Z > x) = cdf(-x)
         lower = smooth_cdf(k + 0.5) - smooth_cdf(k - 0.5)
         return np.asarray(np.where(k > 0, upper, lower))
 
-    def cumulative(k: np.ndarray) -> np.ndarray:
+    def cumulative(k: NDArray[Any]) -> NDArray[Any]:
         return smooth_cdf(np.asarray(k, dtype=float) + 0.5)
 
     return interval, cumulative
@@ -421,7 +423,7 @@ def _informed_rr(release: Release) -> PosteriorSummary:
     return _summarize(posterior, prior[values], true[groups, values], release.value_epsilon)
 
 
-def _log_rr_pmf(others: np.ndarray, reports: np.ndarray, lam: float, k: int) -> float:
+def _log_rr_pmf(others: NDArray[Any], reports: NDArray[Any], lam: float, k: int) -> float:
     """``log P(the records with true counts others report the counts reports)`` under
     k-ary randomized response.
 
@@ -459,7 +461,9 @@ def _log_rr_pmf(others: np.ndarray, reports: np.ndarray, lam: float, k: int) -> 
     return float(special.logsumexp(terms))
 
 
-def equivalent_epsilon(posterior: np.ndarray | float, prior: np.ndarray | float) -> np.ndarray:
+def equivalent_epsilon(
+    posterior: NDArray[Any] | float, prior: NDArray[Any] | float
+) -> NDArray[Any]:
     """The ε whose posterior bound from ``prior`` is ``posterior``: ``ln[π(1-p) / (p(1-π))]``.
 
     The inverse of :func:`~anonaudit.dp.contrast.posterior_bound`; infinite when the
@@ -541,7 +545,7 @@ def equal_gain(release: Release, epsilon: float, *, confidence: float = 0.95) ->
     )
 
 
-def pml_over_priors(table: ClassTable, sensitive: str, *, factor: float) -> np.ndarray:
+def pml_over_priors(table: ClassTable, sensitive: str, *, factor: float) -> NDArray[Any]:
     """Per class, its pointwise maximal leakage maximised over a family of priors.
 
     The class table is the channel ``P(class | s) = n(class, s) / n(s)``; under prior
@@ -571,7 +575,7 @@ def pml_over_priors(table: ClassTable, sensitive: str, *, factor: float) -> np.n
     start = np.r_[True, group[1:] != group[:-1]]
     first = np.flatnonzero(start)
 
-    def within_class(values: np.ndarray) -> np.ndarray:  # inclusive prefix sums per class
+    def within_class(values: NDArray[Any]) -> NDArray[Any]:  # inclusive prefix sums per class
         total = np.cumsum(values)
         before = np.repeat(total[first] - values[first], np.diff(np.r_[first, len(values)]))
         return np.asarray(total - before)
@@ -588,7 +592,7 @@ def pml_over_priors(table: ClassTable, sensitive: str, *, factor: float) -> np.n
     return np.asarray(np.log(counts.per_class_max(channel) / smallest))
 
 
-def _class_min(values: np.ndarray, group: np.ndarray, n_classes: int) -> np.ndarray:
+def _class_min(values: NDArray[Any], group: NDArray[Any], n_classes: int) -> NDArray[Any]:
     result = np.full(n_classes, np.inf)
     np.minimum.at(result, group, values)
     return result
@@ -617,7 +621,7 @@ class Disclosure:
     features: tuple[str | None, ...]
 
 
-def disclosure(values: tuple[str | None, ...], prior: np.ndarray, leakage: float) -> Disclosure:
+def disclosure(values: tuple[str | None, ...], prior: NDArray[Any], leakage: float) -> Disclosure:
     """What a release leaking ``leakage`` nats may disclose about S with prior ``prior``.
 
     >>> d = disclosure(("flu", "cold"), np.array([0.9, 0.1]), 0.1)

@@ -41,8 +41,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from anonaudit.classtable import ClassTable
 from anonaudit.dp.attacker import (
@@ -73,7 +75,7 @@ __all__ = [
 ]
 
 
-def posterior_bound(prior: np.ndarray | float, epsilon: float) -> np.ndarray:
+def posterior_bound(prior: NDArray[Any] | float, epsilon: float) -> NDArray[Any]:
     """Largest posterior an ε-DP release allows from ``prior``: ``p e^ε / (1 + p (e^ε - 1))``.
 
     >>> round(float(posterior_bound(0.01, 1.0)), 5)
@@ -99,8 +101,8 @@ class PosteriorCurve:
     """
 
     epsilon: float
-    prior: np.ndarray = field(repr=False)
-    bound: np.ndarray = field(repr=False)
+    prior: NDArray[Any] = field(repr=False)
+    bound: NDArray[Any] = field(repr=False)
 
 
 def posterior_curve(epsilon: float, *, points: int = 101) -> PosteriorCurve:
@@ -127,12 +129,12 @@ class ScatterPoints:
         Whether the point's posterior exceeds the ε-DP bound at its prior (bool).
     """
 
-    class_ids: np.ndarray
+    class_ids: NDArray[Any]
     values: tuple[str | None, ...]
-    prior: np.ndarray
-    posterior: np.ndarray
-    size: np.ndarray
-    above_bound: np.ndarray
+    prior: NDArray[Any]
+    posterior: NDArray[Any]
+    size: NDArray[Any]
+    above_bound: NDArray[Any]
 
 
 @dataclass(frozen=True)
@@ -174,9 +176,9 @@ class SensitiveContrast:
     disclosed_records: int
     classes_above_bound: int
     records_above_bound: int
-    posterior: np.ndarray = field(repr=False)
-    pml: np.ndarray = field(repr=False)
-    entropy: np.ndarray = field(repr=False)
+    posterior: NDArray[Any] = field(repr=False)
+    pml: NDArray[Any] = field(repr=False)
+    entropy: NDArray[Any] = field(repr=False)
     scatter: ScatterPoints = field(repr=False)
 
 
@@ -250,13 +252,13 @@ def contrast(
 
 def _scatter(
     values: tuple[str | None, ...],
-    class_ids: np.ndarray,
-    entry_pml: np.ndarray,
-    entry_prior: np.ndarray,
-    entry_posterior: np.ndarray,
-    codes: np.ndarray,
-    sizes: np.ndarray,
-    exceeds: np.ndarray,
+    class_ids: NDArray[Any],
+    entry_pml: NDArray[Any],
+    entry_prior: NDArray[Any],
+    entry_posterior: NDArray[Any],
+    codes: NDArray[Any],
+    sizes: NDArray[Any],
+    exceeds: NDArray[Any],
     max_points: int,
 ) -> ScatterPoints:
     """Per class the entry of largest leakage; the ``max_points`` most leaking classes."""
@@ -324,7 +326,7 @@ class AttackerContrast:
     uninformed: PosteriorSummary
     informed: PosteriorSummary
     dp_informed: PosteriorSummary
-    equivalent_epsilon: np.ndarray = field(repr=False)
+    equivalent_epsilon: NDArray[Any] = field(repr=False)
     max_equivalent_epsilon: float
     infinite_classes: int
     infinite_records: int

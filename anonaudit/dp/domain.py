@@ -18,10 +18,12 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+from numpy.typing import NDArray
 
 from anonaudit.errors import ParameterError
 from anonaudit.hierarchy import Hierarchy
@@ -110,7 +112,7 @@ class PublicDomain:
         """Number of cells of the cartesian product over ``columns``."""
         return math.prod(len(self.values[c]) for c in columns)
 
-    def cell_index(self, keys: pa.Table, columns: Sequence[str]) -> np.ndarray:
+    def cell_index(self, keys: pa.Table, columns: Sequence[str]) -> NDArray[Any]:
         """Each row's cell number in the product over ``columns``; -1 outside the domain.
 
         Cells are numbered in row-major order of the declared values (the first column
@@ -126,7 +128,7 @@ class PublicDomain:
             index = index * len(declared) + np.maximum(position, 0)
         return np.where(outside, -1, index)
 
-    def cell_keys(self, cells: np.ndarray, columns: Sequence[str]) -> dict[str, list[str | None]]:
+    def cell_keys(self, cells: NDArray[Any], columns: Sequence[str]) -> dict[str, list[str | None]]:
         """The values of ``cells`` (numbers from :meth:`cell_index`), per column."""
         shape = [len(self.values[c]) for c in columns]
         positions = np.unravel_index(cells, shape) if len(columns) else ()

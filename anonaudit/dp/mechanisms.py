@@ -47,8 +47,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from types import ModuleType
+from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 from scipy import special
 
 from anonaudit.errors import MissingDependencyError, ParameterError
@@ -107,7 +109,7 @@ def opendp_contrib(dp: ModuleType) -> Iterator[None]:
             dp.disable_features("contrib")
 
 
-def add_noise(values: np.ndarray, *, mechanism: Mechanism, scale: float) -> np.ndarray:
+def add_noise(values: NDArray[Any], *, mechanism: Mechanism, scale: float) -> NDArray[Any]:
     """Add one draw of ``mechanism``'s noise with ``scale`` to every element of ``values``.
 
     The vector goes to OpenDP in one call. Discrete mechanisms return ``int64``; the
@@ -173,8 +175,8 @@ def rr_keep_probability(epsilon: float, categories: int) -> float:
 
 
 def randomized_response(
-    codes: np.ndarray, counts: np.ndarray, *, categories: int, epsilon: float
-) -> np.ndarray:
+    codes: NDArray[Any], counts: NDArray[Any], *, categories: int, epsilon: float
+) -> NDArray[Any]:
     """Randomize every record's value, record by record (the local model).
 
     Parameters
@@ -242,7 +244,7 @@ class NoiseDistribution:
         """Whether the noise is an integer."""
         return self.mechanism in DISCRETE
 
-    def support(self) -> tuple[np.ndarray, np.ndarray]:
+    def support(self) -> tuple[NDArray[Any], NDArray[Any]]:
         """Integers ``z`` and ``P(Z = z)`` over all but a negligible tail (discrete only).
 
         The discrete Gaussian's normalizing constant has no closed form (Canonne, Kamath

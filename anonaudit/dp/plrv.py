@@ -32,8 +32,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 from scipy import special
 
 from anonaudit.dp.accounting import gaussian_delta
@@ -72,8 +74,8 @@ class PrivacyLoss:
     mechanism: Mechanism
     scale: float
     shifts: tuple[int, ...]
-    losses: np.ndarray = field(repr=False)
-    probabilities: np.ndarray = field(repr=False)
+    losses: NDArray[Any] = field(repr=False)
+    probabilities: NDArray[Any] = field(repr=False)
     mean: float
     epsilon: float
     categories: int = 2
@@ -199,7 +201,7 @@ def privacy_loss(
     )
 
 
-def _convolve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def _convolve(a: NDArray[Any], b: NDArray[Any]) -> NDArray[Any]:
     """The pmf of a sum: direct for small supports, by FFT for large ones (quadratic
     cost otherwise; FFT rounding, about 1e-16 of the largest mass, is clipped at 0)."""
     if len(a) * len(b) <= _DIRECT_CONVOLUTION:
@@ -218,8 +220,8 @@ def _mean(
     mechanism: Mechanism,
     scale: float,
     shifts: tuple[int, ...],
-    losses: np.ndarray,
-    probs: np.ndarray,
+    losses: NDArray[Any],
+    probs: NDArray[Any],
 ) -> float:
     """KL divergence: closed forms for the continuous noise, the exact sum otherwise."""
     if mechanism == "gaussian":
@@ -232,7 +234,7 @@ def _mean(
 
 def _randomized_response(
     epsilon: float, reports: int, categories: int
-) -> tuple[np.ndarray, np.ndarray]:
+) -> tuple[NDArray[Any], NDArray[Any]]:
     """Loss of ``reports`` independent k-ary reports of a value changed to another.
 
     Each report is the true value (loss +ε), the neighbour's value (-ε) or another (0).
@@ -247,7 +249,7 @@ def _randomized_response(
     return net * epsilon, pmf
 
 
-def _laplace(scale: float, shift: int) -> tuple[np.ndarray, np.ndarray]:
+def _laplace(scale: float, shift: int) -> tuple[NDArray[Any], NDArray[Any]]:
     """Laplace loss ``(|x - Δ| - |x|) / b``: atoms at ±Δ/b and binned values between."""
     eps = shift / scale
     edges = np.linspace(0, shift, _BINS + 1)
@@ -258,7 +260,7 @@ def _laplace(scale: float, shift: int) -> tuple[np.ndarray, np.ndarray]:
     return losses, probs
 
 
-def _merge(losses: np.ndarray, probs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _merge(losses: NDArray[Any], probs: NDArray[Any]) -> tuple[NDArray[Any], NDArray[Any]]:
     """Sort by loss, sum the probabilities of equal losses, drop zero probabilities."""
     keep = probs > 0
     values, inverse = np.unique(np.round(losses[keep], 12), return_inverse=True)

@@ -47,10 +47,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Literal, TypeAlias
+from typing import Any, Literal, TypeAlias
 
 import numpy as np
 import pyarrow as pa
+from numpy.typing import NDArray
 
 from anonaudit.classtable import ClassTable
 from anonaudit.dp.accounting import (
@@ -147,9 +148,9 @@ class Release:
     value_delta: float
     table: ClassTable = field(repr=False)
     original: ClassTable = field(repr=False)
-    true_counts: np.ndarray = field(repr=False)
-    released_counts: np.ndarray = field(repr=False)
-    class_ids: np.ndarray = field(repr=False)
+    true_counts: NDArray[Any] = field(repr=False)
+    released_counts: NDArray[Any] = field(repr=False)
+    class_ids: NDArray[Any] = field(repr=False)
 
     @property
     def noise(self) -> NoiseDistribution | None:
@@ -161,7 +162,7 @@ class Release:
     # -- statistics derived by post-processing ---------------------------------------
 
     @property
-    def class_sizes(self) -> np.ndarray:
+    def class_sizes(self) -> NDArray[Any]:
         """Released records per equivalence class of the released table."""
         return self.table.classes.sizes
 
@@ -577,7 +578,7 @@ def _randomized_response(
 
 
 
-def _postprocess(noisy: np.ndarray, postprocess: Postprocess) -> np.ndarray:
+def _postprocess(noisy: NDArray[Any], postprocess: Postprocess) -> NDArray[Any]:
     """Whole counts, rounded, then ``clamp``-ed or left ``unbiased`` (post-processing).
 
     ``clamp`` sets negative counts to 0, as readers expect of a count, which biases
@@ -596,7 +597,7 @@ def _postprocess(noisy: np.ndarray, postprocess: Postprocess) -> np.ndarray:
 
 
 def _table(
-    like: ClassTable, columns: dict[str, list[str | None]], counts: np.ndarray
+    like: ClassTable, columns: dict[str, list[str | None]], counts: NDArray[Any]
 ) -> ClassTable:
     """A class table with ``like``'s roles from key columns and counts."""
     names = [*like.quasi_identifiers, *like.sensitive]

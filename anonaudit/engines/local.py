@@ -24,12 +24,13 @@ import sys
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Literal, TextIO
+from typing import Any, Literal, TextIO
 
 import duckdb
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+from numpy.typing import NDArray
 
 from anonaudit.classtable import ClassTable, SourceStats
 from anonaudit.errors import AnonauditError, InputError, MalformedFileError, ParameterError
@@ -424,7 +425,7 @@ def _with_identifiers(table: ClassTable, suspects: Sequence[str]) -> ClassTable:
 
 def _scan_csv(
     parts: Sequence[Source], columns: Sequence[str], quasi_identifiers: Sequence[str]
-) -> tuple[pa.Table, np.ndarray, list[int], list[str]] | None:
+) -> tuple[pa.Table, NDArray[Any], list[int], list[str]] | None:
     """The class table of CSV files read and aggregated by DuckDB alone, if it may.
 
     The fast path: when every part is a CSV file DuckDB reads as anonaudit's own reader
@@ -708,7 +709,7 @@ def group_counts(
     *,
     weight: str | None = None,
     count: str | None = None,
-) -> tuple[pa.Table, np.ndarray, np.ndarray | None]:
+) -> tuple[pa.Table, NDArray[Any], NDArray[Any] | None]:
     """Count the records of every distinct combination of ``columns`` in ``batches``.
 
     Parameters

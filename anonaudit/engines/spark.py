@@ -39,6 +39,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
+from numpy.typing import NDArray
 
 from anonaudit.classtable import ClassTable, SourceStats
 from anonaudit.engines.local import Progress, check_columns, provenance, total_size
@@ -309,7 +310,7 @@ def _collect(frame: Any) -> pa.Table:
         raise
 
 
-def _counts(result: pa.Table) -> np.ndarray:
+def _counts(result: pa.Table) -> NDArray[Any]:
     return np.asarray(result.column(_COUNT).to_numpy(zero_copy_only=False), dtype=np.int64)
 
 
@@ -317,7 +318,7 @@ def _table(
     result: pa.Table,
     quasi_identifiers: Sequence[str],
     sensitive: Sequence[str],
-    counts: np.ndarray,
+    counts: NDArray[Any],
     stats: tuple[SourceStats, ...],
 ) -> ClassTable:
     """Spark's grouped result (unique combinations, ``c0..cn``) as a class table."""

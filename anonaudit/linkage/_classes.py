@@ -9,16 +9,18 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
+from numpy.typing import NDArray
 
 from anonaudit.classtable import ClassTable
 
 __all__ = ["common_class_ids"]
 
 
-def common_class_ids(keys: Sequence[pa.Table]) -> tuple[pa.Table, list[np.ndarray]]:
+def common_class_ids(keys: Sequence[pa.Table]) -> tuple[pa.Table, list[NDArray[Any]]]:
     """Number the QI tuples of several key tables (same columns) in one code space.
 
     Parameters

@@ -49,6 +49,7 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+from numpy.typing import NDArray
 
 from anonaudit.classtable import ClassTable, SourceStats
 from anonaudit.dp.accounting import Accounting, account, mechanism_cost, noise_scale, sequential
@@ -112,7 +113,7 @@ class Releases:
     sensitive: tuple[str, ...]
     table: ClassTable
 
-    def present(self, index: int) -> np.ndarray:
+    def present(self, index: int) -> NDArray[Any]:
         """Whether each row of :attr:`table` is in release ``index``."""
         column = self.table.keys.column(_presence(index))
         return np.asarray(pc.equal(column, "1").to_numpy(zero_copy_only=False), dtype=bool)
@@ -384,7 +385,7 @@ def _refuse_repeated_ids(
 
 def _joint(
     connection: duckdb.DuckDBPyConnection, releases: int, qi: tuple[str, ...], sa: tuple[str, ...]
-) -> tuple[pa.Table, np.ndarray]:
+) -> tuple[pa.Table, NDArray[Any]]:
     """The full outer join of the releases on the id, counted per combination of classes."""
     joined = "r0"
     for index in range(1, releases):
@@ -461,7 +462,7 @@ def dp_composition(
     epsilon: float,
     delta: float = 0.0,
     mechanism: Mechanism = "discrete-laplace",
-    prior: np.ndarray,
+    prior: NDArray[Any],
 ) -> DPComposition:
     """What ``releases`` DP releases at (ε, δ) each guarantee together.
 
@@ -548,12 +549,12 @@ class Composition:
     disclosed_records: int
     newly_disclosed_records: int
     max_posterior: float
-    prior: np.ndarray = field(repr=False)
+    prior: NDArray[Any] = field(repr=False)
     values: tuple[str | None, ...] = field(repr=False)
-    combination_records: np.ndarray = field(repr=False)
-    candidates: np.ndarray = field(repr=False)
-    smallest_class: np.ndarray = field(repr=False)
-    posterior: np.ndarray = field(repr=False)
+    combination_records: NDArray[Any] = field(repr=False)
+    candidates: NDArray[Any] = field(repr=False)
+    smallest_class: NDArray[Any] = field(repr=False)
+    posterior: NDArray[Any] = field(repr=False)
     dp: DPComposition | None = None
 
 
@@ -561,13 +562,13 @@ class Composition:
 class _Release:
     """One release's sparse class-by-value table, over the joint table's rows."""
 
-    class_of: np.ndarray  # per joint row, its class here (-1: absent)
-    pairs: np.ndarray  # sorted keys class * m + value
-    pair_counts: np.ndarray
-    sizes: np.ndarray
-    totals: np.ndarray
+    class_of: NDArray[Any]  # per joint row, its class here (-1: absent)
+    pairs: NDArray[Any]  # sorted keys class * m + value
+    pair_counts: NDArray[Any]
+    sizes: NDArray[Any]
+    totals: NDArray[Any]
 
-    def lookup(self, classes: np.ndarray, values: np.ndarray, m: int) -> np.ndarray:
+    def lookup(self, classes: NDArray[Any], values: NDArray[Any], m: int) -> NDArray[Any]:
         """Records of each (class, value), 0 where absent."""
         keys = classes * m + values
         position = np.minimum(np.searchsorted(self.pairs, keys), len(self.pairs) - 1)
@@ -663,7 +664,7 @@ def compose(
 
 
 def _own(
-    releases: Releases, index: int, present: np.ndarray, codes: np.ndarray, m: int
+    releases: Releases, index: int, present: NDArray[Any], codes: NDArray[Any], m: int
 ) -> _Release:
     """Release ``index``'s classes and class-by-value counts, from the joint table."""
     table = releases.table
@@ -683,8 +684,8 @@ def _own(
 
 
 def _consistent(
-    combinations: np.ndarray, own: list[_Release], prior: np.ndarray, m: int
-) -> tuple[np.ndarray, np.ndarray]:
+    combinations: NDArray[Any], own: list[_Release], prior: NDArray[Any], m: int
+) -> tuple[NDArray[Any], NDArray[Any]]:
     """Per combination of classes: the size of its consistent set and its largest posterior.
 
     The candidates are the values of the class in the first release the combination is

@@ -17,10 +17,12 @@ class-by-value count matrices (a class or value absent on one side counts 0).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+from numpy.typing import NDArray
 
 from anonaudit.classtable import ClassTable
 from anonaudit.errors import ColumnError, ParameterError
@@ -59,8 +61,8 @@ class Differencing:
     classes_changed: int
     disclosing_classes: int
     disclosed_records: int
-    old_sizes: np.ndarray = field(repr=False)
-    new_sizes: np.ndarray = field(repr=False)
+    old_sizes: NDArray[Any] = field(repr=False)
+    new_sizes: NDArray[Any] = field(repr=False)
     listing: pd.DataFrame = field(repr=False)
 
 
@@ -147,7 +149,7 @@ def difference(
     )
 
 
-def _pairs(table: ClassTable, sensitive: str) -> tuple[pa.Table, np.ndarray]:
+def _pairs(table: ClassTable, sensitive: str) -> tuple[pa.Table, NDArray[Any]]:
     """Keys (QI values and ``sensitive``) and counts of every (class, value) pair."""
     columns = [*table.quasi_identifiers, sensitive]
     merged = ClassTable(

@@ -25,8 +25,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from anonaudit.classtable import ClassTable
 from anonaudit.errors import ColumnError, ParameterError
@@ -48,10 +50,10 @@ __all__ = [
 class _Matches:
     """Per release class its population count; per population class its released count."""
 
-    release_sizes: np.ndarray
-    population_of_release: np.ndarray
-    population_sizes: np.ndarray
-    release_of_population: np.ndarray
+    release_sizes: NDArray[Any]
+    population_of_release: NDArray[Any]
+    population_sizes: NDArray[Any]
+    release_of_population: NDArray[Any]
 
 
 def _match(release: ClassTable, population: ClassTable) -> _Matches:
@@ -110,7 +112,7 @@ class KMapResult:
     records_below: int
     unmatched_classes: int
     unmatched_records: int
-    matches: np.ndarray = field(repr=False)
+    matches: NDArray[Any] = field(repr=False)
 
     @property
     def passed(self) -> bool | None:
@@ -174,7 +176,7 @@ class DeltaPresenceResult:
     min: float
     max: float
     classes: int
-    shares: np.ndarray = field(repr=False)
+    shares: NDArray[Any] = field(repr=False)
 
     def passed(self, delta_min: float, delta_max: float) -> bool:
         """Whether the table is (``delta_min``, ``delta_max``)-present."""

@@ -16,10 +16,11 @@ import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from markupsafe import Markup, escape
+from numpy.typing import NDArray
 
 from anonaudit.classtable import SensitiveCounts
 
@@ -384,8 +385,8 @@ def class_size_chart(histogram: Mapping[int, int], *, k: int | None, chart_id: s
 
 
 def distance_chart(
-    per_class: np.ndarray,
-    sizes: np.ndarray,
+    per_class: NDArray[Any],
+    sizes: NDArray[Any],
     *,
     t: float | None,
     sensitive: str,
@@ -441,7 +442,7 @@ def distance_chart(
     )
 
 
-def _numeric(values: Sequence[str | None]) -> np.ndarray | None:
+def _numeric(values: Sequence[str | None]) -> NDArray[Any] | None:
     """The values as numbers (NaN for null), or ``None`` when some value is not one."""
     try:
         numbers = np.array([np.nan if v is None else float(v) for v in values])
@@ -452,8 +453,8 @@ def _numeric(values: Sequence[str | None]) -> np.ndarray | None:
 
 
 def _value_rows(
-    names: Sequence[str], numbers: np.ndarray | None, stacked: np.ndarray, top: int
-) -> tuple[list[tuple[str, np.ndarray]], str]:
+    names: Sequence[str], numbers: NDArray[Any] | None, stacked: NDArray[Any], top: int
+) -> tuple[list[tuple[str, NDArray[Any]]], str]:
     """The rows of the distribution chart and how they are ordered (for the caption).
 
     Text values: the ``top`` with the largest share, the rest summed. Numbers: ordered by

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+from numpy.typing import NDArray
 
 from anonaudit import __version__
 from anonaudit.csvfile import table_to_csv
@@ -1570,7 +1571,7 @@ def _exact(value: Any) -> str:
     return f"{float(value):.12g}"
 
 
-def _farthest(per_class: np.ndarray, classes: Classes) -> list[int]:
+def _farthest(per_class: NDArray[Any], classes: Classes) -> list[int]:
     """Ids of the classes farthest from the whole table, ties broken by size (largest
     first) then QI values, so the choice does not depend on the engine's class order."""
     if not len(per_class):
@@ -1589,7 +1590,7 @@ def _farthest(per_class: np.ndarray, classes: Classes) -> list[int]:
 
 
 def _class_label(
-    classes: Classes, class_id: int, rank: int, per_class: np.ndarray, options: Options
+    classes: Classes, class_id: int, rank: int, per_class: NDArray[Any], options: Options
 ) -> str:
     if options.redact:
         described = f"class {rank} {REDACTED}"
