@@ -341,6 +341,40 @@ DWORK_ROTH = _ref(
     ", 9(3–4), 211–407.",
 )
 
+NERGIZ = _ref(
+    "nergiz",
+    "Nergiz, Atzori & Clifton 2007",
+    "Nergiz, M. E., Atzori, M., Clifton, C. (2007). Hiding the presence of individuals "
+    "from shared databases.",
+    "Proceedings of the 2007 ACM SIGMOD International Conference on Management of Data",
+    ", 665–676.",
+)
+GANTA = _ref(
+    "ganta",
+    "Ganta, Kasiviswanathan & Smith 2008",
+    "Ganta, S. R., Kasiviswanathan, S. P., Smith, A. (2008). Composition attacks and "
+    "auxiliary information in data privacy.",
+    "Proceedings of the 14th ACM SIGKDD International Conference on Knowledge Discovery "
+    "and Data Mining",
+    ", 265–273.",
+)
+XIAO_TAO = _ref(
+    "xiaotao",
+    "Xiao & Tao 2007",
+    "Xiao, X., Tao, Y. (2007). m-Invariance: towards privacy preserving re-publication of "
+    "dynamic datasets.",
+    "Proceedings of the 2007 ACM SIGMOD International Conference on Management of Data",
+    ", 689–700.",
+)
+BYUN = _ref(
+    "byun",
+    "Byun et al. 2006",
+    "Byun, J.-W., Sohn, Y., Bertino, E., Li, N. (2006). Secure anonymization for "
+    "incremental datasets.",
+    "Secure Data Management (VLDB Workshop SDM)",
+    ", Lecture Notes in Computer Science 4165, 48–63.",
+)
+
 #: Every reference, by key.
 REFERENCES: Mapping[str, Reference] = {
     r.key: r
@@ -368,6 +402,10 @@ REFERENCES: Mapping[str, Reference] = {
         MOTWANI,
         DWORK,
         DWORK_ROTH,
+        NERGIZ,
+        GANTA,
+        XIAO_TAO,
+        BYUN,
     )
 }
 
@@ -718,6 +756,104 @@ DIFFERENTIAL_PRIVACY = Measure(
     ),
 )
 
+POPULATION_LINKAGE = Measure(
+    name="k-map, δ-presence and unique matches",
+    anchor="about-k-map",
+    slug="k-map",
+    summary=(
+        "Against the attacker's own identified table (a voter list, a census extract) in "
+        "the release's coding: *k-map* asks that every class of the release match at least "
+        "k people of that population table [@elemam]; *δ-presence* bounds, for each "
+        "population class, the share of its people who are in the release [@nergiz]; a "
+        "release record whose class matches exactly one person is a *unique match*, linked "
+        "to a name."
+    ),
+    definition=(
+        "With f_c the release's records in class c and F_c the population table's people "
+        "in the same class: the release is k-map when F_c ≥ k for every class c of the "
+        "release (k-map k = min_c F_c); δ-presence is the range [min_c f_c / F_c, "
+        "max_c f_c / F_c] over the population's classes, a release being (δ_min, "
+        "δ_max)-present when it lies within; unique matches are the records of classes with "
+        "F_c = 1. These are ARX's definitions."
+    ),
+    citations=(EL_EMAM, NERGIZ),
+    protects=(
+        "Linking the release to the named people of a public table: each record then "
+        "matches at least k people, and the presence of any one person in the release is "
+        "uncertain to the degree δ allows."
+    ),
+    misses=(
+        "an attacker who holds another table than the one given, or knows that the person "
+        "is in the release (then k-anonymity applies); sensitive values (a class of k-map "
+        "matches may still share one value); classes of the release absent from the "
+        "population table, which are counted apart."
+    ),
+)
+
+COMPOSITION = Measure(
+    name="Composition across releases",
+    anchor="about-composition",
+    slug="composition",
+    summary=(
+        "Two releases of overlapping people, each k-anonymous and l-diverse on its own, "
+        "can together disclose a value: an attacker who knows a person's quasi-identifiers "
+        "finds the person's class in each release and keeps only the sensitive values "
+        "present in all of them, often one [@ganta]. anonaudit joins the releases on the "
+        "office's own record id to find, for every record in two or more releases, that "
+        "*consistent set* and the attacker's posterior."
+    ),
+    definition=(
+        "For a record in releases 1..r with classes c_1..c_r, its consistent set is "
+        "∩_i S(c_i), where S(c) is the set of sensitive values in class c; the record is "
+        "disclosed when the set holds one value, and disclosed by the composition alone "
+        "when every S(c_i) holds two or more. The attacker's belief combines the classes "
+        "as independent evidence: p(s | c_1..c_r) ∝ π(s) · Π_i p_i(s | c_i) / π_i(s), with "
+        "π_i release i's distribution of the value and π the pooled one. The same "
+        "releases made with ε-DP compose to r·ε (sequential composition), which bounds "
+        "any posterior."
+    ),
+    citations=(GANTA, DWORK_ROTH),
+    protects=(
+        "Publishing a second table of the same people, or a second generalization of the "
+        "same table: it shows what the two give away together that neither gives alone."
+    ),
+    misses=(
+        "releases not given (or not recorded in the ledger with their record ids); an "
+        "attacker who cannot tell that a person is in both releases; auxiliary knowledge "
+        "other than the releases; the posterior is a model (naive Bayes over the "
+        "classes), the consistent set is exact."
+    ),
+)
+
+DIFFERENCING = Measure(
+    name="Differencing between releases",
+    anchor="about-differencing",
+    slug="differencing",
+    summary=(
+        "Successive releases of a growing table (monthly extracts) can be subtracted class "
+        "by class: where a class's histogram of sensitive values changed in exactly one "
+        "value, every record added to (or removed from) the class has that value, however "
+        "large the class [@byun] [@xiaotao]. Anyone who knows that a person joined the "
+        "class learns their value."
+    ),
+    definition=(
+        "With n_old(c, s) and n_new(c, s) the records of class c with value s in the old "
+        "and the new release, the change is Δ(c, s) = n_new(c, s) − n_old(c, s); a class "
+        "discloses s when Δ(c, s) ≠ 0 for exactly one s, for |Δ(c, s)| records. Releases "
+        "are compared when coded alike (the same quasi-identifiers and generalization)."
+    ),
+    citations=(BYUN, XIAO_TAO),
+    protects=(
+        "Publishing a new version of a table already published: it finds the classes whose "
+        "change gives the newcomers' (or the leavers') values away."
+    ),
+    misses=(
+        "changes spread over several values (which still narrow them down); releases coded "
+        "differently (see composition); an attacker who does not know who joined or left; "
+        "m-invariance, which would prevent the attack, is not enforced."
+    ),
+)
+
 #: Every measure, in the order of the docs.
 MEASURES: tuple[Measure, ...] = (
     K_ANONYMITY,
@@ -729,6 +865,9 @@ MEASURES: tuple[Measure, ...] = (
     INDIVIDUAL_RISK,
     SUDA,
     QI_ANALYSIS,
+    POPULATION_LINKAGE,
+    COMPOSITION,
+    DIFFERENCING,
     DIFFERENTIAL_PRIVACY,
 )
 

@@ -64,6 +64,23 @@ USAGE: dict[str, str] = {
         "`--qi-analysis [MAX_SUBSET_SIZE]`; JSON `qi_analysis`, `qi_analysis_summary`; "
         "Python `report.qi_analysis`."
     ),
+    "k-map": (
+        "`anonaudit audit --population FILE [--k-map K]` (policy file: `population`, "
+        "`k_map`); JSON `risk.k_map`, `risk.delta_presence`, `risk.linkage`; Python "
+        "`report.linkage`, `anonaudit.linkage.population_linkage`. See "
+        "[linkability](../linkage.md)."
+    ),
+    "composition": (
+        "`anonaudit compose RELEASE RELEASE... --id COL` (or `--generalize` of one input), "
+        "and `anonaudit audit --ledger FILE --id COL` against the earlier releases; JSON "
+        "`composition.<SA>`, `releases.composition.<SA>`; Python "
+        "`anonaudit.linkage.compose`. See [linkability](../linkage.md)."
+    ),
+    "differencing": (
+        "`anonaudit diff OLD NEW`, and `anonaudit audit --ledger FILE` against the latest "
+        "earlier release; JSON `differencing.<SA>`, `releases.differencing.<SA>`; Python "
+        "`anonaudit.linkage.difference`. See [linkability](../linkage.md)."
+    ),
     "differential-privacy": (
         "`anonaudit dp`, or `anonaudit audit --dp-epsilon E`; JSON `dp`; Python "
         "`anonaudit.dp.companion`. See [the DP companion](../dp.md)."

@@ -241,10 +241,16 @@ def _render(
 
 
 def _about(report: AuditReport) -> tuple[explain.Measure, ...]:
-    """The measures the page explains: with a population, population risk too."""
-    if report.population is None:
-        return explain.REPORT_MEASURES
-    return (*explain.REPORT_MEASURES, explain.POPULATION_RISK)
+    """The measures the page explains: with a population, population risk too; with a
+    population table, k-map; with earlier releases, the attacks run on them."""
+    history = report.history
+    return (
+        *explain.REPORT_MEASURES,
+        *((explain.POPULATION_RISK,) if report.population is not None else ()),
+        *((explain.POPULATION_LINKAGE,) if report.linkage is not None else ()),
+        *((explain.COMPOSITION,) if history is not None and history.composition else ()),
+        *((explain.DIFFERENCING,) if history is not None and history.differencing else ()),
+    )
 
 
 def _listings(view: object) -> Iterator[Listing]:
