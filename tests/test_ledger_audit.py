@@ -281,3 +281,32 @@ def test_ledger_options_without_a_ledger_or_with_datasets_are_refused(
     )
     assert main(["audit", "--config", str(policy)]) == 2
     assert "with [[datasets]] run anonaudit audit on each" in capsys.readouterr().err
+
+
+def test_suppression_advice_leaves_the_attacks_across_releases_to_the_ledger() -> None:
+    """A release failing differencing: no class of it alone accounts for the failure, so
+    the suppression advice names only the measures of the table itself."""
+    import functools
+    from dataclasses import replace
+
+    from anonaudit import Policy, audit_table
+    from anonaudit.advice.suppression import suppression_advice
+
+    def table(rows: list[tuple[str, str, int]]) -> ClassTable:
+        frame = pd.DataFrame(rows, columns=["zip", "dx", "count"])
+        return ClassTable.from_frame(frame, quasi_identifiers=["zip"], sensitive=["dx"])
+
+    old = table([("130", "flu", 2), ("130", "hiv", 2), ("148", "flu", 1)])
+    new = table([("130", "flu", 2), ("130", "hiv", 3), ("148", "flu", 1)])
+    with Ledger.open(":memory:") as ledger:
+        ledger.record(
+            dataset="d", fingerprint="jan", source="jan.csv", quasi_identifiers=["zip"],
+            sensitive=["dx"], table=old,
+        )  # fmt: skip
+        history = release_history(ledger, new, dataset="d", fingerprint="feb")
+    check = functools.partial(audit_table, policy=Policy(k=2), advise_suppression=False)
+    report = replace(check(new), history=history)
+    assert dict(report.verdicts()) == {"k-anonymity": False, "differencing of dx": False}
+    advice = suppression_advice(report, check)
+    assert [m.measure for m in advice.measures] == ["k-anonymity"]
+    assert (advice.classes, advice.records) == (1, 1)  # zip 148, a class of one
