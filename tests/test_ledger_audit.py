@@ -310,3 +310,20 @@ def test_suppression_advice_leaves_the_attacks_across_releases_to_the_ledger() -
     advice = suppression_advice(report, check)
     assert [m.measure for m in advice.measures] == ["k-anonymity"]
     assert (advice.classes, advice.records) == (1, 1)  # zip 148, a class of one
+
+
+def test_an_earlier_release_of_other_sensitive_columns_is_not_differenced() -> None:
+    frame = pd.DataFrame({"zip": ["130", "148"], "dx": ["flu", "hiv"], "count": [3, 4]})
+    new = ClassTable.from_frame(frame, quasi_identifiers=["zip"], sensitive=["dx"])
+    other = ClassTable.from_frame(
+        frame.rename(columns={"dx": "income"}), quasi_identifiers=["zip"], sensitive=["income"]
+    )
+    with Ledger.open(":memory:") as ledger:
+        ledger.record(
+            dataset="d", fingerprint="jan", source="jan.csv", quasi_identifiers=["zip"],
+            sensitive=["income"], table=other,
+        )  # fmt: skip
+        history = release_history(ledger, new, dataset="d", fingerprint="feb")
+    assert history.differenced_with is None and history.differencing == {}
+    assert any("none of this release's sensitive columns" in gap for gap in history.not_checked)
+    assert history.verdicts() == []

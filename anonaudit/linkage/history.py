@@ -161,8 +161,14 @@ def release_history(
             "no earlier release was coded the same way (same transformation): "
             "differencing was not assessed"
         )
-    shared = min((_shared(result) for result in differencing.values()), default=1.0)
-    if differenced_with is not None and shared < SAME_CODING:
+    shared = min((_shared(result) for result in differencing.values()), default=0.0)
+    if differenced_with is not None and not differencing:
+        not_checked.append(
+            f"release #{differenced_with.id} has none of this release's sensitive columns: "
+            "differencing was not assessed"
+        )
+        differenced_with = None
+    elif differenced_with is not None and shared < SAME_CODING:
         not_checked.append(
             f"only {shared:.0%} of this release's records are in classes release "
             f"#{differenced_with.id} also has: the two are coded differently (another "
