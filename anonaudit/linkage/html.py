@@ -31,7 +31,11 @@ from anonaudit.linkage.composition import COMBINATION_RULE, Composition, DPCompo
 from anonaudit.linkage.differencing import Differencing
 from anonaudit.linkage.report import _fixed
 from anonaudit.report.html import DEFAULT_MAX_ROWS, Section, _environment
-from anonaudit.report.view_releases import disclosing_listing
+from anonaudit.report.view_releases import (
+    composition_facts,
+    differencing_facts,
+    disclosing_listing,
+)
 from anonaudit.report.views import (
     _MECHANISM_WORDS,
     Fact,
@@ -291,24 +295,7 @@ def _composition_view(result: Composition) -> CompositionView:
             for r in releases
         ),
         comparison=() if dp is None else _side_by_side(result, dp),
-        attack=(
-            Fact(
-                "records in two or more releases, with the same value in each",
-                _count(result.records),
-            ),
-            Fact("of them, disclosed (one consistent value)", _count(result.disclosed_records)),
-            Fact(
-                "of those, disclosed by the composition alone (each class holds two or more "
-                "values)",
-                _count(result.newly_disclosed_records),
-            ),
-            Fact("the attacker's largest posterior on a value", _fixed(result.max_posterior)),
-            Fact("combinations of classes among them", _count(len(result.candidates))),
-            Fact(
-                "records whose value differs between releases (left out)",
-                _count(result.changed_records),
-            ),
-        ),
+        attack=composition_facts(result),
         dp=() if dp is None else _dp_facts(dp),
         changed=None
         if not result.changed_records
@@ -370,14 +357,7 @@ def _differencing_view(result: Differencing, options: Options) -> DifferencingVi
             f"the releases; {result.disclosing_classes:,} changed in one value only, disclosing "
             f"it for {_plural(result.disclosed_records, 'record')} added or removed."
         ),
-        facts=(
-            Fact("classes in either release", _count(result.classes)),
-            Fact("classes whose size or histogram changed", _count(result.classes_changed)),
-            Fact("classes changed in exactly one value", _count(result.disclosing_classes)),
-            Fact(
-                "records added or removed there: value disclosed", _count(result.disclosed_records)
-            ),
-        ),
+        facts=differencing_facts(result),
         listing=listing,
         left_out=None
         if left <= 0

@@ -33,10 +33,19 @@ from anonaudit.report.views import (
 
 if TYPE_CHECKING:
     from anonaudit.auditing import AuditReport
+    from anonaudit.linkage.composition import Composition
     from anonaudit.linkage.differencing import Differencing
     from anonaudit.linkage.history import ReleaseHistory
 
-__all__ = ["AttackView", "ReleasesView", "disclosing_listing", "recording", "releases_view"]
+__all__ = [
+    "AttackView",
+    "ReleasesView",
+    "composition_facts",
+    "differencing_facts",
+    "disclosing_listing",
+    "recording",
+    "releases_view",
+]
 
 
 @dataclass(frozen=True)
@@ -80,20 +89,7 @@ def releases_view(history: ReleaseHistory, report: AuditReport, options: Options
             AttackView(
                 f"Composition of {sa} with {with_}",
                 f"composition-{slug[sa]}",
-                (
-                    Fact("records in this and an earlier release", _count(result.records)),
-                    Fact(
-                        "of them, disclosed (one consistent value)",
-                        _count(result.disclosed_records),
-                    ),
-                    Fact(
-                        "of those, disclosed by the composition alone",
-                        _count(result.newly_disclosed_records),
-                    ),
-                    Fact(
-                        "the attacker's largest posterior on a value", _fixed(result.max_posterior)
-                    ),
-                ),
+                composition_facts(result),
                 None,
             )
         )
@@ -104,17 +100,7 @@ def releases_view(history: ReleaseHistory, report: AuditReport, options: Options
             AttackView(
                 f"Differencing of {sa} against {against}",
                 f"differencing-{slug[sa]}",
-                (
-                    Fact("classes in either release", _count(difference.classes)),
-                    Fact("classes changed", _count(difference.classes_changed)),
-                    Fact(
-                        "of them, changed in one value only", _count(difference.disclosing_classes)
-                    ),
-                    Fact(
-                        "records added or removed there: value disclosed",
-                        _count(difference.disclosed_records),
-                    ),
-                ),
+                differencing_facts(difference),
                 listing,
             )
         )
@@ -178,4 +164,34 @@ def disclosing_listing(result: Differencing, options: Options) -> Listing:
         name=f"disclosing-{result.sensitive}",
         noun="class",
         options=replace(options, max_classes=max(shown, 1), listings_href=None),
+    )
+
+
+def composition_facts(result: Composition) -> tuple[Fact, ...]:
+    """The composition attack's figures, as the ``compose`` page and the audit show them."""
+    return (
+        Fact(
+            "records in two or more releases, with the same value in each", _count(result.records)
+        ),
+        Fact("of them, disclosed (one consistent value)", _count(result.disclosed_records)),
+        Fact(
+            "of those, disclosed by the composition alone (each class holds two or more values)",
+            _count(result.newly_disclosed_records),
+        ),
+        Fact("the attacker's largest posterior on a value", _fixed(result.max_posterior)),
+        Fact("combinations of classes among them", _count(len(result.candidates))),
+        Fact(
+            "records whose value differs between releases (left out)",
+            _count(result.changed_records),
+        ),
+    )
+
+
+def differencing_facts(result: Differencing) -> tuple[Fact, ...]:
+    """The differencing attack's figures, as the ``diff`` page and the audit show them."""
+    return (
+        Fact("classes in either release", _count(result.classes)),
+        Fact("classes whose size or histogram changed", _count(result.classes_changed)),
+        Fact("classes changed in exactly one value", _count(result.disclosing_classes)),
+        Fact("records added or removed there: value disclosed", _count(result.disclosed_records)),
     )
