@@ -52,6 +52,7 @@ __all__ = [
     "KeyIndex",
     "Recode",
     "class_ids",
+    "read_records",
     "recode_columns",
     "record_batches",
     "report_columns",
@@ -100,6 +101,19 @@ def record_batches(sources: Sequence[Source], columns: Sequence[str]) -> Iterato
     check_columns(sources, columns, ())
     for _, batch in _numbered_batches(sources, columns):
         yield batch
+
+
+def read_records(sources: Sequence[Source], columns: Sequence[str]) -> pa.Table:
+    """Every record's ``columns`` as text, in input order, held in memory
+    (:func:`record_batches`, collected).
+
+    Raises
+    ------
+    ColumnError
+        A source without one of ``columns``.
+    """
+    schema = pa.schema([pa.field(name, pa.string()) for name in columns])
+    return pa.Table.from_batches(list(record_batches(sources, columns)), schema=schema)
 
 
 class KeyIndex:
@@ -309,9 +323,7 @@ def release_records(sources: Sequence[Source], report: AuditReport, id_column: s
         raise ParameterError(
             f"the id column {id_column!r} is also a quasi-identifier or sensitive column"
         )
-    columns = [id_column, *qi, *sa]
-    schema = pa.schema([pa.field(name, pa.string()) for name in columns])
-    records = pa.Table.from_batches(list(record_batches(sources, columns)), schema=schema)
+    records = read_records(sources, [id_column, *qi, *sa])
     if report.generalization is not None:
         records = recode_columns(records, report.generalization.recode_maps())
     if report.null_policy == "drop":

@@ -327,3 +327,19 @@ def test_an_earlier_release_of_other_sensitive_columns_is_not_differenced() -> N
     assert history.differenced_with is None and history.differencing == {}
     assert any("none of this release's sensitive columns" in gap for gap in history.not_checked)
     assert history.verdicts() == []
+
+
+def test_releases_recorded_by_compose_are_composed_with_later_audits(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    a = _write(HOSPITAL_A, tmp_path / "a.csv")
+    b = _write(HOSPITAL_B, tmp_path / "b.csv")
+    ledger = tmp_path / "ledger.sqlite"
+    compose = ["compose", a, b, "--id", "pid", *ROLES, "--ledger", str(ledger)]
+    assert main([*compose, "--dataset", "city", "--quiet"]) == 0
+    later = HOSPITAL_B.assign(pid=HOSPITAL_B.pid.where(HOSPITAL_B.pid != 25, 26))
+    status, document = _audit(capsys, _write(later, tmp_path / "c.csv"), ledger, "--id", "pid")
+    releases = document["releases"]
+    assert releases["composed_with"] == [1, 2]  # compose kept both releases' records
+    assert releases["composition"]["disease"]["newly_disclosed_records"] == 1  # Alice
+    assert status == 1

@@ -36,8 +36,8 @@ from anonaudit.linkage.report import (
     ledger_to_dict,
 )
 from anonaudit.report.json import dumps
-from anonaudit.rows import release_records
-from anonaudit.sources.base import file_sha256
+from anonaudit.rows import read_records, release_records
+from anonaudit.sources.base import file_sha256, open_source
 from anonaudit.sources.csv import CsvOptions
 from anonaudit.util import atomic_write_text, refuse_overwriting
 
@@ -173,7 +173,12 @@ def _record(
     qi: list[str],
     sa: list[str],
 ) -> None:
-    """Record each input in the ledger, unless it holds that file for that recipient."""
+    """Record each input in the ledger, unless it holds that file for that recipient.
+
+    ``compose``'s releases carry the office's record id: their records are kept too, so
+    a later ``audit --ledger --id`` composes with them.
+    """
+    csv = CsvOptions(args.sep, args.encoding, tuple(args.na) if args.na else ("",))
     with Ledger.open(args.ledger) as ledger:
         for path, table in zip(inputs, tables, strict=True):
             if not Path(path).is_file():
@@ -183,6 +188,7 @@ def _record(
             known = ledger.releases(dataset, args.recipient)
             if any(entry.fingerprint == fingerprint for entry in known):
                 continue
+            id = getattr(args, "id", None)
             ledger.record(
                 dataset=dataset,
                 fingerprint=fingerprint,
@@ -191,6 +197,9 @@ def _record(
                 sensitive=sa,
                 table=table,
                 recipient=args.recipient,
+                records=None
+                if id is None
+                else read_records([open_source(path, csv=csv)], [id, *qi, *sa]),
             )
 
 

@@ -61,7 +61,7 @@ from anonaudit.errors import AnonauditError, ColumnError, InputError, ParameterE
 from anonaudit.generalization import Generalization, qi_hierarchy
 from anonaudit.hierarchy import Hierarchy
 from anonaudit.linkage._classes import common_class_ids
-from anonaudit.rows import recode_columns, record_batches
+from anonaudit.rows import read_records, recode_columns
 from anonaudit.sources.base import Source, open_source, require_columns, to_string_batch
 from anonaudit.sources.csv import CsvOptions, CsvSource
 
@@ -280,7 +280,7 @@ def generalized_releases(
             raise ColumnError(f"a hierarchy is given for {name!r}, which is not a quasi-identifier")
     opened = open_source(source, csv=csv)
     columns = list(dict.fromkeys([id, *qi, *sa]))  # read_releases refuses an id among them
-    records = pa.Table.from_batches(list(record_batches([opened], columns)))
+    records = read_records([opened], columns)
     built = {
         name: qi_hierarchy(spec, pc.unique(records.column(name)).to_pylist(), column=name)
         for name, spec in hierarchies.items()
