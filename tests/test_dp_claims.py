@@ -1,4 +1,5 @@
-"""Every privacy claim the DP companion prints, tested as a claim.
+"""Every privacy claim the DP companion (and ``anonaudit compose``'s DP counterpart)
+prints, tested as a claim.
 
 Each test samples the release mechanism itself (:func:`anonaudit.dp.release`, with
 OpenDP's secure samplers) on a pair of neighbouring datasets, many independent copies at
@@ -32,6 +33,7 @@ from anonaudit.dp.accounting import delta_threshold
 from anonaudit.dp.mechanisms import NoiseDistribution, add_noise, opendp_contrib
 from anonaudit.dp.plrv import privacy_loss
 from anonaudit.dp.release import Release
+from anonaudit.linkage import dp_composition
 
 pytest.importorskip("opendp")
 
@@ -287,3 +289,43 @@ def test_every_mechanism_meets_its_stated_guarantee_for_one_more_person(
     if mechanism == "laplace":  # and the stated epsilon is tight: 0.8 of it is refuted
         # (rounding at 1/2 from the count: {y >= 2} has likelihood ratio exactly e^eps)
         assert event(with_one >= 2, without >= 2).refutes(0.8 * present.epsilon)
+
+
+# -- 4. releases composed: what `anonaudit compose --dp-epsilon` prints ---------------
+
+
+def test_two_releases_compose_to_the_stated_total_and_value_epsilon() -> None:
+    """``anonaudit compose --dp-epsilon 1`` over two releases prints a total ε of 2, a
+    present person's value ε of 4 and the posterior bound at 4 (:func:`dp_composition`).
+    Two independent releases of each neighbouring dataset, sampled jointly: the events
+    that make the figures tight have likelihood ratio e^2 and e^4 across both releases,
+    so the figures hold, and a total left uncomposed (one release's ε) is refuted."""
+    n = 150_000
+    stated = dp_composition(2, epsilon=1.0, prior=np.array([0.5, 0.5]))
+    assert (stated.accounting.epsilon, stated.value_epsilon) == (2.0, 4.0)
+
+    # A present person's value: "a" in one dataset, "b" in the other, in both releases.
+    a1, b1 = (pairs(r, n) for r in value_pair(1.0, n))
+    a2, b2 = (pairs(r, n) for r in value_pair(1.0, n))
+    tight = event(
+        (a1[:, 0] >= 1) & (a1[:, 1] == 0) & (a2[:, 0] >= 1) & (a2[:, 1] == 0),
+        (b1[:, 0] >= 1) & (b1[:, 1] == 0) & (b2[:, 0] >= 1) & (b2[:, 1] == 0),
+    )
+    assert not tight.refutes(stated.value_epsilon)
+    assert tight.refutes(2.0)  # one release's value ε: the composition left out
+    assert tight.refutes(0.85 * stated.value_epsilon)  # and the figure is tight
+    posterior = tight.hits / (tight.hits + tight.hits_other)  # prior 1/2, both releases seen
+    assert posterior <= stated.posterior_bound + 0.01  # 0.982
+    assert posterior > float(posterior_bound(0.5, 2.0)) + 0.05  # 0.88
+
+    # One more person (add-remove): a class count of 1 against 0 in both releases.
+    domain = PublicDomain.of({"q": [str(i) for i in range(n)], "s": ["a", "b"]})
+    present = [pairs(release(table_of(n, "a"), epsilon=1.0, domain=domain), n) for _ in "12"]
+    absent = [pairs(release(table_of(n, "b"), epsilon=1.0, domain=domain), n) for _ in "12"]
+    added = event(
+        (present[0][:, 0] >= 1) & (present[1][:, 0] >= 1),
+        (absent[0][:, 0] >= 1) & (absent[1][:, 0] >= 1),
+    )
+    assert not added.refutes(stated.accounting.epsilon)
+    assert added.refutes(1.0)  # one release's ε
+    assert added.refutes(0.85 * stated.accounting.epsilon)
