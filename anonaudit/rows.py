@@ -38,7 +38,6 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 from numpy.typing import NDArray
 
-from anonaudit.checks.wildcard import class_frequencies
 from anonaudit.csvfile import defuse
 from anonaudit.engines.local import Progress, check_columns, total_size
 from anonaudit.errors import ColumnError, InputError, ParameterError
@@ -350,8 +349,9 @@ def write_records(
     dataset, among the records its files give in order, after any filter), the QI
     values as read, ``fk`` (the size
     of the record's equivalence class; under ``nulls="wildcard"`` the records it
-    matches, :func:`anonaudit.checks.wildcard.class_frequencies`), ``prosecutor_risk``
-    (``1 / fk``, the probability that an attacker who knows the record is in the file
+    matches: the audit's own ``report.risk.frequencies``), ``prosecutor_risk``
+    (``1 / fk``, ``report.risk.per_class``: the probability that an attacker who knows
+    the record is in the file
     picks it from its class: El Emam & Dankar 2008, "Protecting Privacy Using
     k-Anonymity", JAMIA 15(5); :mod:`anonaudit.checks.risk`), then the report's other
     per-record measures (:func:`report_columns`), then ``columns``. A
@@ -400,8 +400,10 @@ def write_records(
     qi = list(report.quasi_identifiers)
     classes = report.table.classes
     sizes = classes.sizes.astype(np.int64)
-    fk, _ = class_frequencies(report.table, nulls=report.null_policy)
-    measures: dict[str, NDArray[Any]] = {"fk": fk, "prosecutor_risk": 1.0 / np.maximum(fk, 1)}
+    measures: dict[str, NDArray[Any]] = {
+        "fk": report.risk.frequencies,
+        "prosecutor_risk": report.risk.per_class,
+    }
     for name, values in {**report_columns(report), **(columns or {})}.items():
         array = np.asarray(values)
         if array.shape != (len(classes),):

@@ -27,6 +27,7 @@ from anonaudit.checks import (
     prosecutor_risk,
     t_closeness,
 )
+from anonaudit.checks._classes import TOLERANCE
 from anonaudit.checks.emd import Distributions, pot_distance
 from anonaudit.checks.risk import RISK_BANDS
 from anonaudit.classtable import ClassTable
@@ -445,7 +446,9 @@ def test_verdicts_agree_with_violating_classes(rows, data):
     t = data.draw(st.sampled_from((measured_t, measured_t / 2)))
     tr = t_closeness(table, "s", distance="ordered", t=t)
     assert tr.passed == (tr.violating_records == 0)
-    assert tr.passed == (t == measured_t or measured_t == 0)
+    # at half the measured t it fails, unless t is floating-point noise within the
+    # checks' tolerance of zero (an ordered EMD of 5.6e-17 for identical distributions)
+    assert tr.passed == (measured_t <= t + TOLERANCE)
 
     dr = attribute_disclosure(table, "s")
     at_alpha = attribute_disclosure(table, "s", alpha=dr.alpha)

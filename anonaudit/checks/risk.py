@@ -15,7 +15,7 @@ ARX, Prasser et al. 2014). Over the N records of a table with C classes:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -54,6 +54,9 @@ class RiskResult:
         previous edge.
     max_highest : float or None
         Largest highest risk the policy allows.
+    frequencies : numpy.ndarray
+        Per class (``table.classes`` order), the records it matches: its size, or under
+        the ``wildcard`` null policy the records compatible with it (``f_k``).
     """
 
     highest: float
@@ -66,6 +69,13 @@ class RiskResult:
     sample_uniques_fraction: float
     bands: dict[float, int]
     max_highest: float | None
+    frequencies: NDArray[Any] = field(repr=False, compare=False)
+
+    @property
+    def per_class(self) -> NDArray[Any]:
+        """Per class, the prosecutor risk of each of its records, ``1 / f_k`` (computed
+        when asked: the class table may hold tens of millions of classes)."""
+        return 1.0 / self.frequencies
 
     @property
     def passed(self) -> bool | None:
@@ -134,4 +144,5 @@ def prosecutor_risk(
         sample_uniques_fraction=uniques / rows,
         bands={edge: int(n) for edge, n in zip(RISK_BANDS, per_band, strict=True)},
         max_highest=max_highest,
+        frequencies=frequencies,
     )
