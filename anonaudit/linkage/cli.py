@@ -73,7 +73,7 @@ def run(args: argparse.Namespace, command: str) -> int:
     else:
         document, text, html, disclosed, tables = _diff(args, inputs, qi, sensitive, csv, command)
     if args.ledger:
-        _record(args, inputs, tables, qi, sensitive)
+        _record(args, inputs, tables, qi, sensitive, csv)
     if args.html:
         atomic_write_text(Path(args.html), html)
     if args.json == "-":
@@ -172,13 +172,13 @@ def _record(
     tables: Sequence[ClassTable],
     qi: list[str],
     sa: list[str],
+    csv: CsvOptions,
 ) -> None:
     """Record each input in the ledger, unless it holds that file for that recipient.
 
-    ``compose``'s releases carry the office's record id: their records are kept too, so
-    a later ``audit --ledger --id`` composes with them.
+    ``compose``'s releases carry the office's record id: their records are kept too
+    (read with ``csv``), so a later ``audit --ledger --id`` composes with them.
     """
-    csv = CsvOptions(args.sep, args.encoding, tuple(args.na) if args.na else ("",))
     with Ledger.open(args.ledger) as ledger:
         for path, table in zip(inputs, tables, strict=True):
             if not Path(path).is_file():

@@ -75,6 +75,16 @@ class ReleaseHistory:
     not_checked: tuple[str, ...]
     recorded: int | None = None
 
+    @property
+    def composed_names(self) -> str:
+        """The releases composed with this one, as reports name them: ``"#1, #2"``."""
+        return ", ".join(f"#{entry.id}" for entry in self.composed_with)
+
+    @property
+    def differenced_name(self) -> str:
+        """The release differenced against, as reports name it (``""`` if none)."""
+        return "" if self.differenced_with is None else f"#{self.differenced_with.id}"
+
     def verdicts(self) -> list[tuple[str, bool]]:
         """``(attack, passed)`` per SA and attack run: passed when it disclosed no record.
 

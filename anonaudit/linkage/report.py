@@ -17,8 +17,10 @@ __all__ = [
     "composition_entry",
     "composition_summary",
     "composition_to_dict",
+    "differencing_counts",
     "differencing_summary",
     "differencing_to_dict",
+    "disclosing_rows",
     "entry_to_dict",
     "ledger_summary",
     "ledger_to_dict",
@@ -138,29 +140,42 @@ def differencing_to_dict(
     document = _header(sources)
     document["differencing"] = {}
     for name, result in results.items():
-        listing = result.listing
-        qi = [c for c in listing.columns if c not in _LISTED]
-        document["differencing"][name] = {
-            "classes": result.classes,
-            "classes_changed": result.classes_changed,
-            "disclosing_classes": result.disclosing_classes,
-            "disclosed_records": result.disclosed_records,
-            "listed": len(listing),
-            "truncated": len(listing) < result.disclosing_classes,
-            "disclosing": [
-                {
-                    "quasi_identifiers": {
-                        column: REDACTED if redact else row[column] for column in qi
-                    },
-                    "old_size": int(row["old_size"]),
-                    "new_size": int(row["new_size"]),
-                    "value": row["value"],
-                    "change": int(row["change"]),
-                }
-                for row in listing.to_dict(orient="records")
-            ],
+        rows = disclosing_rows(result, redact=redact)
+        document["differencing"][name] = differencing_counts(result) | {
+            "listed": len(rows),
+            "truncated": len(rows) < result.disclosing_classes,
+            "disclosing": rows,
         }
     return document
+
+
+def differencing_counts(result: Differencing) -> dict[str, int]:
+    """One SA's differencing figures, as ``diff`` and ``audit --ledger`` report them."""
+    return {
+        "classes": result.classes,
+        "classes_changed": result.classes_changed,
+        "disclosing_classes": result.disclosing_classes,
+        "disclosed_records": result.disclosed_records,
+    }
+
+
+def disclosing_rows(
+    result: Differencing, *, limit: int | None = None, redact: bool = False
+) -> list[dict[str, Any]]:
+    """The disclosing classes of ``result`` as JSON rows, the first ``limit`` of them
+    (``None``: as listed), their QI values ``"[redacted]"`` with ``redact``."""
+    listing = result.listing
+    qi = [c for c in listing.columns if c not in _LISTED]
+    return [
+        {
+            "quasi_identifiers": {column: REDACTED if redact else row[column] for column in qi},
+            "old_size": int(row["old_size"]),
+            "new_size": int(row["new_size"]),
+            "value": row["value"],
+            "change": int(row["change"]),
+        }
+        for row in listing.head(len(listing) if limit is None else limit).to_dict(orient="records")
+    ]
 
 
 def differencing_summary(results: Mapping[str, Differencing]) -> str:

@@ -18,7 +18,12 @@ import pandas as pd
 
 from anonaudit import __version__
 from anonaudit.engines.local import FileStats
-from anonaudit.linkage.report import composition_entry, entry_to_dict
+from anonaudit.linkage.report import (
+    composition_entry,
+    differencing_counts,
+    disclosing_rows,
+    entry_to_dict,
+)
 from anonaudit.report.criteria import criteria
 from anonaudit.report.view_population import population_caveats
 from anonaudit.report.views import REDACTED, contents_notice
@@ -284,27 +289,13 @@ def _history(report: AuditReport, layout: _Layout) -> dict[str, Any]:
         return {}
     differencing = {}
     for sa, result in history.differencing.items():
-        rows = result.listing.to_dict(orient="records")[: layout.limit]
-        listing = {
-            "count": result.disclosing_classes,
-            "truncated": len(rows) < result.disclosing_classes,
-            "classes": [
-                {
-                    "quasi_identifiers": layout.qi_values(row),
-                    "old_size": int(row["old_size"]),
-                    "new_size": int(row["new_size"]),
-                    "value": row["value"],
-                    "change": int(row["change"]),
-                }
-                for row in rows
-            ],
-        }
-        differencing[sa] = {
-            "classes": result.classes,
-            "classes_changed": result.classes_changed,
-            "disclosing_classes": result.disclosing_classes,
-            "disclosed_records": result.disclosed_records,
-            "disclosing": listing,
+        rows = disclosing_rows(result, limit=layout.limit, redact=layout.redact)
+        differencing[sa] = differencing_counts(result) | {
+            "disclosing": {
+                "count": result.disclosing_classes,
+                "truncated": len(rows) < result.disclosing_classes,
+                "classes": rows,
+            }
         }
     against = history.differenced_with
     return {

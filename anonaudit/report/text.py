@@ -360,17 +360,15 @@ def _history(report: AuditReport) -> list[str]:
         f"release(s); this one {recording(history, report)}"
     ]
     for sa, result in history.composition.items():
-        with_ = ", ".join(f"#{entry.id}" for entry in history.composed_with)
         lines.append(
-            f"  composition of {sa} with {with_}: {result.records:,} records in several "
-            f"releases, {result.disclosed_records:,} disclosed (one consistent value), "
+            f"  composition of {sa} with {history.composed_names}: {result.records:,} records "
+            f"in several releases, {result.disclosed_records:,} disclosed (one consistent value), "
             f"{result.newly_disclosed_records:,} of them by the composition alone; largest "
             f"posterior {_fmt(result.max_posterior)}{_mark(result.newly_disclosed_records == 0)}"
         )
-    against = "" if history.differenced_with is None else f"#{history.differenced_with.id}"
     for sa, difference in history.differencing.items():
         lines.append(
-            f"  differencing of {sa} against {against}: "
+            f"  differencing of {sa} against {history.differenced_name}: "
             f"{difference.classes_changed:,} of {difference.classes:,} classes changed, "
             f"{difference.disclosing_classes:,} in one value only, disclosing it for "
             f"{difference.disclosed_records:,} records"

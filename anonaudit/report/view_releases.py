@@ -83,22 +83,20 @@ def releases_view(history: ReleaseHistory, report: AuditReport, options: Options
     """The view of ``history``, the release ``report`` against the earlier ones."""
     attacks = []
     slug = dict(zip(report.sensitive, slugs(report.sensitive), strict=True))
-    with_ = ", ".join(f"#{entry.id}" for entry in history.composed_with)
     for sa, result in history.composition.items():
         attacks.append(
             AttackView(
-                f"Composition of {sa} with {with_}",
+                f"Composition of {sa} with {history.composed_names}",
                 f"composition-{slug[sa]}",
                 composition_facts(result),
                 None,
             )
         )
-    against = "" if history.differenced_with is None else f"#{history.differenced_with.id}"
     for sa, difference in history.differencing.items():
         listing = disclosing_listing(difference, options) if len(difference.listing) else None
         attacks.append(
             AttackView(
-                f"Differencing of {sa} against {against}",
+                f"Differencing of {sa} against {history.differenced_name}",
                 f"differencing-{slug[sa]}",
                 differencing_facts(difference),
                 listing,

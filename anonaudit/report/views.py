@@ -632,7 +632,7 @@ def _releases_verdicts(report: AuditReport) -> list[VerdictRow]:
     if history is None:
         return []
     rows = []
-    composed_with = ", ".join(f"#{entry.id}" for entry in history.composed_with)
+    composed_with = history.composed_names
     for sa, composition in history.composition.items():
         rows.append(
             VerdictRow(
@@ -647,7 +647,6 @@ def _releases_verdicts(report: AuditReport) -> list[VerdictRow]:
                 "one value that no release disclosed alone.",
             )
         )
-    against = "" if history.differenced_with is None else f"#{history.differenced_with.id}"
     for sa, difference in history.differencing.items():
         rows.append(
             VerdictRow(
@@ -656,7 +655,7 @@ def _releases_verdicts(report: AuditReport) -> list[VerdictRow]:
                 f"{_count(difference.disclosed_records)} disclosed",
                 "none disclosed",
                 difference.disclosed_records == 0,
-                f"Subtracting release {against} from this one class by class: "
+                f"Subtracting release {history.differenced_name} from this one class by class: "
                 f"{_plural(difference.disclosing_classes, 'class')} changed in one {sa} value "
                 f"only, which discloses it for {_plural(difference.disclosed_records, 'record')} "
                 "added or removed.",
