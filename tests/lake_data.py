@@ -117,6 +117,16 @@ class SlowSource:
         self.info = inner.info
         self.columns = inner.columns
 
+    @property
+    def sha256(self) -> str | None:
+        """The inner source's fingerprint of its file, if it keeps one."""
+        return getattr(self.inner, "sha256", None)
+
+    def hash_file(self) -> str | None:
+        """The inner source's :meth:`hash_file`: the same fingerprint as unwrapped."""
+        hash_file = getattr(self.inner, "hash_file", None)
+        return hash_file() if callable(hash_file) else self.sha256
+
     def batches(self, columns: Sequence[str]) -> Iterator[pa.RecordBatch]:
         for batch in self.inner.batches(columns):
             time.sleep(self.delay)

@@ -9,7 +9,10 @@ reduction into one partition (``split_out=1``): the merged table is collected to
 client anyway, and on ``benchmarks/bench_lake.py`` (20 files whose partials barely
 shrink, 17M partial rows into 2.8M) the tree took 14 s where the default shuffle-based
 ``split_out`` took 37 s; a DuckDB merge in the tree's steps was no faster (14 s), the
-time going to moving the partials between processes. Tasks return one pandas frame
+time going to moving the partials between processes. Each task also fingerprints its
+part where it reads it (:func:`~anonaudit.sources.base.fingerprint_now`: a CSV file as
+it streams, a local Parquet file once read) and hands the digest back in the partial's
+``attrs``, beside the records it counted. Tasks return one pandas frame
 backed by a single (combined) Arrow chunk per column, since Dask over-estimates the size
 of multi-chunk Arrow data and would spill or rebalance for nothing. The checks then run
 on the merged table as on any other.
@@ -43,7 +46,7 @@ from anonaudit.engines.local import (
     total_size,
 )
 from anonaudit.errors import AnonauditError, EngineError, InputError, MissingDependencyError
-from anonaudit.sources.base import Source, parts_of, to_string_batch
+from anonaudit.sources.base import Source, fingerprint_now, parts_of, to_string_batch
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -51,6 +54,7 @@ if TYPE_CHECKING:
 __all__ = ["build_class_table"]
 
 _COUNT = "__anonaudit_count__"
+_SHA256 = "anonaudit_sha256"  #: the part's digest, in its partial's ``attrs``
 _TEXT = pd.StringDtype("pyarrow")
 
 
@@ -107,7 +111,12 @@ def build_class_table(
             )
             partials = client.persist(partials)
             _watch(distributed, partials, flat, progress)
-            per_part = partials[_COUNT].map_partitions(_total, meta=pd.Series(dtype="int64"))
+            per_part = partials.map_partitions(
+                _total,
+                meta=pd.DataFrame(
+                    {"rows": pd.Series(dtype="int64"), _SHA256: pd.Series(dtype=object)}
+                ),
+            )
             grouped = partials.groupby(columns, dropna=False, observed=True, sort=False)
             merged = grouped[_COUNT].sum(split_out=1)
             rows, counts = client.compute([per_part, merged], sync=True)
@@ -125,7 +134,8 @@ def build_class_table(
             raise InputError(f"cannot read input on a Dask worker: {exc}") from None
     if progress is not None:
         progress.finish()
-    part_rows = [int(n) for n in rows]
+    part_rows = [int(n) for n in rows["rows"]]
+    digests = [digest if isinstance(digest, str) else None for digest in rows[_SHA256]]
     frame = counts.reset_index()
     frame = frame[frame[_COUNT] > 0]  # groups whose rows all counted 0 records
     keys = pa.Table.from_batches(
@@ -137,7 +147,7 @@ def build_class_table(
             f"the Dask result covers {int(totals.sum()):,} records but the parts read "
             f"{sum(part_rows):,}; refusing a partial audit"
         )
-    stats = provenance(sources, part_rows, columns)
+    stats = provenance(sources, part_rows, columns, digests)
     return ClassTable(tuple(quasi_identifiers), tuple(sensitive), keys, totals, stats)
 
 
@@ -153,11 +163,18 @@ def _partial(part: Source, audited: list[str], count: str | None) -> pd.DataFram
     )
     table = keys.combine_chunks().append_column(_COUNT, pa.array(counts, pa.int64()))
     frame: pd.DataFrame = table.to_pandas(types_mapper={pa.string(): _TEXT}.get)
+    frame.attrs[_SHA256] = fingerprint_now(part)
     return frame
 
 
-def _total(counts: pd.Series) -> pd.Series:
-    return pd.Series([int(counts.sum())], dtype="int64")
+def _total(partial: pd.DataFrame) -> pd.DataFrame:
+    """A part's records and its digest (from :func:`_partial`), as one row."""
+    return pd.DataFrame(
+        {
+            "rows": pd.Series([int(partial[_COUNT].sum())], dtype="int64"),
+            _SHA256: pd.Series([partial.attrs.get(_SHA256)], dtype=object),
+        }
+    )
 
 
 def _watch(

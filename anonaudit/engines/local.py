@@ -10,7 +10,10 @@ combinations, and spills that table to disk if it outgrows memory.
 
 Every part of every source (each file of a dataset) feeds one stream and one hash
 table, so peak memory grows with the distinct combinations, not with the rows or the
-files; the rows each part gave are counted on the way (:class:`SourceStats`). Text
+files; the rows each part gave are counted on the way (:class:`SourceStats`), and each
+file's SHA-256 is taken (:func:`~anonaudit.sources.base.fingerprint_now`): a CSV file's
+as its bytes stream through the reader, a Parquet file's once it is read, a file
+DuckDB's own scan reads in a thread beside the scan. Text
 columns that arrive as dictionaries (Parquet, partition keys) stay dictionaries:
 DuckDB then hashes each batch's few distinct values (``benchmarks/bench_lake.py``).
 """
@@ -23,6 +26,7 @@ import os
 import sys
 import time
 from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Literal, TextIO
 
@@ -38,6 +42,8 @@ from anonaudit.sources.base import (
     MultiPartSource,
     Source,
     absent_columns,
+    fingerprint,
+    fingerprint_now,
     parts_of,
     require_columns,
 )
@@ -330,7 +336,7 @@ def build_class_table(
     -------
     ClassTable
         The table of all sources, with the records each source (and each file of a
-        dataset) gave.
+        dataset) gave and each file's SHA-256 (:attr:`SourceStats.sha256`).
 
     Raises
     ------
@@ -378,6 +384,7 @@ def build_class_table(
                 if progress is not None:
                     progress.advance(records)
                 yield batch
+            fingerprint_now(part)  # a CSV file was hashed as it streamed; Parquet now
             if progress is not None:
                 progress.part_done(part.info.size_bytes)
 
@@ -435,6 +442,12 @@ def _scan_csv(
     :meth:`~anonaudit.sources.base.Source.batches`, whose messages name the line) when a
     part does not qualify, DuckDB reports any error, or a file has no data rows.
 
+    DuckDB reads the files itself (by ranges, on every core: no stream to hash on the
+    way), so they are hashed (``hash_file``) in a read of their own, by one thread
+    beside the scan, mostly from the page cache. On the 10M-row file of
+    ``benchmarks/bench_audit.py`` (510 MiB) that is about 0.5 s of SHA-256, measured as
+    +0.4 s of CPU time (5%) for the whole scan on a shared two-core machine.
+
     Returns
     -------
     keys : pyarrow.Table
@@ -463,6 +476,8 @@ def _scan_csv(
         return f"SELECT {picked}, {index} AS part FROM {scan}"
 
     connection = connect()
+    hashing = ThreadPoolExecutor(max_workers=1, thread_name_prefix="anonaudit-sha256")
+    hashed = hashing.submit(lambda: [fingerprint_now(part) for part in parts])
     try:
         first_part, first_scan, first_positions = scans[0]
         sample = connection.sql(
@@ -486,6 +501,8 @@ def _scan_csv(
         return None
     finally:
         connection.close()
+        hashing.shutdown(wait=False)  # on an error the reader's pass hashes the files
+    hashed.result()  # the digests are kept by the parts (fingerprint)
     if len(scans) == 1:
         rows = [int(pc.sum(result.column(_COUNT)).as_py() or 0)]
         table = result
@@ -654,7 +671,10 @@ def total_size(parts: Sequence[Source]) -> int | None:
 
 
 def provenance(
-    sources: Sequence[Source], part_rows: Sequence[int], columns: Sequence[str] = ()
+    sources: Sequence[Source],
+    part_rows: Sequence[int],
+    columns: Sequence[str] = (),
+    digests: Sequence[str | None] | None = None,
 ) -> tuple[SourceStats, ...]:
     """Where the records came from, given the records each part of each source gave.
 
@@ -667,6 +687,11 @@ def provenance(
     columns : sequence of str
         The columns read: a dataset's file lacking some has them in its
         :attr:`FileStats.null_columns`.
+    digests : sequence of str or None, optional
+        Each part's SHA-256 (:attr:`SourceStats.sha256`), in the order of
+        ``part_rows``, when the parts were hashed elsewhere (a Dask worker); by default
+        what each part recorded (:func:`~anonaudit.sources.base.fingerprint`). Nothing
+        is read here.
 
     Raises
     ------
@@ -677,10 +702,17 @@ def provenance(
     for source in sources:
         info, parts = source.info, parts_of(source)
         counts = part_rows[start : start + len(parts)]
+        hashes = (
+            [fingerprint(part) for part in parts]
+            if digests is None
+            else digests[start : start + len(parts)]
+        )
         start += len(parts)
         rows = sum(counts)
         if not isinstance(source, MultiPartSource):
-            stats.append(SourceStats(info.name, info.format, rows, info.size_bytes))
+            stats.append(
+                SourceStats(info.name, info.format, rows, info.size_bytes, sha256=hashes[0])
+            )
             continue
         if rows == 0:
             selection = f" match --filter {info.filter}" if info.filter else ""
@@ -691,9 +723,10 @@ def provenance(
                 part.info.format,
                 count,
                 part.info.size_bytes,
+                sha256=digest,
                 null_columns=absent_columns(part, columns),
             )
-            for part, count in zip(parts, counts, strict=True)
+            for part, count, digest in zip(parts, counts, hashes, strict=True)
         )
         stats.append(
             SourceStats(

@@ -15,7 +15,9 @@ Files read alike (same format, CSV options and partition values) are read by one
 reader, a single scan: Spark plans that far better than a union of per-file readers
 (``benchmarks/bench_lake.py``: 17 s against 30 s warm, 20 files). The records each file
 gave, which a report states as with the local engine, come from a Parquet file's footer,
-and for CSV files from a count per ``input_file_name()``.
+and for CSV files from a count per ``input_file_name()``. Spark reads the files itself,
+so the driver hashes each one (their SHA-256, :attr:`SourceStats.sha256`) in a read of
+its own, in a thread while Spark runs the scan.
 
 Values are cast to text by Spark (``CAST(x AS STRING)``), which writes integers, dates
 and strings as a file audit does but floating-point numbers with a trailing ``.0``
@@ -30,6 +32,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,7 +47,7 @@ from numpy.typing import NDArray
 from anonaudit.classtable import ClassTable, SourceStats
 from anonaudit.engines.local import Progress, check_columns, provenance, total_size
 from anonaudit.errors import ColumnError, EngineError, MissingDependencyError, ParameterError
-from anonaudit.sources.base import Source, parts_of
+from anonaudit.sources.base import Source, fingerprint_now, parts_of
 from anonaudit.sources.csv import CsvSource
 from anonaudit.sources.frames import is_spark_frame
 
@@ -155,7 +158,10 @@ def build_class_table(
     for frame in frames.values():
         union = frame if union is None else union.unionAll(frame)
     assert union is not None
-    classes = _collect(union.groupBy(*names).count().toDF(*names, _COUNT))
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="anonaudit-sha256") as hashing:
+        hashed = hashing.submit(lambda: [fingerprint_now(part) for part in flat])
+        classes = _collect(union.groupBy(*names).count().toDF(*names, _COUNT))
+    hashed.result()  # each part keeps its digest (fingerprint)
     counts = _counts(classes)
     rows = [0] * len(flat)
     if len(flat) == 1:

@@ -62,7 +62,13 @@ from anonaudit.generalization import Generalization, qi_hierarchy
 from anonaudit.hierarchy import Hierarchy
 from anonaudit.linkage._classes import common_class_ids
 from anonaudit.rows import read_records, recode_columns
-from anonaudit.sources.base import Source, open_source, require_columns, to_string_batch
+from anonaudit.sources.base import (
+    Source,
+    fingerprint_now,
+    open_source,
+    require_columns,
+    to_string_batch,
+)
 from anonaudit.sources.csv import CsvOptions, CsvSource
 
 __all__ = [
@@ -188,9 +194,9 @@ def read_releases(
                 rows = _load(connection, f"r{index}", source.batches(columns), columns, inner)
             where = source.info.name if names is None else names[index]
             _refuse_repeated_ids(connection, f"r{index}", where, id)
-            stats.append(
-                SourceStats(source.info.name, source.info.format, rows, source.info.size_bytes)
-            )
+            info = source.info
+            digest = fingerprint_now(source)
+            stats.append(SourceStats(info.name, info.format, rows, info.size_bytes, sha256=digest))
         keys, counts = _joint(connection, len(sources), qi, sa)
     finally:
         connection.close()
@@ -294,7 +300,9 @@ def generalized_releases(
         releases, id=id, quasi_identifiers=qi, sensitive=sa, csv=csv, names=names
     )
     info = opened.info
-    stats = SourceStats(info.name, info.format, records.num_rows, info.size_bytes)
+    stats = SourceStats(
+        info.name, info.format, records.num_rows, info.size_bytes, sha256=fingerprint_now(opened)
+    )
     return replace(joined, table=replace(joined.table, sources=(stats,) * len(releases)))
 
 

@@ -28,6 +28,9 @@ __all__ = [
     "SourceInfo",
     "absent_columns",
     "file_sha256",
+    "fingerprint",
+    "fingerprint_now",
+    "local_sha256",
     "open_source",
     "parts_of",
     "require_columns",
@@ -38,7 +41,6 @@ __all__ = [
 
 _DIGEST_CHUNK = 1024 * 1024
 _LISTED_PARTS = 5
-
 
 
 @dataclass(frozen=True)
@@ -73,6 +75,12 @@ class Source(Protocol):
     dictionary pages, partition keys, categoricals), a ``dictionary<int32, string>`` array:
     the engine's hash aggregate groups those by their few distinct values instead of by
     every row's bytes.
+
+    A source of a file may also fingerprint it: an attribute ``sha256`` (the SHA-256 of
+    the file's bytes taken by its last complete read, or ``None``; :func:`fingerprint`)
+    and a method ``hash_file()`` that hashes the file now if no read has
+    (:func:`fingerprint_now`). Neither is required: a source without them is recorded
+    as not hashed.
 
     Attributes
     ----------
@@ -267,6 +275,52 @@ def file_sha256(path: str | os.PathLike[str]) -> str:
         while chunk := stream.read(_DIGEST_CHUNK):
             digest.update(chunk)
     return digest.hexdigest()
+
+
+def fingerprint(source: Source) -> str | None:
+    """The SHA-256 ``source`` recorded of its file, without reading anything.
+
+    A CSV file is hashed as its bytes stream through the reader, so a complete read
+    records it for free; a Parquet file (read by ranges) or a file another reader read
+    (DuckDB's own scan, Spark) has a digest once :func:`fingerprint_now` took it.
+
+    Returns
+    -------
+    str or None
+        Lowercase hex; ``None`` when nothing was recorded: a frame, a dataset (each of
+        its parts has its own), a file in object storage, a file not read completely
+        yet, or a source that does not fingerprint.
+    """
+    digest = getattr(source, "sha256", None)
+    return digest if isinstance(digest, str) else None
+
+
+def fingerprint_now(source: Source) -> str | None:
+    """The SHA-256 of ``source``'s file: recorded by its read, else taken now.
+
+    For readers that do not pass the file's bytes through the source, the file is read
+    once more, locally, just to hash it (the source's ``hash_file()``); engines call
+    this after or beside their read, never a report. A file that can no longer be read
+    then (deleted, or a pipe) is not hashed.
+
+    Returns
+    -------
+    str or None
+        As :func:`fingerprint`.
+    """
+    hash_file = getattr(source, "hash_file", None)
+    if not callable(hash_file):
+        return fingerprint(source)
+    digest = hash_file()
+    return digest if isinstance(digest, str) else None
+
+
+def local_sha256(path: str | os.PathLike[str]) -> str | None:
+    """:func:`file_sha256` of a local file, or ``None`` if it cannot be read (any more)."""
+    try:
+        return file_sha256(path)
+    except OSError:
+        return None
 
 
 _PARQUET_SUFFIXES = (".parquet", ".pq", ".parq")

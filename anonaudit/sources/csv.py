@@ -10,6 +10,7 @@ measured as fast as the threaded reader once DuckDB aggregates the batches
 from __future__ import annotations
 
 import csv as _csv
+import hashlib
 import io
 import mmap
 import os
@@ -25,7 +26,7 @@ import pyarrow.csv as pacsv
 import pyarrow.fs as pafs
 
 from anonaudit.errors import ColumnError, MalformedFileError, ParameterError
-from anonaudit.sources.base import SourceInfo
+from anonaudit.sources.base import SourceInfo, local_sha256
 
 __all__ = ["CsvOptions", "CsvSource", "Readable", "from_decimal_comma", "read_header"]
 
@@ -68,6 +69,11 @@ class CsvSource:
     stream, once: its header is kept from the first read and :meth:`batches` may run
     only one time.
 
+    A local file's bytes (as stored: compressed, for a compressed file) are hashed with
+    SHA-256 as :meth:`batches` reads them, in the same pass, and :attr:`sha256` holds
+    the digest once a read has come to the end of the file. A file DuckDB reads itself
+    (:meth:`duckdb_scan`) is hashed by :meth:`hash_file` instead.
+
     Parameters
     ----------
     path : str or pathlib.Path
@@ -103,12 +109,16 @@ class CsvSource:
         self._filesystem = filesystem or pafs.LocalFileSystem()
         name = name or self.path
         self._pipe: _Rewound | None = None
+        self._pipe_digest: _Digesting | None = None
+        self._sha256: str | None = None
         try:
             if filesystem is None:
                 status = os.stat(self.path)
                 size_bytes = status.st_size
                 if not stat.S_ISREG(status.st_mode):
-                    self._pipe = _Rewound(_open_stream(self.path))
+                    raw = open(self.path, "rb", buffering=0)  # noqa: SIM115 - _Rewound closes it
+                    self._pipe_digest = _Digesting(raw)
+                    self._pipe = _Rewound(_decompressed(self._pipe_digest, self.path.lower()))
             stream = self._pipe or self._open()
             self.sep, self.columns = read_header(stream, name, options)
             if self._pipe is not None:
@@ -123,6 +133,33 @@ class CsvSource:
 
     def _open(self) -> pa.NativeFile:
         return self._filesystem.open_input_stream(self.path, compression="detect")
+
+    @property
+    def _local(self) -> bool:
+        return isinstance(self._filesystem, pafs.LocalFileSystem)
+
+    @property
+    def sha256(self) -> str | None:
+        """The SHA-256 of the file's bytes as stored (lowercase hex), or ``None``.
+
+        Taken by the last read that came to the end of the file (:meth:`batches`, or
+        :meth:`hash_file`); ``None`` before, and always for a file in object storage
+        (it is not hashed).
+        """
+        return self._sha256
+
+    def hash_file(self) -> str | None:
+        """:attr:`sha256`, hashing the file now in a read of its own if no read has.
+
+        For readers that do not pass the file's bytes through this source: DuckDB's own
+        scan (:meth:`duckdb_scan`) and Spark. The digest is then of the file as it is
+        when hashed, a moment before or after (or while) that reader reads it. ``None``
+        for a file in object storage, a pipe not read to its end by :meth:`batches`
+        (it cannot be read again), or a file that can no longer be read.
+        """
+        if self._sha256 is None and self._pipe is None and self._local:
+            self._sha256 = local_sha256(self.path)
+        return self._sha256
 
     def duckdb_scan(self) -> str | None:
         """DuckDB's own ``read_csv`` of this file, where it reads what :meth:`batches` reads.
@@ -142,7 +179,7 @@ class CsvSource:
         encoding = self.options.encoding.lower().replace("_", "-")
         if (
             self._pipe is not None
-            or not isinstance(self._filesystem, pafs.LocalFileSystem)
+            or not self._local
             or self.path.lower().endswith(tuple(_CODECS.values()))
             or encoding not in ("utf-8", "utf8")
             or len(self.columns) < 2
@@ -167,6 +204,10 @@ class CsvSource:
         A record longer than the reader's block is read by reading the file again with
         blocks twice as large, from where it had come to (up to 1 GiB).
 
+        The bytes read from a local file or a pipe (before decompression) are hashed on
+        their way to the CSV reader; a read that comes to the end of the file records
+        the digest as :attr:`sha256`.
+
         Raises
         ------
         MalformedFileError
@@ -179,7 +220,8 @@ class CsvSource:
         wanted = [*columns, last] if last not in columns else list(columns)
         block, rows, value = _BLOCK_BYTES, 0, None
         while True:
-            stream = _WatchedStream(self._stream())
+            raw, digest = self._stream()
+            stream = _WatchedStream(raw)
             try:
                 for batch in self._read(stream, wanted, block, skip=rows):
                     rows += batch.num_rows
@@ -200,16 +242,26 @@ class CsvSource:
             raise MalformedFileError(f"{self.info.name}: the file has a header but no data rows")
         if value is not None:
             self._check_closed(stream, value)
+        if digest is not None and digest.ended:
+            self._sha256 = digest.hexdigest()
 
-    def _stream(self) -> Any:
+    def _stream(self) -> tuple[Any, _Digesting | None]:
+        """The (decompressed) stream to read, and what hashes its bytes, if anything.
+
+        A local file is opened without decompression, so that the bytes as stored are
+        hashed, and decompressed after; a file in object storage is not hashed.
+        """
         if self._pipe is None:
-            return self._open()
+            if not self._local:
+                return self._open(), None
+            digest = _Digesting(self._filesystem.open_input_stream(self.path, compression=None))
+            return _decompressed(digest, self.path), digest
         if self._pipe.closed:
             raise MalformedFileError(
                 f"{self.info.name}: is a pipe and was read already; write the data to a file "
                 "to read it twice"
             )
-        return self._pipe
+        return self._pipe, self._pipe_digest
 
     def _read(
         self, stream: _WatchedStream, columns: Sequence[str], block: int, *, skip: int
@@ -346,15 +398,57 @@ def _literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def _open_stream(path: str) -> pa.NativeFile:
-    """A local file that cannot seek (a pipe), decompressed as its suffix says."""
-    raw = open(path, "rb", buffering=0)  # noqa: SIM115 - the returned stream closes it
-    codec = next((c for c in _CODECS if path.lower().endswith(_CODECS[c])), None)
-    return pa.input_stream(raw, compression=codec)
+def _decompressed(raw: Any, path: str) -> Any:
+    """``raw`` (the bytes of ``path`` as stored), decompressed as the suffix says.
+
+    As ``compression="detect"`` of pyarrow's filesystems: by the suffixes of
+    ``_CODECS``, in the case given.
+    """
+    codec = next((c for c in _CODECS if path.endswith(_CODECS[c])), None)
+    return raw if codec is None else pa.input_stream(raw, compression=codec)
 
 
 class _StraddlingError(Exception):
     """A record is longer than the reader's block."""
+
+
+class _Digesting(io.RawIOBase):
+    """A readable stream over ``raw`` that hashes (SHA-256) every byte read through it.
+
+    :attr:`ended` tells whether a read came to the end of ``raw``: only then is
+    :meth:`hexdigest` the digest of all of it.
+    """
+
+    def __init__(self, raw: Any) -> None:
+        super().__init__()
+        self._raw = raw
+        self._hash = hashlib.sha256()
+        self.ended = False
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int | None = -1) -> bytes:
+        whole = size is None or size < 0
+        chunk = bytes(self._raw.read(None if whole else size))
+        if chunk:
+            self._hash.update(chunk)  # releases the GIL for large chunks
+        elif whole or size:
+            self.ended = True
+        return chunk
+
+    def readinto(self, buffer: Any) -> int:
+        chunk = self.read(len(buffer))
+        buffer[: len(chunk)] = chunk
+        return len(chunk)
+
+    def hexdigest(self) -> str:
+        """The SHA-256 of the bytes read so far, lowercase hex."""
+        return self._hash.hexdigest()
+
+    def close(self) -> None:
+        self._raw.close()
+        super().close()
 
 
 class _Rewound(io.RawIOBase):

@@ -38,6 +38,7 @@ from anonaudit.sources.base import (
     MISSING_COLUMNS,
     MissingColumns,
     SourceInfo,
+    local_sha256,
     require_flat,
     to_text_batch,
 )
@@ -126,6 +127,10 @@ class FragmentSource:
     differ (:func:`~anonaudit.sources.base.require_columns`). A column it lacks is read
     as null.
 
+    A local file is fingerprinted (:attr:`sha256`): a CSV file as its reader streams
+    it, a Parquet file (read by ranges, and only the columns and row groups asked for)
+    by :meth:`hash_file`, in a read of its own. A file in object storage is not hashed.
+
     Parameters
     ----------
     file_format : pyarrow.dataset.FileFormat
@@ -177,12 +182,33 @@ class FragmentSource:
         self._csv = csv
         self._filter_columns = tuple(filter_columns)
         self.info = info
+        self._sha256: str | None = None
         own = csv.columns if csv is not None else physical.names if physical is not None else None
         self.columns = (
             tuple(schema.names)
             if own is None
             else (*own, *(key for key in keys if key not in own))
         )
+
+    @property
+    def sha256(self) -> str | None:
+        """The SHA-256 of the file's bytes (lowercase hex) recorded by a read, or ``None``.
+
+        A CSV file's, once a read came to its end; a Parquet file's, once
+        :meth:`hash_file` took it; never a file's in object storage.
+        """
+        return self._csv.sha256 if self._csv is not None else self._sha256
+
+    def hash_file(self) -> str | None:
+        """:attr:`sha256`, hashing a local file now, in a read of its own, if no read has.
+
+        ``None`` for a file in object storage or one that can no longer be read.
+        """
+        if self._csv is not None:
+            return self._csv.hash_file()
+        if self._sha256 is None and isinstance(self._filesystem, pafs.LocalFileSystem):
+            self._sha256 = local_sha256(self._path)
+        return self._sha256
 
     def batches(self, columns: Sequence[str]) -> Iterator[pa.RecordBatch]:
         """Stream ``columns`` of this file's selected rows as text batches."""

@@ -9,7 +9,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from anonaudit.errors import MalformedFileError
-from anonaudit.sources.base import SourceInfo, require_flat, to_text_batch
+from anonaudit.sources.base import SourceInfo, local_sha256, require_flat, to_text_batch
 
 __all__ = ["ParquetSource"]
 
@@ -21,6 +21,10 @@ class ParquetSource:
     """One Parquet file; typed columns are turned into their text form.
 
     Holds no open file, so it can be pickled to a Dask worker.
+
+    pyarrow reads a Parquet file by ranges (the footer, then the column chunks asked
+    for), not as one stream that could be hashed on the way: :meth:`hash_file` hashes
+    the whole file in a read of its own, which engines call once the audit has read it.
 
     Parameters
     ----------
@@ -47,6 +51,21 @@ class ParquetSource:
         self._dictionary = [field.name for field in schema if pa.types.is_string(field.type)]
         self.columns = tuple(schema.names)
         self.info = SourceInfo(name=str(path), format="parquet", size_bytes=path.stat().st_size)
+        self._sha256: str | None = None
+
+    @property
+    def sha256(self) -> str | None:
+        """The SHA-256 of the file's bytes (lowercase hex) once :meth:`hash_file` took it."""
+        return self._sha256
+
+    def hash_file(self) -> str | None:
+        """:attr:`sha256`, hashing the whole file now (once) if it was not yet.
+
+        ``None`` if the file can no longer be read.
+        """
+        if self._sha256 is None:
+            self._sha256 = local_sha256(self.path)
+        return self._sha256
 
     def batches(self, columns: Sequence[str]) -> Iterator[pa.RecordBatch]:
         """Stream ``columns`` as text record batches."""
