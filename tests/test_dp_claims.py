@@ -28,7 +28,15 @@ import pytest
 from scipy import stats
 
 from anonaudit.classtable import ClassTable
-from anonaudit.dp import PublicDomain, companion, posterior_bound, release
+from anonaudit.dp import (
+    DPOptions,
+    PrivacyGuarantee,
+    PrivacyUnit,
+    PublicDomain,
+    companion,
+    posterior_bound,
+    release,
+)
 from anonaudit.dp.accounting import delta_threshold
 from anonaudit.dp.mechanisms import NoiseDistribution, add_noise, opendp_contrib
 from anonaudit.dp.plrv import privacy_loss
@@ -87,7 +95,7 @@ def test_one_person_keys_are_released_at_the_stated_delta(mechanism: str) -> Non
     probability exactly δ_threshold (one record per person, so the bound is tight)."""
     n = 200_000
     ones = table_of(n, "x")
-    r = release(ones, epsilon=1.0, delta=0.01, mechanism=mechanism)  # type: ignore[arg-type]
+    r = release(ones, DPOptions(PrivacyGuarantee(1.0, 0.01), mechanism=mechanism))  # type: ignore[arg-type]
     assert r.threshold is not None
     stated = r.cost.delta
     released = int((r.released_counts > 0).sum())
@@ -132,12 +140,24 @@ def test_opendp_threshold_map_understates_delta_and_ours_does_not() -> None:
 # -- 2. the epsilon of learning a present person's value -----------------------------
 
 
-def value_pair(epsilon: float, n: int, **options: object) -> tuple[Release, Release]:
+def value_pair(
+    epsilon: float,
+    n: int,
+    delta: float | None = None,
+    unit: PrivacyUnit | None = None,
+    mechanism: str = "discrete-laplace",
+) -> tuple[Release, Release]:
     """Releases of D+(q, a) and D+(q, b): every class holds one person, whose value is
     "a" in the first dataset and "b" in the second; ``n`` independent copies."""
     domain = PublicDomain.of({"q": [str(i) for i in range(n)], "s": ["a", "b"]})
-    first = release(table_of(n, "a"), epsilon=epsilon, domain=domain, **options)  # type: ignore[arg-type]
-    second = release(table_of(n, "b"), epsilon=epsilon, domain=domain, **options)  # type: ignore[arg-type]
+    options = DPOptions(
+        PrivacyGuarantee(epsilon, delta),
+        unit=unit or PrivacyUnit(),
+        domain=domain,
+        mechanism=mechanism,  # type: ignore[arg-type]
+    )
+    first = release(table_of(n, "a"), options)
+    second = release(table_of(n, "b"), options)
     assert (first.true_counts.reshape(n, 2) == [1, 0]).all()
     assert (second.true_counts.reshape(n, 2) == [0, 1]).all()
     return first, second
@@ -156,8 +176,8 @@ def test_laplace_add_remove_value_epsilon_is_twice_epsilon() -> None:
     assert e.refutes(0.93 * first.value_epsilon)  # and the figure is tight
     # the posterior of an attacker with prior 1/2 who sees that event
     posterior = e.hits / (e.hits + e.hits_other)
-    report = companion(table_of(n, "a"), epsilon=1.0, domain=PublicDomain.of(
-        {"q": [str(i) for i in range(n)], "s": ["a", "b"]}))
+    report = companion(table_of(n, "a"), DPOptions(PrivacyGuarantee(1.0), domain=PublicDomain.of(
+        {"q": [str(i) for i in range(n)], "s": ["a", "b"]})))
     assert report.contrast["s"].epsilon == pytest.approx(2.0)
     assert posterior <= float(posterior_bound(0.5, report.contrast["s"].epsilon)) + 0.01
     assert posterior > float(posterior_bound(0.5, 1.0)) + 0.05  # 0.88 against 0.73
@@ -168,12 +188,12 @@ def test_laplace_add_remove_epsilon_holds_and_is_tight(epsilon: float) -> None:
     """The stated ε for adding one person: cell count 1 against 0."""
     n = 150_000
     domain = PublicDomain.of({"q": [str(i) for i in range(n)], "s": ["a", "b"]})
-    with_person = release(table_of(n, "a"), epsilon=epsilon, domain=domain)
+    with_person = release(table_of(n, "a"), DPOptions(PrivacyGuarantee(epsilon), domain=domain))
     empty_class = ClassTable.from_frame(
         pd.DataFrame({"q": ["0"], "s": ["b"], "count": [1]}), quasi_identifiers=["q"],
         sensitive=["s"],
     )
-    without = release(empty_class, epsilon=epsilon, domain=domain)
+    without = release(empty_class, DPOptions(PrivacyGuarantee(epsilon), domain=domain))
     present = pairs(with_person, n)[1:, 0]
     absent = pairs(without, n)[1:, 0]
     e = event(present >= 1, absent >= 1)
@@ -184,7 +204,7 @@ def test_laplace_add_remove_epsilon_holds_and_is_tight(epsilon: float) -> None:
 def test_laplace_replace_states_the_value_epsilon() -> None:
     """Replace neighbours: the stated ε already covers a change of value."""
     n = 150_000
-    first, second = value_pair(1.0, n, neighbouring="replace")
+    first, second = value_pair(1.0, n, unit=PrivacyUnit(neighbouring="replace"))
     assert first.value_epsilon == pytest.approx(first.epsilon)
     a, b = pairs(first, n), pairs(second, n)
     e = event((a[:, 0] >= 1) & (a[:, 1] == 0), (b[:, 0] >= 1) & (b[:, 1] == 0))
@@ -216,9 +236,9 @@ def test_randomized_response_value_epsilon() -> None:
     """Each record's report: ε for a change of its value, tight."""
     n = 20_000
     domain = PublicDomain.of({"q": [str(i) for i in range(n)], "s": ["a", "b"]})
-    options = {"epsilon": 1.0, "domain": domain, "mechanism": "randomized-response"}
-    first = release(table_of(n, "a"), **options)  # type: ignore[arg-type]
-    second = release(table_of(n, "b"), **options)  # type: ignore[arg-type]
+    options = DPOptions(PrivacyGuarantee(1.0), domain=domain, mechanism="randomized-response")
+    first = release(table_of(n, "a"), options)
+    second = release(table_of(n, "b"), options)
     assert first.value_epsilon == 1.0 and first.domain == "local"
     e = event(pairs(first, n)[:, 0] == 1, pairs(second, n)[:, 0] == 1)
     assert not e.refutes(1.0)
@@ -231,7 +251,10 @@ def test_randomized_response_refuses_undeclared_values() -> None:
     table = ClassTable.from_frame(frame, quasi_identifiers=["q"], sensitive=["s"])
     domain = PublicDomain.of({"s": ["a", "b"]})
     with pytest.raises(Exception, match=r"2 records.*not declared \('c', null\)"):
-        release(table, epsilon=1.0, domain=domain, mechanism="randomized-response")
+        release(
+            table,
+            DPOptions(PrivacyGuarantee(1.0), domain=domain, mechanism="randomized-response"),
+        )
 
 
 # -- 3. privacy-loss figures ---------------------------------------------------------
@@ -259,7 +282,8 @@ def test_discrete_gaussian_value_epsilon_is_the_smallest_on_its_exact_curve() ->
     the exact loss distribution: δ(ε) is met, and no smaller ε meets it."""
     domain = PublicDomain.of({"q": [str(i) for i in range(10)], "s": ["a", "b"]})
     r = release(
-        table_of(10, "a"), epsilon=1.0, delta=1e-6, mechanism="discrete-gaussian", domain=domain
+        table_of(10, "a"),
+        DPOptions(PrivacyGuarantee(1.0, 1e-6), mechanism="discrete-gaussian", domain=domain),
     )
     loss = privacy_loss("discrete-gaussian", scale=r.noise_scale, shifts=[1, 1])
     assert loss.delta(r.value_epsilon) <= 1e-6 * (1 + 1e-6)
@@ -277,9 +301,9 @@ def test_every_mechanism_meets_its_stated_guarantee_for_one_more_person(
     and {released count <= t}, for every threshold t the samples reach."""
     n = 50_000
     domain = PublicDomain.of({"q": [str(i) for i in range(n)], "s": ["a", "b"]})
-    options = {"epsilon": 0.7, "delta": delta, "domain": domain, "mechanism": mechanism}
-    present = release(table_of(n, "a"), **options)  # type: ignore[arg-type]
-    absent = release(table_of(n, "b"), **options)  # type: ignore[arg-type]
+    options = DPOptions(PrivacyGuarantee(0.7, delta), domain=domain, mechanism=mechanism)  # type: ignore[arg-type]
+    present = release(table_of(n, "a"), options)
+    absent = release(table_of(n, "b"), options)
     with_one, without = pairs(present, n)[:, 0], pairs(absent, n)[:, 0]
     stated = present.delta
     for t in range(0, int(with_one.max()) + 1):
@@ -320,8 +344,9 @@ def test_two_releases_compose_to_the_stated_total_and_value_epsilon() -> None:
 
     # One more person (add-remove): a class count of 1 against 0 in both releases.
     domain = PublicDomain.of({"q": [str(i) for i in range(n)], "s": ["a", "b"]})
-    present = [pairs(release(table_of(n, "a"), epsilon=1.0, domain=domain), n) for _ in "12"]
-    absent = [pairs(release(table_of(n, "b"), epsilon=1.0, domain=domain), n) for _ in "12"]
+    options = DPOptions(PrivacyGuarantee(1.0), domain=domain)
+    present = [pairs(release(table_of(n, "a"), options), n) for _ in "12"]
+    absent = [pairs(release(table_of(n, "b"), options), n) for _ in "12"]
     added = event(
         (present[0][:, 0] >= 1) & (present[1][:, 0] >= 1),
         (absent[0][:, 0] >= 1) & (absent[1][:, 0] >= 1),

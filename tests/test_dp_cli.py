@@ -342,3 +342,53 @@ def test_warns_of_a_delta_at_or_above_one_over_n(
     assert code == 0
     [line] = warning_lines(err)
     assert "delta 0.2 is at or above 1/n = 1/6 records" in line
+
+
+# -- options mapped onto DPOptions: a bad value is named by its flag or [dp] key -------------
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (
+            ["dp", "--epsilon", "-1", "--delta", "1e-6"],
+            "--epsilon must be a positive number from 1e-06 to 100 (got -1.0)",
+        ),
+        (
+            ["dp", "--epsilon", "1", "--delta", "2"],
+            "--delta must be 0 or lie in [1e-100, 1) (got 2.0)",
+        ),
+        (
+            ["dp", "--epsilon", "1", "--delta", "1e-6", "--privacy-unit", "person",
+             "--max-contributions", "0"],
+            "--max-contributions must be a whole number from 1 to 1,000,000 (got 0)",
+        ),
+        (
+            ["audit", "--dp-epsilon", "1000", "--dp-delta", "1e-6"],
+            "--dp-epsilon must be a positive number from 1e-06 to 100 (got 1000.0)",
+        ),
+    ],
+)  # fmt: skip
+def test_a_bad_dp_option_is_named_by_its_flag(
+    data: Path, capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    command, *options = argv
+    code, out, err = run(capsys, command, str(data), *ROLES, *options, "--quiet")
+    assert code == 2 and out == ""
+    assert err == f"anonaudit: error: {message}\n"
+
+
+def test_a_bad_dp_value_of_a_policy_file_is_named_by_its_key(
+    data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    policy = tmp_path / "policy.toml"
+    policy.write_text('[dp]\nepsilon = 1.0\nmechanism = "exponential"\n', encoding="utf-8")
+    code, _, err = run(capsys, "audit", str(data), *ROLES, "--config", str(policy), "--quiet")
+    assert code == 2
+    assert err.startswith("anonaudit: error: unknown [dp] mechanism 'exponential'; choose one of")
+    policy.write_text("[dp]\nepsilon = 0.0\n", encoding="utf-8")
+    code, _, err = run(capsys, "audit", str(data), *ROLES, "--config", str(policy), "--quiet")
+    assert code == 2
+    assert err == (
+        "anonaudit: error: [dp] epsilon must be a positive number from 1e-06 to 100 (got 0.0)\n"
+    )

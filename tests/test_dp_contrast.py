@@ -54,9 +54,9 @@ def k112_table() -> ClassTable:
     return ClassTable.from_frame(frame, quasi_identifiers=["zip"], sensitive=["d"])
 
 
-def fixed(released: list[int], **kwargs: object) -> dp.Release:
+def fixed(released: list[int]) -> dp.Release:
     """A pure ε = 1 discrete Laplace release (b = 1) of two_classes with chosen outputs."""
-    result = dp.release(two_classes(), epsilon=1.0, domain=DOMAIN, **kwargs)  # type: ignore[arg-type]
+    result = dp.release(two_classes(), dp.DPOptions(dp.PrivacyGuarantee(1.0), domain=DOMAIN))
     return replace(result, released_counts=np.array(released))
 
 
@@ -85,7 +85,10 @@ def test_the_informed_posterior_by_hand() -> None:
 def test_a_clamped_zero_is_a_cdf() -> None:
     # Discrete Gaussian noise: a released 0 means noisy <= 0 under clamp, exactly 0 unbiased
     result = dp.release(
-        two_classes(), epsilon=1.0, delta=1e-3, domain=DOMAIN, mechanism="discrete-gaussian"
+        two_classes(),
+        dp.DPOptions(
+            dp.PrivacyGuarantee(1.0, 1e-3), domain=DOMAIN, mechanism="discrete-gaussian"
+        ),
     )
     attacked = replace(result, released_counts=np.array([0, 0, 3, 0]))
     noise = result.noise
@@ -168,7 +171,7 @@ def test_thresholded_release_matches_brute_force() -> None:
         }
     )
     table = ClassTable.from_frame(frame, quasi_identifiers=["zip"], sensitive=["d"])
-    result = dp.release(table, epsilon=1.0, delta=0.05)
+    result = dp.release(table, dp.DPOptions(dp.PrivacyGuarantee(1.0, 0.05)))
     assert result.domain == "observed" and result.threshold is not None
     tau = result.threshold
     for released in ([tau + 1, 0, tau, 0, tau, 0], [0, 0, 0, tau + 2, 0, tau]):
@@ -207,7 +210,12 @@ def test_coin_flip_randomized_response() -> None:
     frame = pd.DataFrame({"zip": ["a", "a"], "d": ["flu", "cold"], "count": [1, 1]})
     table = ClassTable.from_frame(frame, quasi_identifiers=["zip"], sensitive=["d"])
     domain = dp.PublicDomain.of({"d": ["flu", "cold"]})
-    result = dp.release(table, epsilon=math.log(3), mechanism="randomized-response", domain=domain)
+    result = dp.release(
+        table,
+        dp.DPOptions(
+            dp.PrivacyGuarantee(math.log(3)), mechanism="randomized-response", domain=domain
+        ),
+    )
     assert result.noise_scale == pytest.approx(0.25)
     # reports (2 flu, 0 cold): the target (flu) and the other (cold) hypotheses
     # flu: others = cold; P(reports) = 3/4 (target says flu) * 1/4 (cold says flu)
@@ -248,7 +256,8 @@ def test_pure_dp_never_exceeds_the_bound(
     case: tuple[ClassTable, list[int]], mechanism: str
 ) -> None:
     table, released = case
-    result = dp.release(table, epsilon=0.7, domain=PROPERTY_DOMAIN, mechanism=mechanism)  # type: ignore[arg-type]
+    options = dp.DPOptions(dp.PrivacyGuarantee(0.7), domain=PROPERTY_DOMAIN, mechanism=mechanism)  # type: ignore[arg-type]
+    result = dp.release(table, options)
     attacked = replace(result, released_counts=np.array(released))
     for postprocess in ("clamp", "unbiased"):
         s = informed_dp(attacked, "d", domain=PROPERTY_DOMAIN, postprocess=postprocess)  # type: ignore[arg-type]
@@ -313,7 +322,8 @@ def test_equal_gain() -> None:
     assert gain.within == dp.NoiseDistribution("discrete-laplace", 2 / math.log(3)).within(0.95)
     assert equal_gain(result, math.inf) is None
     gaussian = dp.release(
-        two_classes(), epsilon=1.0, delta=1e-6, domain=DOMAIN, mechanism="gaussian"
+        two_classes(),
+        dp.DPOptions(dp.PrivacyGuarantee(1.0, 1e-6), domain=DOMAIN, mechanism="gaussian"),
     )
     gain = equal_gain(gaussian, 3.0)
     assert gain is not None
@@ -325,7 +335,8 @@ def test_equal_gain() -> None:
 
 def test_attacker_contrast_of_a_k_anonymous_table() -> None:
     # k = 112: the syntactic release passes k-anonymity and still discloses everything
-    c = attacker_contrast(dp.release(k112_table(), epsilon=1.0, domain=DOMAIN), "d", domain=DOMAIN)
+    released = dp.release(k112_table(), dp.DPOptions(dp.PrivacyGuarantee(1.0), domain=DOMAIN))
+    c = attacker_contrast(released, "d", domain=DOMAIN)
     assert (c.epsilon, c.delta, c.neighbouring) == (2.0, 0.0, "add-remove")
     assert c.informed.share_above_half == 1.0 and c.informed.median == 1.0
     assert c.uninformed.max == pytest.approx(100 / 112)
@@ -345,8 +356,8 @@ def test_attacker_contrast_of_a_k_anonymous_table() -> None:
 def k112() -> tuple[anonaudit.AuditReport, dp.DPReport]:
     """k = 112 and no group above the ε-DP bound for the attacker who knows the QIs."""
     table = k112_table()
-    report = dp.companion(table, epsilon=1.0, domain=DOMAIN)
-    audit = anonaudit.audit_table(table, policy=anonaudit.Policy(k=2))
+    report = dp.companion(table, dp.DPOptions(dp.PrivacyGuarantee(1.0), domain=DOMAIN))
+    audit = anonaudit.audit_table(table, anonaudit.AuditOptions(policy=anonaudit.Policy(k=2)))
     return replace(audit, dp=report), report
 
 

@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from anonaudit import Roles
 from anonaudit.checks import k_anonymity
 from anonaudit.classtable import ClassTable
 from anonaudit.dp import (
     Budget,
+    DPOptions,
+    PrivacyGuarantee,
+    PrivacyUnit,
     PublicDomain,
     bound_contributions,
     companion,
@@ -42,27 +46,28 @@ DOMAIN = PublicDomain.of({"zip": ["a", "b", "c", "d"], "d": ["flu", "cold", "cou
 
 def test_pure_release_needs_a_public_domain() -> None:
     message = r"never pure epsilon-DP.*--public-domain.*--delta"
+    one = PrivacyGuarantee(1.0)
     with pytest.raises(ParameterError, match=message):
-        release(TABLE, epsilon=1.0)
+        release(TABLE, DPOptions(one))
     partial = PublicDomain.of({"zip": ["a", "b", "c"]})
     with pytest.raises(ParameterError, match="of 'd'"):
-        release(TABLE, epsilon=1.0, domain=partial)
+        release(TABLE, DPOptions(one, domain=partial))
     with pytest.raises(ParameterError, match="--delta"):
-        release(TABLE, epsilon=1.0, domain=DOMAIN, mechanism="discrete-gaussian")
+        release(TABLE, DPOptions(one, domain=DOMAIN, mechanism="discrete-gaussian"))
     with pytest.raises(ParameterError, match="discrete-laplace or discrete-gaussian"):
-        release(TABLE, epsilon=1.0, delta=1e-6, mechanism="laplace")
+        release(TABLE, DPOptions(PrivacyGuarantee(1.0, 1e-6), mechanism="laplace"))
     with pytest.raises(ParameterError, match="positive number"):
-        release(TABLE, epsilon=0.0, domain=DOMAIN)
+        release(TABLE, DPOptions(PrivacyGuarantee(0.0), domain=DOMAIN))
     with pytest.raises(ParameterError, match="unknown mechanism"):
-        release(TABLE, epsilon=1.0, domain=DOMAIN, mechanism="exponential")  # type: ignore[arg-type]
+        release(TABLE, DPOptions(one, domain=DOMAIN, mechanism="exponential"))  # type: ignore[arg-type]
     with pytest.raises(ParameterError, match="12 cells, more than the 10 allowed"):
-        release(TABLE, epsilon=1.0, domain=DOMAIN, max_cells=10)
+        release(TABLE, DPOptions(one, domain=DOMAIN, max_cells=10))
 
 
 @pytest.mark.parametrize("mechanism", ["discrete-laplace", "laplace", "gaussian"])
 def test_public_domain_release_covers_every_cell(mechanism: str) -> None:
     delta = 1e-6 if mechanism == "gaussian" else None
-    r = release(TABLE, epsilon=2.0, delta=delta, domain=DOMAIN, mechanism=mechanism)  # type: ignore[arg-type]
+    r = release(TABLE, DPOptions(PrivacyGuarantee(2.0, delta), domain=DOMAIN, mechanism=mechanism))  # type: ignore[arg-type]
     assert r.domain == "public" and r.cells == 12 and r.threshold is None
     assert r.true_counts.sum() == TABLE.rows and len(r.released_counts) == 12
     assert r.released_counts.dtype == np.int64 and r.released_counts.min() >= 0
@@ -79,7 +84,7 @@ def test_public_domain_release_covers_every_cell(mechanism: str) -> None:
 
 def test_values_outside_the_domain_are_left_out() -> None:
     narrow = PublicDomain.of({"zip": ["a", "b"], "d": ["flu", "cold"]})
-    r = release(TABLE, epsilon=1.0, domain=narrow)
+    r = release(TABLE, DPOptions(PrivacyGuarantee(1.0), domain=narrow))
     assert r.outside_domain == 1 and r.true_counts.sum() == TABLE.rows - 1
 
 
@@ -90,7 +95,7 @@ def test_observed_release_uses_a_stability_threshold() -> None:
         sensitive=["d"],
     )
     for mechanism in ("discrete-laplace", "discrete-gaussian"):
-        r = release(big, epsilon=1.0, delta=1e-9, mechanism=mechanism)  # type: ignore[arg-type]
+        r = release(big, DPOptions(PrivacyGuarantee(1.0, 1e-9), mechanism=mechanism))  # type: ignore[arg-type]
         assert r.domain == "observed" and r.threshold is not None and r.threshold > 10
         assert r.cost.delta <= (1e-9 if mechanism == "discrete-laplace" else 5e-10)
         assert r.cost.epsilon_at(1e-9) <= 1.0 * (1 + 1e-9)
@@ -98,7 +103,7 @@ def test_observed_release_uses_a_stability_threshold() -> None:
         assert r.table.keys.column("zip").to_pylist() == ["x"]
         assert abs(int(r.table.counts[0]) - 100_000) < 200
     # the threshold is the smallest whose exact delta fits: one unit less would break it
-    r = release(big, epsilon=1.0, delta=1e-9)
+    r = release(big, DPOptions(PrivacyGuarantee(1.0, 1e-9)))
     assert r.threshold is not None
     exact = {"scale": 1.0, "l0": 1, "linf": 1}
     assert delta_threshold("discrete-laplace", threshold=r.threshold, **exact) == r.cost.delta
@@ -110,34 +115,39 @@ def test_replace_neighbours_double_the_l1_sensitivity() -> None:
     swap = histogram_sensitivity("replace", max_contributions=3)
     assert (add.l1, add.l2, add.l0, add.linf) == (3, 3.0, 3, 3)
     assert (swap.l1, swap.l0, swap.linf) == (6, 6, 3) and swap.l2 == pytest.approx(3 * math.sqrt(2))
-    r = release(TABLE, epsilon=1.0, domain=DOMAIN, neighbouring="replace")
+    swap = PrivacyUnit(neighbouring="replace")
+    r = release(TABLE, DPOptions(PrivacyGuarantee(1.0), unit=swap, domain=DOMAIN))
     assert r.noise_scale == 2.0
     with pytest.raises(ParameterError, match="neighbouring"):
         histogram_sensitivity("swap")  # type: ignore[arg-type]
 
 
 def test_budget_is_checked_before_any_noise() -> None:
-    spent = Budget(epsilon=1.5).spend(release(TABLE, epsilon=1.0, domain=DOMAIN).cost)
+    options = DPOptions(PrivacyGuarantee(1.0), domain=DOMAIN)
+    spent = Budget(epsilon=1.5).spend(release(TABLE, options).cost)
     with pytest.raises(BudgetError, match=r"more than the budget's 1\.5"):
-        release(TABLE, epsilon=1.0, domain=DOMAIN, budget=spent)
+        release(TABLE, DPOptions(PrivacyGuarantee(1.0), domain=DOMAIN, budget=spent))
 
 
 def test_randomized_response_keeps_the_classes() -> None:
-    r = release(TABLE, epsilon=1.0, domain=DOMAIN, mechanism="randomized-response")
+    rr = DPOptions(PrivacyGuarantee(1.0), domain=DOMAIN, mechanism="randomized-response")
+    r = release(TABLE, rr)
     assert r.sensitivity.neighbouring == "replace" and r.cost.epsilon == 1.0
     assert r.noise_scale == pytest.approx(1 - math.e / (math.e + 2))
     # QI values and class sizes are released exactly; only the value is randomized
     assert sorted(r.table.classes.sizes.tolist()) == sorted(TABLE.classes.sizes.tolist())
     assert r.cells == TABLE.rows
     with pytest.raises(ParameterError, match="--public-domain d="):
-        release(TABLE, epsilon=1.0, mechanism="randomized-response")
+        release(TABLE, DPOptions(PrivacyGuarantee(1.0), mechanism="randomized-response"))
     with pytest.raises(ParameterError, match="not whether a record is present"):
         release(
             TABLE,
-            epsilon=1.0,
-            domain=DOMAIN,
-            mechanism="randomized-response",
-            neighbouring="add-remove",
+            DPOptions(
+                PrivacyGuarantee(1.0),
+                domain=DOMAIN,
+                mechanism="randomized-response",
+                unit=PrivacyUnit(neighbouring="add-remove"),
+            ),
         )
 
 
@@ -145,16 +155,13 @@ def test_contribution_bounding(tmp_path: Path) -> None:
     rows = "id,zip,d\n" + "p1,a,flu\n" * 4 + "p2,a,cold\np2,b,flu\np3,b,flu\n"
     path = tmp_path / "visits.csv"
     path.write_text(rows, encoding="utf-8")
-    bounded = load_bounded(
-        path, quasi_identifiers=["zip"], sensitive=["d"], privacy_unit="id", max_contributions=1
-    )
+    roles = Roles(["zip"], ["d"])
+    bounded = load_bounded(path, roles, PrivacyUnit(column="id", contributions=1))
     assert bounded.units == 3 and bounded.table.rows == 3 and bounded.dropped_records == 4
     assert bounded.table.quasi_identifiers == ("zip",)
-    two = load_bounded(
-        path, quasi_identifiers=["zip"], sensitive=["d"], privacy_unit="id", max_contributions=2
-    )
+    two = load_bounded(path, roles, PrivacyUnit(column="id", contributions=2))
     assert two.table.rows == 5
-    report = companion(two, epsilon=1.0, domain=DOMAIN)
+    report = companion(two, DPOptions(PrivacyGuarantee(1.0), domain=DOMAIN))
     assert report.privacy_unit == "id" and report.bounded_records == 2
     assert report.release.sensitivity.l1 == 2 and report.release.noise_scale == 2.0
     with pytest.raises(ColumnError, match="empty"):
@@ -163,10 +170,10 @@ def test_contribution_bounding(tmp_path: Path) -> None:
                 pd.DataFrame({"id": [None, "x"], "zip": ["a", "b"], "count": [1, 1]}),
                 quasi_identifiers=["id", "zip"],
             ),
-            privacy_unit="id",
+            PrivacyUnit(column="id"),
         )
     with pytest.raises(Exception, match="never released"):
-        load_bounded(path, quasi_identifiers=["id"], privacy_unit="id")
+        load_bounded(path, Roles(["id"]), PrivacyUnit(column="id"))
 
 
 def test_contrast_against_the_dp_bound() -> None:
@@ -186,7 +193,7 @@ def test_contrast_against_the_dp_bound() -> None:
 
 
 def test_companion_report_and_reader_measures() -> None:
-    report = companion(TABLE, epsilon=4.0, domain=DOMAIN)
+    report = companion(TABLE, DPOptions(PrivacyGuarantee(4.0), domain=DOMAIN))
     assert report.epsilon == 4.0 and report.accounting.rho is None
     released = report.measures.released
     assert released is not None and released.k == k_anonymity(report.release.table).k
@@ -198,7 +205,9 @@ def test_companion_report_and_reader_measures() -> None:
     assert u.expected_rmse == pytest.approx(math.sqrt(report.release.noise.variance))  # type: ignore[union-attr]
     assert report.privacy_loss.epsilon == 4.0
     assert report.profile[0] == (0.0, pytest.approx(report.privacy_loss.delta(0.0)))
-    gaussian = companion(TABLE, epsilon=1.0, delta=1e-6, domain=DOMAIN, mechanism="gaussian")
+    gaussian = companion(
+        TABLE, DPOptions(PrivacyGuarantee(1.0, 1e-6), domain=DOMAIN, mechanism="gaussian")
+    )
     assert gaussian.accounting.rho is not None and gaussian.accounting.epsilon_exact_gaussian
     # calibrated on the exact Gaussian curve: the stated epsilon is that curve's
     assert gaussian.epsilon == pytest.approx(1.0)
@@ -248,7 +257,7 @@ def test_clamping_biases_empty_cells_and_unbiased_does_not() -> None:
     q = math.exp(-1.0)
     expected = {"clamp": q / (1 - q**2), "unbiased": 0.0}
     for postprocess, mean in expected.items():
-        r = release(ONE, epsilon=1.0, domain=WIDE, postprocess=postprocess)  # type: ignore[arg-type]
+        r = release(ONE, DPOptions(PrivacyGuarantee(1.0), domain=WIDE, postprocess=postprocess))  # type: ignore[arg-type]
         empty = r.released_counts[r.true_counts == 0]
         assert len(empty) == 19_999
         standard_error = empty.std(ddof=1) / math.sqrt(len(empty))
@@ -259,17 +268,19 @@ def test_clamping_biases_empty_cells_and_unbiased_does_not() -> None:
 
 
 def test_unbiased_needs_an_additive_release_over_a_public_domain() -> None:
-    with pytest.raises(ParameterError, match="unknown post-processing"):
-        release(TABLE, epsilon=1.0, domain=DOMAIN, postprocess="round")  # type: ignore[arg-type]
+    with pytest.raises(ParameterError, match="unknown postprocess 'round'"):
+        release(TABLE, DPOptions(PrivacyGuarantee(1.0), domain=DOMAIN, postprocess="round"))  # type: ignore[arg-type]
     with pytest.raises(ParameterError, match="--public-domain"):
-        release(TABLE, epsilon=1.0, delta=1e-6, postprocess="unbiased")
+        release(TABLE, DPOptions(PrivacyGuarantee(1.0, 1e-6), postprocess="unbiased"))
     with pytest.raises(ParameterError, match="--public-domain"):
         release(
             TABLE,
-            epsilon=1.0,
-            domain=DOMAIN,
-            mechanism="randomized-response",
-            postprocess="unbiased",
+            DPOptions(
+                PrivacyGuarantee(1.0),
+                domain=DOMAIN,
+                mechanism="randomized-response",
+                postprocess="unbiased",
+            ),
         )
 
 
@@ -277,14 +288,15 @@ def test_the_publishable_table_lists_every_non_zero_count() -> None:
     from anonaudit.dp.artefact import postprocessing, released_frame, sidecar
 
     for postprocess in ("clamp", "unbiased"):
-        report = companion(TABLE, epsilon=1.0, domain=DOMAIN, postprocess=postprocess)  # type: ignore[arg-type]
+        options = DPOptions(PrivacyGuarantee(1.0), domain=DOMAIN, postprocess=postprocess)  # type: ignore[arg-type]
+        report = companion(TABLE, options)
         frame = released_frame(report)
         assert frame.column_names == ["zip", "d", "count"]
         counts = report.release.released_counts
         assert sorted(frame.column("count").to_pylist()) == sorted(counts[counts != 0].tolist())
         assert postprocessing(report)["name"] == postprocess
         assert sidecar(report)["postprocessing"] == postprocessing(report)
-    observed = companion(TABLE, epsilon=1.0, delta=1e-6)
+    observed = companion(TABLE, DPOptions(PrivacyGuarantee(1.0, 1e-6)))
     assert postprocessing(observed)["name"] == "none"
     assert released_frame(observed).equals(observed.release.to_frame())
 
@@ -298,11 +310,11 @@ def test_gaussian_threshold_with_replace_and_several_contributions_fits_its_budg
     )
     r = release(
         big,
-        epsilon=1.0,
-        delta=1e-6,
-        mechanism="discrete-gaussian",
-        neighbouring="replace",
-        max_contributions=2,
+        DPOptions(
+            PrivacyGuarantee(1.0, 1e-6),
+            mechanism="discrete-gaussian",
+            unit=PrivacyUnit(neighbouring="replace", contributions=2),
+        ),
     )
     assert r.cost.epsilon_at(1e-6) <= 1.0 * (1 + 1e-9) and r.cost.delta <= 5e-7
     assert r.value_epsilon == pytest.approx(r.cost.epsilon_at(1e-6), rel=0.2)
@@ -311,12 +323,14 @@ def test_gaussian_threshold_with_replace_and_several_contributions_fits_its_budg
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        ({"epsilon": 1e300}, "epsilon must be a positive number from"),
-        ({"epsilon": 1e-300}, "epsilon must be a positive number from"),
-        ({"epsilon": 1.0, "delta": 1e-320}, r"delta must be 0 or lie in \[1e-100, 1\)"),
-        ({"epsilon": 1.0, "max_contributions": 2**63 - 1}, "from 1 to 1,000,000"),
+        (lambda: PrivacyGuarantee(1e300), "epsilon must be a positive number from"),
+        (lambda: PrivacyGuarantee(1e-300), "epsilon must be a positive number from"),
+        (lambda: PrivacyGuarantee(1.0, 1e-320), r"delta must be 0 or lie in \[1e-100, 1\)"),
+        (lambda: PrivacyUnit(contributions=2**63 - 1), "from 1 to 1,000,000"),
     ],
 )
-def test_parameters_at_the_edges_are_range_errors(options: dict[str, Any], message: str) -> None:
+def test_parameters_at_the_edges_are_range_errors(
+    options: Callable[[], object], message: str
+) -> None:
     with pytest.raises(ParameterError, match=message):
-        release(TABLE, domain=DOMAIN, **options)
+        options()

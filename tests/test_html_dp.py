@@ -25,18 +25,18 @@ IMAGE_SA = '"><img src=x onerror="window.pwned = 3">'
 
 @pytest.fixture(scope="module")
 def adult() -> anonaudit.AuditReport:
+    occupation = anonaudit.HierarchicalDistance(ADULT / "adult_hierarchy_occupation.csv")
     return anonaudit.audit(
         ADULT / "adult.csv",
-        quasi_identifiers=ADULT_QI,
-        sensitive=["salary-class", "occupation"],
-        policy=ADULT_POLICY,
-        hierarchies={"occupation": ADULT / "adult_hierarchy_occupation.csv"},
+        anonaudit.Roles(ADULT_QI, ["salary-class", "occupation"]),
+        anonaudit.AuditOptions(policy=ADULT_POLICY, distances={"occupation": occupation}),
     )
 
 
 @pytest.fixture(scope="module")
 def adult_dp(adult: anonaudit.AuditReport) -> anonaudit.AuditReport:
-    return replace(adult, dp=dp.companion(adult.table, epsilon=1.0, delta=1e-6))
+    options = dp.DPOptions(dp.PrivacyGuarantee(1.0, 1e-6))
+    return replace(adult, dp=dp.companion(adult.table, options))
 
 
 @pytest.fixture(scope="module")
@@ -209,17 +209,19 @@ def small_table(sensitive: str = "diagnosis") -> anonaudit.ClassTable:
             sensitive: ["flu", "cold", "flu", "flu", "flu", "flu"],
         }
     )
-    return anonaudit.load(frame, quasi_identifiers=["zip"], sensitive=[sensitive])
+    return anonaudit.load(frame, anonaudit.Roles(["zip"], [sensitive]))
 
 
-def with_dp(table: anonaudit.ClassTable, **kwargs: object) -> str:
-    report = anonaudit.audit_table(table, policy=anonaudit.Policy(k=2))
-    return replace(report, dp=dp.companion(table, **kwargs)).to_html()  # type: ignore[arg-type]
+def with_dp(table: anonaudit.ClassTable, options: dp.DPOptions) -> str:
+    report = anonaudit.audit_table(table, anonaudit.AuditOptions(policy=anonaudit.Policy(k=2)))
+    return replace(report, dp=dp.companion(table, options)).to_html()
 
 
 def test_a_public_domain_release_says_pure_epsilon() -> None:
     domain = dp.PublicDomain.of({"zip": ["a", "b", "c"], "diagnosis": ["flu", "cold"]})
-    section = dp_section(with_dp(small_table(), epsilon=0.5, domain=domain))
+    section = dp_section(
+        with_dp(small_table(), dp.DPOptions(dp.PrivacyGuarantee(0.5), domain=domain))
+    )
     assert "Combinations from a public domain" in section
     assert "(6 cells), empty ones included" in section
     assert "0 (pure ε-DP)" in section and "total ε (pure ε-DP)</th><td>0.5</td>" in section
@@ -232,7 +234,10 @@ def test_gaussian_noise_states_rho_and_the_exact_figures() -> None:
     domain = dp.PublicDomain.of({"zip": ["a", "b"], "diagnosis": ["flu", "cold"]})
     section = dp_section(
         with_dp(
-            small_table(), epsilon=1.0, delta=1e-6, mechanism="discrete-gaussian", domain=domain
+            small_table(),
+            dp.DPOptions(
+                dp.PrivacyGuarantee(1.0, 1e-6), mechanism="discrete-gaussian", domain=domain
+            ),
         )
     )
     assert "discrete Gaussian noise on each count" in section
@@ -252,7 +257,12 @@ def test_gaussian_noise_states_rho_and_the_exact_figures() -> None:
 def test_randomized_response_and_withheld_records() -> None:
     domain = dp.PublicDomain.of({"diagnosis": ["flu", "cold", "fever"]})
     section = dp_section(
-        with_dp(small_table(), epsilon=1.0, mechanism="randomized-response", domain=domain)
+        with_dp(
+            small_table(),
+            dp.DPOptions(
+                dp.PrivacyGuarantee(1.0), mechanism="randomized-response", domain=domain
+            ),
+        )
     )
     assert "randomized response on each record&#39;s value (local model)" in section
     assert "Randomized response: the quasi-identifier values and the size of every group" in (
@@ -265,7 +275,9 @@ def test_randomized_response_and_withheld_records() -> None:
     assert "Not released" not in section
     # a public domain that leaves out zip "b": its 3 records are withheld
     domain = dp.PublicDomain.of({"zip": ["a"], "diagnosis": ["flu", "cold"]})
-    section = dp_section(with_dp(small_table(), epsilon=1.0, domain=domain))
+    section = dp_section(
+        with_dp(small_table(), dp.DPOptions(dp.PrivacyGuarantee(1.0), domain=domain))
+    )
     assert "Not released: 3 records whose values are not among the declared ones" in section
     assert "do not publish them" in section
 
@@ -275,15 +287,16 @@ def test_randomized_response_and_withheld_records() -> None:
 
 def test_every_value_in_the_section_is_escaped() -> None:
     frame = hostile_frame().rename(columns={"diagnosis": IMAGE_SA})
-    table = anonaudit.load(frame, quasi_identifiers=["zip", "<b>age</b>"], sensitive=[IMAGE_SA])
-    report = anonaudit.audit_table(table, policy=anonaudit.Policy(k=2))
-    page = replace(report, dp=dp.companion(table, epsilon=1.0, delta=1e-6)).to_html()
+    table = anonaudit.load(frame, anonaudit.Roles(["zip", "<b>age</b>"], [IMAGE_SA]))
+    report = anonaudit.audit_table(table, anonaudit.AuditOptions(policy=anonaudit.Policy(k=2)))
+    options = dp.DPOptions(dp.PrivacyGuarantee(1.0, 1e-6))
+    page = replace(report, dp=dp.companion(table, options)).to_html()
     section = dp_section(page)
     assert "<img" not in page and "<script" not in page and "<i>flu</i>" not in page
     assert escape(IMAGE_SA) in section  # the SA's name: headings, tables, charts
     assert "&lt;i&gt;flu&lt;/i&gt;" in section  # its values: sentences, chart tooltips
     assert "&lt;b&gt;age&lt;/b&gt;" in section  # the QI names in the sentences
-    redacted = replace(report, dp=dp.companion(table, epsilon=1.0, delta=1e-6)).to_html(redact=True)
+    redacted = replace(report, dp=dp.companion(table, options)).to_html(redact=True)
     for value in HOSTILE:
         assert value not in redacted and escape(value) not in redacted
     assert SCRIPT not in dp_section(redacted)

@@ -6,14 +6,22 @@ releases the class table under (ε, δ)-DP and sets the two side by side::
 
     >>> import anonaudit
     >>> from anonaudit import dp
-    >>> table = anonaudit.load("clinic.csv", quasi_identifiers=["sex"],
-    ...                        sensitive=["diagnosis"])  # doctest: +SKIP
-    >>> report = dp.companion(table, epsilon=1.0, delta=1e-6)  # doctest: +SKIP
+    >>> table = anonaudit.load("clinic.csv",
+    ...                        anonaudit.Roles(["sex"], ["diagnosis"]))  # doctest: +SKIP
+    >>> report = dp.companion(
+    ...     table, dp.DPOptions(dp.PrivacyGuarantee(epsilon=1.0, delta=1e-6)))  # doctest: +SKIP
     >>> report.contrast["diagnosis"].max_posterior  # doctest: +SKIP
 
-Modules, one concept each: :mod:`~anonaudit.dp.mechanisms` (OpenDP noise),
-:mod:`~anonaudit.dp.sensitivity` (neighbouring relations), :mod:`~anonaudit.dp.domain`
-(public domains), :mod:`~anonaudit.dp.bounding` (one person, several rows),
+A release is configured as OpenDP's context API configures one: the guarantee
+(:class:`PrivacyGuarantee`, OpenDP's ``dp.loss_of(epsilon=..., delta=...)``), the privacy
+unit (:class:`PrivacyUnit`, OpenDP's ``dp.unit_of(contributions=...)``, with the column
+identifying a person) and the rest, together one :class:`DPOptions`
+(:mod:`~anonaudit.dp.options`).
+
+Modules, one concept each: :mod:`~anonaudit.dp.options` (what a release is asked for),
+:mod:`~anonaudit.dp.mechanisms` (OpenDP noise), :mod:`~anonaudit.dp.sensitivity`
+(neighbouring relations), :mod:`~anonaudit.dp.domain` (public domains),
+:mod:`~anonaudit.dp.bounding` (one person, several rows),
 :mod:`~anonaudit.dp.release`, :mod:`~anonaudit.dp.accounting`,
 :mod:`~anonaudit.dp.plrv` (privacy loss), :mod:`~anonaudit.dp.utility`,
 :mod:`~anonaudit.dp.contrast` and :mod:`~anonaudit.dp.companion`, which runs them all.
@@ -56,6 +64,7 @@ from anonaudit.dp.contrast import (
 )
 from anonaudit.dp.domain import PublicDomain
 from anonaudit.dp.mechanisms import MECHANISMS, Mechanism, NoiseDistribution, add_noise
+from anonaudit.dp.options import DPOptions, PrivacyGuarantee, PrivacyUnit
 from anonaudit.dp.plrv import PrivacyLoss, privacy_loss
 from anonaudit.dp.release import Release, release
 from anonaudit.dp.sensitivity import NEIGHBOURING, Neighbouring, Sensitivity, histogram_sensitivity
@@ -68,6 +77,7 @@ __all__ = [
     "BoundedTable",
     "Budget",
     "Calibration",
+    "DPOptions",
     "DPReport",
     "Measures",
     "Mechanism",
@@ -75,7 +85,9 @@ __all__ = [
     "NoiseDistribution",
     "PosteriorCurve",
     "PrivacyCost",
+    "PrivacyGuarantee",
     "PrivacyLoss",
+    "PrivacyUnit",
     "PublicDomain",
     "ReaderMeasures",
     "Release",

@@ -2,8 +2,10 @@
 
 ``anonaudit dp`` names them plainly (``--epsilon``); ``anonaudit audit`` prefixes them
 (``--dp-epsilon``), since the audit's ``--delta`` is delta-disclosure. Both store them
-under the same names, so :func:`options` reads either. :func:`release_warnings` lists what
-``anonaudit dp`` warns about a release.
+under the same names, so :func:`options` reads either, with a policy file's ``[dp]``
+table, into one :class:`~anonaudit.dp.options.DPOptions`: the one place the command line
+is mapped onto the option objects. :func:`release_warnings` lists what ``anonaudit dp``
+warns about a release.
 """
 
 from __future__ import annotations
@@ -11,7 +13,6 @@ from __future__ import annotations
 import argparse
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,10 +20,8 @@ from anonaudit.classtable import ClassTable
 from anonaudit.dp.bounding import BoundedTable
 from anonaudit.dp.companion import DPReport, companion
 from anonaudit.dp.domain import PublicDomain
-from anonaudit.dp.mechanisms import MECHANISMS, Mechanism
-from anonaudit.dp.release import POSTPROCESS, Postprocess
-from anonaudit.dp.sensitivity import NEIGHBOURING, Neighbouring
-from anonaudit.errors import ParameterError
+from anonaudit.dp.options import DPOptions, PrivacyGuarantee, PrivacyUnit
+from anonaudit.errors import OptionError, ParameterError
 
 __all__ = [
     "EPSILON_WARNING",
@@ -40,17 +39,31 @@ EPSILON_WARNING = 2.0
 NEARLY_EMPTY = 0.01
 
 
-@dataclass(frozen=True)
-class DPOptions:
-    """The parsed release options."""
-
-    epsilon: float
-    delta: float | None
-    mechanism: Mechanism
-    neighbouring: Neighbouring | None
-    domain: PublicDomain | None
-    sensitive: str | None
-    postprocess: Postprocess
+#: The options' names in the Python API, by the ``args`` attribute that sets them.
+_ATTRIBUTES = {
+    "epsilon": "dp_epsilon",
+    "delta": "dp_delta",
+    "mechanism": "dp_mechanism",
+    "neighbouring": "dp_neighbouring",
+    "sensitive": "dp_rr_sensitive",
+    "postprocess": "dp_postprocess",
+    "column": "privacy_unit",
+    "contributions": "max_contributions",
+}
+#: ... their flags in ``anonaudit dp``; ``anonaudit audit`` prefixes the first six with
+#: ``dp-`` and has no privacy unit.
+_FLAGS = {
+    "epsilon": "--epsilon",
+    "delta": "--delta",
+    "mechanism": "--mechanism",
+    "neighbouring": "--neighbouring",
+    "sensitive": "--rr-sensitive",
+    "postprocess": "--postprocess",
+    "column": "--privacy-unit",
+    "contributions": "--max-contributions",
+}
+#: ... and their keys in a policy file's ``[dp]`` table.
+_KEYS = {"sensitive": "rr_sensitive"}
 
 
 def options(
@@ -65,27 +78,32 @@ def options(
     ``delta``, ``mechanism``, ``neighbouring``, ``public_domain = { COL = "v1,v2" }`` or
     ``"@FILE"``, ``rr_sensitive``, ``postprocess``) fills the rest. ``base`` resolves
     ``@FILE`` domains: the command line's relative to the working folder, the policy's
-    relative to the policy file's folder (``base``).
+    relative to the policy file's folder (``base``). ``anonaudit dp``'s ``--privacy-unit``
+    and ``--max-contributions`` make the :class:`~anonaudit.dp.options.PrivacyUnit`.
+
+    Returns
+    -------
+    DPOptions
+
+    Raises
+    ------
+    ParameterError
+        A value an option refuses, named by its flag (``--epsilon``, ``--dp-epsilon``) or
+        its ``[dp]`` key, or no epsilon at all.
     """
     table = dict(policy or {})
+    prefix = "" if getattr(args, "command", "dp") == "dp" else "--dp-"
+    labels: dict[str, str] = {}
 
-    def pick(name: str, key: str, default: Any = None) -> Any:
-        value = getattr(args, name)
-        return value if value is not None else table.get(key, default)
+    def pick(name: str, default: Any = None) -> Any:
+        value = getattr(args, _ATTRIBUTES[name], None)
+        flag = _FLAGS[name]
+        labels[name] = f"{prefix}{flag[2:]}" if prefix else flag
+        if value is None and _KEYS.get(name, name) in table:
+            labels[name] = f"[dp] {_KEYS.get(name, name)}"
+            return table[_KEYS.get(name, name)]
+        return value if value is not None else default
 
-    mechanism = pick("dp_mechanism", "mechanism", "discrete-laplace")
-    postprocess = pick("dp_postprocess", "postprocess", "clamp")
-    neighbouring = pick("dp_neighbouring", "neighbouring")
-    for key, value, allowed in (
-        ("mechanism", mechanism, MECHANISMS),
-        ("postprocess", postprocess, POSTPROCESS),
-        ("neighbouring", neighbouring, (None, *NEIGHBOURING)),
-    ):
-        if value not in allowed:
-            raise ParameterError(
-                f"[dp] {key} must be one of {', '.join(a for a in allowed if a)} "
-                f"(got {value!r})"
-            )
     if args.public_domain:
         domain = PublicDomain.parse(args.public_domain)
     elif table.get("public_domain"):
@@ -93,32 +111,30 @@ def options(
         domain = PublicDomain.parse(items, base=base)
     else:
         domain = None
-    epsilon = pick("dp_epsilon", "epsilon")
+    epsilon = pick("epsilon")
     if epsilon is None:
         raise ParameterError("the policy file's [dp] table needs epsilon (or give --dp-epsilon)")
-    return DPOptions(
-        epsilon=epsilon,
-        delta=pick("dp_delta", "delta"),
-        mechanism=mechanism,
-        neighbouring=neighbouring,
-        domain=domain,
-        sensitive=pick("dp_rr_sensitive", "rr_sensitive"),
-        postprocess=postprocess,
-    )
+    try:
+        unit = PrivacyUnit(
+            column=pick("column"),
+            contributions=pick("contributions", 1),
+            neighbouring=pick("neighbouring"),
+        )
+        return DPOptions(
+            PrivacyGuarantee(epsilon, pick("delta")),
+            unit=unit,
+            mechanism=pick("mechanism", "discrete-laplace"),
+            domain=domain,
+            sensitive=pick("sensitive"),
+            postprocess=pick("postprocess", "clamp"),
+        )
+    except OptionError as error:
+        raise ParameterError(error.worded(labels.get(error.option, error.option))) from None
 
 
 def run(data: ClassTable | BoundedTable, opts: DPOptions) -> DPReport:
     """Run :func:`~anonaudit.dp.companion.companion` with the parsed options."""
-    return companion(
-        data,
-        epsilon=opts.epsilon,
-        delta=opts.delta,
-        mechanism=opts.mechanism,
-        domain=opts.domain,
-        neighbouring=opts.neighbouring,
-        sensitive=opts.sensitive,
-        postprocess=opts.postprocess,
-    )
+    return companion(data, opts)
 
 
 def release_warnings(report: DPReport) -> list[str]:

@@ -14,12 +14,13 @@ The result is one frozen :class:`DPReport`, rendered by :mod:`anonaudit.report.j
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from anonaudit.classtable import ClassTable
-from anonaudit.dp.accounting import Accounting, Budget, account
-from anonaudit.dp.bounding import BoundedTable
+from anonaudit.dp.accounting import Accounting, account
+from anonaudit.dp.bounding import BoundedTable, resolve_unit
 from anonaudit.dp.contrast import (
     AttackerContrast,
     PosteriorCurve,
@@ -28,12 +29,18 @@ from anonaudit.dp.contrast import (
     contrast,
     posterior_curve,
 )
-from anonaudit.dp.domain import MAX_CELLS, PublicDomain
-from anonaudit.dp.mechanisms import Mechanism
+from anonaudit.dp.domain import PublicDomain
+from anonaudit.dp.options import (
+    INSTEAD,
+    RELEASE_KEYWORDS,
+    DPOptions,
+    check_keywords,
+    from_keywords,
+)
 from anonaudit.dp.plrv import PrivacyLoss, privacy_loss
 from anonaudit.dp.release import Postprocess, Release, release
-from anonaudit.dp.sensitivity import Neighbouring
 from anonaudit.dp.utility import ReaderMeasures, Utility, reader_measures, utility
+from anonaudit.options import deprecated
 
 __all__ = ["DPReport", "companion"]
 
@@ -98,18 +105,7 @@ class DPReport:
 
 
 def companion(
-    data: ClassTable | BoundedTable,
-    *,
-    epsilon: float,
-    delta: float | None = None,
-    mechanism: Mechanism = "discrete-laplace",
-    domain: PublicDomain | None = None,
-    neighbouring: Neighbouring | None = None,
-    max_contributions: int = 1,
-    sensitive: str | None = None,
-    budget: Budget | None = None,
-    max_cells: int = MAX_CELLS,
-    postprocess: Postprocess = "clamp",
+    data: ClassTable | BoundedTable, options: DPOptions | None = None, **keywords: Any
 ) -> DPReport:
     """Release ``data`` under DP and contrast it with the syntactic measures.
 
@@ -118,10 +114,14 @@ def companion(
     data : ClassTable or BoundedTable
         The class table; a :class:`~anonaudit.dp.bounding.BoundedTable` brings its
         privacy unit and contribution bound.
-    epsilon, delta, mechanism, domain, neighbouring, max_contributions, sensitive, budget,
-    max_cells, postprocess
-        As for :func:`~anonaudit.dp.release.release`; ``max_contributions`` is taken
-        from a BoundedTable.
+    options : DPOptions
+        The guarantee, privacy unit, mechanism and the rest, as for
+        :func:`~anonaudit.dp.release.release`.
+    **keywords
+        The flat keyword arguments of earlier versions (``epsilon=``, ``delta=``,
+        ``mechanism=``, ``domain=``, ``neighbouring=``, ``max_contributions=`` (taken from
+        a BoundedTable), ``sensitive=``, ``budget=``, ``max_cells=``, ``postprocess=``),
+        deprecated: they stop working in 0.3.
 
     Returns
     -------
@@ -131,39 +131,34 @@ def companion(
     --------
     >>> import pandas as pd
     >>> from anonaudit.dp.domain import PublicDomain
+    >>> from anonaudit.dp.options import PrivacyGuarantee
     >>> t = ClassTable.from_frame(pd.DataFrame(
     ...     {"zip": ["a", "a", "b"], "d": ["flu", "cold", "flu"], "count": [5, 5, 9]}),
     ...     quasi_identifiers=["zip"], sensitive=["d"])
-    >>> report = companion(t, epsilon=1.0,
-    ...                    domain=PublicDomain.of({"zip": ["a", "b"], "d": ["flu", "cold"]}))
+    >>> domain = PublicDomain.of({"zip": ["a", "b"], "d": ["flu", "cold"]})
+    >>> report = companion(t, DPOptions(PrivacyGuarantee(1.0), domain=domain))
     >>> report.epsilon, report.release.cells, report.contrast["d"].max_posterior
     (1.0, 4, 1.0)
     """
-    unit = None
-    dropped = 0
-    if isinstance(data, BoundedTable):
-        unit, dropped, max_contributions = (
-            data.privacy_unit,
-            data.dropped_records,
-            data.max_contributions,
+    if keywords:
+        if options is not None:
+            raise TypeError("give DPOptions or the deprecated keyword arguments, not both")
+        check_keywords("companion", keywords, RELEASE_KEYWORDS)
+        deprecated("companion", list(keywords), INSTEAD["release"])
+        if isinstance(data, BoundedTable):  # as before: the table's bound, not the keyword
+            keywords.pop("max_contributions", None)
+        options = from_keywords("companion", keywords, RELEASE_KEYWORDS).options
+    if not isinstance(options, DPOptions):
+        raise TypeError(
+            "companion() needs its options: companion(data, DPOptions(PrivacyGuarantee("
+            "epsilon, delta), ...))"
         )
-        data = data.table
-    result = release(
-        data,
-        epsilon=epsilon,
-        delta=delta,
-        mechanism=mechanism,
-        domain=domain,
-        neighbouring=neighbouring,
-        max_contributions=max_contributions,
-        sensitive=sensitive,
-        budget=budget,
-        max_cells=max_cells,
-        postprocess=postprocess,
-    )
+    _, unit, bounded = resolve_unit(data, options.unit)
+    result = release(data, options)
+    mechanism, domain, postprocess = options.mechanism, options.domain, options.postprocess
     if mechanism == "randomized-response":
         m = result.sensitivity.max_contributions
-        scale, shifts = epsilon / m, (1,) * m
+        scale, shifts = options.epsilon / m, (1,) * m
         assert domain is not None  # release() refuses randomized response without one
         categories = len(domain.values[result.original.sensitive[0]])
     else:
@@ -179,7 +174,9 @@ def companion(
         categories=categories,
     )
     loss = privacy_loss(mechanism, scale=scale, shifts=shifts, categories=categories)
-    top = max(2 * accounting.epsilon, 1.0) if np.isfinite(accounting.epsilon) else 2 * epsilon
+    top = (
+        max(2 * accounting.epsilon, 1.0) if np.isfinite(accounting.epsilon) else 2 * options.epsilon
+    )
     return DPReport(
         release=result,
         accounting=accounting,
@@ -196,8 +193,8 @@ def companion(
             sa: attacker_contrast(result, sa, domain=domain, postprocess=postprocess)
             for sa in result.original.sensitive
         },
-        privacy_unit=unit,
-        bounded_records=dropped,
+        privacy_unit=unit.column,
+        bounded_records=bounded.dropped_records if bounded is not None else 0,
         domain=domain,
         postprocess=postprocess,
     )

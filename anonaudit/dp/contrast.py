@@ -366,12 +366,14 @@ def attacker_contrast(
     A class of 60 flu and 60 cold (k = 120) is certain to the informed attacker:
 
     >>> import pandas as pd
+    >>> from anonaudit.dp.options import DPOptions, PrivacyGuarantee
     >>> from anonaudit.dp.release import release as dp_release
     >>> t = ClassTable.from_frame(pd.DataFrame(
     ...     {"zip": ["a", "a"], "d": ["flu", "cold"], "count": [60, 60]}),
     ...     quasi_identifiers=["zip"], sensitive=["d"])
     >>> domain = PublicDomain.of({"zip": ["a"], "d": ["flu", "cold"]})
-    >>> c = attacker_contrast(dp_release(t, epsilon=1.0, domain=domain), "d", domain=domain)
+    >>> r = dp_release(t, DPOptions(PrivacyGuarantee(1.0), domain=domain))
+    >>> c = attacker_contrast(r, "d", domain=domain)
     >>> c.uninformed.max, c.informed.median, c.epsilon, c.dp_informed.share_above_bound
     (0.5, 1.0, 2.0, 0.0)
     """

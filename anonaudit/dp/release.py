@@ -63,31 +63,46 @@ from anonaudit.dp.accounting import (
     noise_scale,
     stability_threshold,
 )
-from anonaudit.dp.domain import MAX_CELLS, PublicDomain
+from anonaudit.dp.bounding import BoundedTable, resolve_unit
+from anonaudit.dp.domain import PublicDomain
 from anonaudit.dp.mechanisms import (
     ADDITIVE,
     DISCRETE,
-    MECHANISMS,
     Mechanism,
     NoiseDistribution,
     add_noise,
     randomized_response,
     rr_keep_probability,
 )
+from anonaudit.dp.options import (
+    EPSILON_RANGE,
+    INSTEAD,
+    MIN_DELTA,
+    RELEASE_KEYWORDS,
+    UNBIASED_NEEDS_A_DOMAIN,
+    DPOptions,
+    check_keywords,
+    from_keywords,
+)
 from anonaudit.dp.plrv import privacy_loss
-from anonaudit.dp.sensitivity import Neighbouring, Sensitivity, histogram_sensitivity
+from anonaudit.dp.sensitivity import Sensitivity, histogram_sensitivity
 from anonaudit.errors import ParameterError
+from anonaudit.options import deprecated
 from anonaudit.vocabulary import POSTPROCESS, Postprocess
 
-__all__ = ["POSTPROCESS", "DomainKind", "Postprocess", "Release", "release", "value_guarantee"]
+__all__ = [
+    "EPSILON_RANGE",
+    "MIN_DELTA",
+    "POSTPROCESS",
+    "DomainKind",
+    "Postprocess",
+    "Release",
+    "release",
+    "value_guarantee",
+]
 
 DomainKind: TypeAlias = Literal["public", "observed", "local"]
 _COUNT = "count"
-#: Accepted range of ε: below, the noise swamps any count; above, no attacker is bounded
-#: (``e^ε`` overflows a double near ε = 709).
-EPSILON_RANGE = (1e-6, 100.0)
-#: Smallest δ accepted (above 0): smaller values are below what the noise tails resolve.
-MIN_DELTA = 1e-100
 
 
 @dataclass(frozen=True)
@@ -183,53 +198,34 @@ class Release:
 
 
 def release(
-    table: ClassTable,
-    *,
-    epsilon: float,
-    delta: float | None = None,
-    mechanism: Mechanism = "discrete-laplace",
-    domain: PublicDomain | None = None,
-    neighbouring: Neighbouring | None = None,
-    max_contributions: int = 1,
-    sensitive: str | None = None,
-    budget: Budget | None = None,
-    max_cells: int = MAX_CELLS,
-    postprocess: Postprocess = "clamp",
+    table: ClassTable | BoundedTable, options: DPOptions | None = None, **keywords: Any
 ) -> Release:
     """Release ``table`` under (ε, δ)-differential privacy.
 
     Parameters
     ----------
-    table : ClassTable
-        The class table (bounded already when one person has several rows:
-        :func:`~anonaudit.dp.bounding.load_bounded`).
-    epsilon : float
-        Total ε of the release (> 0).
-    delta : float, optional
-        δ; ``None`` or 0 asks for pure ε-DP, which needs ``domain`` for every column.
-    mechanism : str
-        ``discrete-laplace`` (default), ``discrete-gaussian``, ``laplace``,
-        ``gaussian`` (the continuous ones are rounded afterwards) or
-        ``randomized-response``.
-    domain : PublicDomain, optional
-        Declared values of every QI and SA: releases every cell of their product.
-    neighbouring : {"add-remove", "replace"}, optional
-        Default ``add-remove``; randomized response is always ``replace`` of the value.
-    max_contributions : int
-        Records one privacy unit may have (``m``); the table must already respect it.
-    sensitive : str, optional
-        The SA that randomized response randomizes (default: the only SA).
-    budget : Budget, optional
-        Refuse (:class:`~anonaudit.errors.BudgetError`) when this release does not fit.
-    max_cells : int
-        Largest public domain accepted.
-    postprocess : {"clamp", "unbiased"}
-        What becomes of the rounded noisy counts over a public domain: ``clamp``
-        (default) sets negatives to 0, ``unbiased`` keeps them, so that each count's
-        mean is the true count (:func:`_postprocess`). Either way :attr:`Release.table`
-        holds the positive counts and :attr:`Release.released_counts` every cell's.
-        ``unbiased`` needs a public domain for every QI and SA: observed combinations
-        are kept above a threshold and randomized response reports are never negative.
+    table : ClassTable or BoundedTable
+        The class table, bounded already when one person has several rows: a
+        :class:`~anonaudit.dp.bounding.BoundedTable`
+        (:func:`~anonaudit.dp.bounding.load_bounded`) brings its privacy unit, or the
+        ``options.unit.contributions`` states the bound a class table respects.
+    options : DPOptions
+        The guarantee (ε, and δ: ``None`` or 0 asks for pure ε-DP, which needs
+        ``options.domain`` for every QI and SA), the privacy unit, the mechanism, the
+        public domain (every cell of the product of the declared values is released),
+        the SA randomized response randomizes, a budget to fit, the largest domain, and
+        the post-processing of the rounded noisy counts over a public domain: ``clamp``
+        sets negatives to 0, ``unbiased`` keeps them, so that each count's mean is the
+        true count (:func:`_postprocess`). Either way :attr:`Release.table` holds the
+        positive counts and :attr:`Release.released_counts` every cell's. ``unbiased``
+        needs a public domain for every QI and SA: observed combinations are kept above a
+        threshold and randomized response reports are never negative. Randomized response
+        is always ``replace`` of the value.
+    **keywords
+        The flat keyword arguments of earlier versions (``epsilon=``, ``delta=``,
+        ``mechanism=``, ``domain=``, ``neighbouring=``, ``max_contributions=``,
+        ``sensitive=``, ``budget=``, ``max_cells=``, ``postprocess=``), deprecated: they
+        stop working in 0.3.
 
     Returns
     -------
@@ -239,52 +235,46 @@ def release(
     ------
     ParameterError
         Pure ε-DP asked for without a public domain (the message names ``--delta`` and
-        ``--public-domain``), an unknown mechanism or post-processing, ``unbiased``
-        without a public domain, or parameters out of range.
+        ``--public-domain``), ``unbiased`` without a public domain for every column, a
+        public domain larger than ``max_cells``, or a unit column with a class table that
+        was not bounded by it.
     BudgetError
-        The release does not fit ``budget``.
+        The release does not fit ``options.budget``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from anonaudit.dp.options import PrivacyGuarantee
+    >>> t = ClassTable.from_frame(pd.DataFrame({"zip": ["a", "b"], "count": [40, 2]}),
+    ...                           quasi_identifiers=["zip"])
+    >>> r = release(t, DPOptions(PrivacyGuarantee(1.0, 1e-6)))
+    >>> r.domain, r.threshold, r.epsilon, r.delta
+    ('observed', 15, 1.0, 1e-06)
     """
-    if mechanism not in MECHANISMS:
-        raise ParameterError(
-            f"unknown mechanism {mechanism!r}; choose one of {', '.join(MECHANISMS)}"
+    if keywords:
+        if options is not None:
+            raise TypeError("give DPOptions or the deprecated keyword arguments, not both")
+        check_keywords("release", keywords, RELEASE_KEYWORDS)
+        deprecated("release", list(keywords), INSTEAD["release"])
+        options = from_keywords("release", keywords, RELEASE_KEYWORDS).options
+    if not isinstance(options, DPOptions):
+        raise TypeError(
+            "release() needs its options: release(table, DPOptions(PrivacyGuarantee(epsilon, "
+            "delta), ...))"
         )
-    if postprocess not in POSTPROCESS:
-        raise ParameterError(
-            f"unknown post-processing {postprocess!r}; choose one of {', '.join(POSTPROCESS)}"
-        )
-    if postprocess == "unbiased" and (
-        mechanism == "randomized-response"
-        or domain is None
-        or domain.missing([*table.quasi_identifiers, *table.sensitive])
-    ):
-        raise ParameterError(
-            "--postprocess unbiased keeps the negative noisy counts of an additive release "
-            "over a public domain; declare --public-domain for every QI and SA (domain= in "
-            "Python), or keep the default clamp"
-        )
-    low, high = EPSILON_RANGE
-    if not (isinstance(epsilon, (int, float)) and low <= epsilon <= high):
-        raise ParameterError(
-            f"epsilon must be a positive number from {low:g} to {high:g} (got {epsilon!r}); "
-            "common choices lie between 0.1 and 2"
-        )
-    delta = float(delta or 0.0)
-    if not (delta == 0 or MIN_DELTA <= delta < 1):
-        raise ParameterError(
-            f"delta must be 0 or lie in [{MIN_DELTA:g}, 1) (got {delta!r}); "
-            "common choices are below 1/n, e.g. 1e-6"
-        )
+    data, unit, _ = resolve_unit(table, options.unit)
+    epsilon, delta = options.epsilon, options.delta
+    mechanism, domain, budget = options.mechanism, options.domain, options.budget
+    columns = [*data.quasi_identifiers, *data.sensitive]
+    if options.postprocess == "unbiased" and domain is not None and domain.missing(columns):
+        raise ParameterError(UNBIASED_NEEDS_A_DOMAIN)
     if mechanism == "randomized-response":
-        if neighbouring == "add-remove":
-            raise ParameterError(
-                "randomized response protects each record's sensitive value (neighbouring "
-                "'replace'), not whether a record is present; use an additive mechanism"
-            )
-        return _randomized_response(table, epsilon, domain, max_contributions, sensitive, budget)
+        return _randomized_response(
+            data, epsilon, domain, unit.contributions, options.sensitive, budget
+        )
     sensitivity = histogram_sensitivity(
-        neighbouring or "add-remove", max_contributions=max_contributions
+        unit.neighbouring or "add-remove", max_contributions=unit.contributions
     )
-    columns = [*table.quasi_identifiers, *table.sensitive]
     missing = domain.missing(columns) if domain is not None else columns
     if missing and delta == 0:
         raise ParameterError(
@@ -298,7 +288,7 @@ def release(
         )
     if domain is not None and not missing:
         return _public(
-            table,
+            data,
             domain,
             columns,
             epsilon,
@@ -306,10 +296,10 @@ def release(
             mechanism,
             sensitivity,
             budget,
-            max_cells,
-            postprocess,
+            options.max_cells,
+            options.postprocess,
         )
-    return _observed(table, epsilon, delta, mechanism, sensitivity, budget)
+    return _observed(data, epsilon, delta, mechanism, sensitivity, budget)
 
 
 def _spend(budget: Budget | None, epsilon: float, delta: float, cost: PrivacyCost) -> None:
@@ -393,9 +383,7 @@ def _observed(
     threshold = stability_threshold(
         mechanism, scale=scale, l0=s.l0, linf=s.linf, delta=threshold_delta
     )
-    keys_delta = delta_threshold(
-        mechanism, scale=scale, threshold=threshold, l0=s.l0, linf=s.linf
-    )
+    keys_delta = delta_threshold(mechanism, scale=scale, threshold=threshold, l0=s.l0, linf=s.linf)
     cost = PrivacyCost(
         epsilon=shared.epsilon,
         rho=shared.rho,
@@ -574,8 +562,6 @@ def _randomized_response(
         released_counts=released.ravel(),
         class_ids=np.repeat(np.arange(n_classes, dtype=np.int64), k),
     )
-
-
 
 
 def _postprocess(noisy: NDArray[Any], postprocess: Postprocess) -> NDArray[Any]:
