@@ -4,9 +4,11 @@ Load data into a class table (counts per quasi-identifier tuple and sensitive va
 compute every syntactic anonymity measure from it, and read the results::
 
     >>> import anonaudit
-    >>> report = anonaudit.audit("data.csv", quasi_identifiers=["zip", "age"],
-    ...                          sensitive=["disease"],
-    ...                          policy=anonaudit.Policy(k=5))  # doctest: +SKIP
+    >>> report = anonaudit.audit(
+    ...     "data.csv",
+    ...     anonaudit.Roles(["zip", "age"], ["disease"]),
+    ...     anonaudit.AuditOptions(policy=anonaudit.Policy(k=5)),
+    ... )  # doctest: +SKIP
     >>> report.k_anonymity.k  # doctest: +SKIP
 
 Syntactic anonymity measures one table against stated attacks; it is not a privacy
@@ -35,6 +37,19 @@ from anonaudit.errors import (
     SourceNotFoundError,
     StorageError,
 )
+from anonaudit.options import (
+    Analyses,
+    AuditOptions,
+    EngineOptions,
+    EqualDistance,
+    HierarchicalDistance,
+    MatrixDistance,
+    NumericDistance,
+    OrderedDistance,
+    PopulationOptions,
+    ReadOptions,
+    Roles,
+)
 from anonaudit.policy import Policy
 
 __version__ = "0.1.0"
@@ -49,6 +64,7 @@ if TYPE_CHECKING:
         TClosenessResult,
     )
     from anonaudit.classtable import ClassTable
+    from anonaudit.dp.options import DPOptions, PrivacyGuarantee, PrivacyUnit
     from anonaudit.hierarchy import GroundDistance, Hierarchy
     from anonaudit.loading import load
 
@@ -65,6 +81,9 @@ _LAZY = {
     "RiskResult": "anonaudit.checks",
     "TClosenessResult": "anonaudit.checks",
     "ClassTable": "anonaudit.classtable",
+    "DPOptions": "anonaudit.dp.options",
+    "PrivacyGuarantee": "anonaudit.dp.options",
+    "PrivacyUnit": "anonaudit.dp.options",
     "GroundDistance": "anonaudit.hierarchy",
     "Hierarchy": "anonaudit.hierarchy",
 }
@@ -85,27 +104,41 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "Analyses",
     "AnonauditError",
+    "AuditOptions",
     "AuditReport",
     "BudgetError",
     "ClassTable",
     "ColumnError",
+    "DPOptions",
     "DisclosureResult",
     "EngineError",
+    "EngineOptions",
+    "EqualDistance",
     "GroundDistance",
+    "HierarchicalDistance",
     "Hierarchy",
     "HierarchyError",
     "InputError",
     "KAnonymityResult",
     "LDiversityResult",
     "MalformedFileError",
+    "MatrixDistance",
     "MissingDependencyError",
+    "NumericDistance",
+    "OrderedDistance",
     "OutputError",
     "ParameterError",
     "Policy",
     "PolicyViolationError",
+    "PopulationOptions",
+    "PrivacyGuarantee",
+    "PrivacyUnit",
     "PrivacyWarning",
+    "ReadOptions",
     "RiskResult",
+    "Roles",
     "SourceNotFoundError",
     "StorageError",
     "TClosenessResult",

@@ -6,7 +6,7 @@ import datetime as _dt
 import functools
 import math
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -28,7 +28,6 @@ from anonaudit.checks.individual import IndividualRisk, individual_risk
 from anonaudit.checks.population import (
     JournalistRisk,
     MarketerRisk,
-    PopulationModel,
     PopulationUniqueness,
     journalist_risk,
     marketer_risk,
@@ -47,11 +46,26 @@ from anonaudit.generalization import Generalization, qi_hierarchy
 from anonaudit.hierarchy import GroundDistance, Hierarchy
 from anonaudit.identifiers import Identifier, find_identifiers, sample_sources
 from anonaudit.linkage.population import PopulationLinkage, population_linkage
-from anonaudit.loading import Engine, Source, load
+from anonaudit.loading import Source, load
+from anonaudit.options import (
+    AUDIT_KEYWORDS,
+    KEYWORDS,
+    Analyses,
+    AuditOptions,
+    Distance,
+    EngineOptions,
+    HierarchicalDistance,
+    MatrixDistance,
+    ReadOptions,
+    Roles,
+    deprecated,
+    from_keywords,
+)
 from anonaudit.policy import Policy
 from anonaudit.report.html import DEFAULT_MAX_ROWS
 from anonaudit.sources.csv import from_decimal_comma
-from anonaudit.work import DEFAULT_MAX_WORK, SUBSET_OVERHEAD, Steps, check_work, subsets
+from anonaudit.vocabulary import Judged, Verdict
+from anonaudit.work import SUBSET_OVERHEAD, Steps, check_work, subsets
 
 if TYPE_CHECKING:  # anonaudit.dp and anonaudit.advice import this module
     from anonaudit.advice.lattice import Advice
@@ -163,22 +177,23 @@ class AuditReport:
     linkage: PopulationLinkage | None = None
     history: ReleaseHistory | None = field(default=None, repr=False)
 
-    def verdicts(self) -> list[tuple[str, bool]]:
-        """``(measure, passed)`` for every threshold of the policy."""
-        result: list[tuple[str, bool]] = []
+    def verdicts(self) -> list[Verdict]:
+        """A :class:`~anonaudit.vocabulary.Verdict` for every threshold group the policy
+        sets (one per measure, and per SA for the measures of an SA)."""
+        result: list[Verdict] = []
 
-        def add(name: str, passed: bool | None) -> None:
+        def add(judged: Judged, passed: bool | None, sensitive: str | None = None) -> None:
             if passed is not None:
-                result.append((name, passed))
+                result.append(Verdict(judged, passed, sensitive))
 
-        add("k-anonymity", self.k_anonymity.passed)
+        add(Judged.K_ANONYMITY, self.k_anonymity.passed)
         for sa in self.sensitive:
-            add(f"l-diversity of {sa}", self.l_diversity[sa].passed)
-            add(f"t-closeness of {sa}", self.t_closeness[sa].passed)
-            add(f"disclosure of {sa}", self.disclosure[sa].passed)
-        add("re-identification risk", self.risk.passed)
+            add(Judged.L_DIVERSITY, self.l_diversity[sa].passed, sa)
+            add(Judged.T_CLOSENESS, self.t_closeness[sa].passed, sa)
+            add(Judged.DISCLOSURE, self.disclosure[sa].passed, sa)
+        add(Judged.RISK, self.risk.passed)
         if self.linkage is not None:
-            add("k-map", self.linkage.k_map.passed)
+            add(Judged.K_MAP, self.linkage.k_map.passed)
         if self.history is not None:
             result += self.history.verdicts()
         return result
@@ -187,11 +202,11 @@ class AuditReport:
     def passed(self) -> bool | None:
         """Whether every threshold is met; ``None`` when the policy sets none."""
         verdicts = self.verdicts()
-        return None if not verdicts else all(ok for _, ok in verdicts)
+        return None if not verdicts else all(v.passed for v in verdicts)
 
     def raise_for_violations(self) -> None:
         """Raise :class:`PolicyViolationError` listing the failed measures, if any."""
-        failed = [name for name, ok in self.verdicts() if not ok]
+        failed = [v.name for v in self.verdicts() if not v.passed]
         if failed:
             raise PolicyViolationError("the data violates the policy: " + "; ".join(failed))
 
@@ -231,140 +246,33 @@ class AuditReport:
 
 def audit(
     source: Source | ClassTable,
+    roles: Roles | None = None,
+    options: AuditOptions | None = None,
     *,
-    quasi_identifiers: Sequence[str],
-    sensitive: Sequence[str] = (),
-    policy: Policy | None = None,
-    distance: str | Mapping[str, str] | None = None,
-    hierarchies: Mapping[str, Hierarchy | str | os.PathLike[str]] | None = None,
-    orders: Mapping[str, Sequence[str]] | None = None,
-    ground_distances: Mapping[str, GroundDistance | str | os.PathLike[str]] | None = None,
-    nulls: NullPolicy = "value",
-    risk_threshold: float = 0.2,
-    population_size: float | None = None,
-    sampling_fraction: float | None = None,
-    population_model: PopulationModel = "dankar",
-    generalize: Mapping[str, int] | None = None,
-    advise_suppression: bool = True,
-    qi_analysis: bool | int | None = None,
-    suda: bool | int | None = None,
-    advise: bool = False,
-    suppression_limit: float = 0.0,
-    max_results: int | None = 10,
-    sep: str | None = None,
-    encoding: str = "utf-8",
-    na_values: Sequence[str] = ("",),
-    format: str | None = None,
-    filter: str | Sequence[str] = (),
-    storage_options: Mapping[str, str] | None = None,
-    delta_version: int | None = None,
-    engine: Engine = "local",
-    scheduler: Any = None,
-    progress: Progress | None = None,
-    weights: str | None = None,
-    missing_columns: str = "error",
-    count: str | None = None,
-    decimal_comma: Sequence[str] = (),
-    population_table: Source | ClassTable | None = None,
-    k_map: int | None = None,
-    max_work: int | None = DEFAULT_MAX_WORK,
+    reading: ReadOptions | None = None,
+    engine: EngineOptions | str | None = None,
+    **keywords: Any,
 ) -> AuditReport:
-    """Audit ``source`` for every syntactic anonymity measure.
+    """Audit ``source`` for every syntactic anonymity measure: :func:`load` it, then
+    :func:`audit_table`.
 
     Parameters
     ----------
     source : path, list of paths, pandas.DataFrame, pyarrow.Table or ClassTable
         The data (see :func:`load`), or a class table built already.
-    quasi_identifiers, sensitive : sequence of str
-        Column roles.
-    policy : Policy, optional
-        Thresholds to judge the measures by.
-    distance : str or mapping of str to str, optional
-        t-closeness ground distance for every SA, or per SA: one of ``equal``,
-        ``ordered``, ``numeric``, ``hierarchical``, ``matrix``. An SA not named uses
-        ``hierarchical`` when it has a hierarchy, ``matrix`` when it has a ground
-        distance, else ``equal``; the distance is never guessed from the data.
-    hierarchies : mapping, optional
-        Per SA, a :class:`Hierarchy` or the path of an ARX hierarchy file. Per QI, the
-        same or a built-in (``"interval:5,10,20"``, ``"prefix"``, ``"prefix:N"``; see
-        :mod:`anonaudit.generalization`), used by ``generalize``.
-    orders : mapping, optional
-        Per SA, its values from lowest to highest (ordered distance on text).
-    ground_distances : mapping, optional
-        Per SA, a :class:`GroundDistance` or the path of a matrix file.
-    nulls : {"value", "drop", "wildcard"}
-        Null QI values form a value of their own, or their records are left out
-        (and counted in :attr:`AuditReport.dropped_records`), or a null matches any
-        value when counting class sizes (sdcMicro's convention; changes k-anonymity,
-        prosecutor and individual risk only: :mod:`anonaudit.checks.wildcard`).
-    risk_threshold : float
-        Prosecutor (and individual) risk above which a record counts as at risk.
-    population_size, sampling_fraction : float, optional
-        The population the data was sampled from: its size ``N`` (at least the
-        records audited), or the sampling fraction ``n / N`` in (0, 1]. Either one
-        adds population uniqueness, journalist and marketer risk
-        (:mod:`anonaudit.checks.population`).
-    population_model : {"dankar", "pitman", "zayatz", "snb"}
-        The population uniqueness estimate to report; ``dankar`` picks one by
-        Dankar et al.'s (2012) rule.
-    generalize : mapping of str to int, optional
-        Audit the data as it would be after generalizing each named QI to this level of
-        its hierarchy (:class:`~anonaudit.generalization.Generalization`); the report's
-        ``generalization`` says which.
-    advise_suppression : bool
-        When the policy fails, work out which classes to suppress so the rest passes
-        (:mod:`anonaudit.advice.suppression`; a few more audits of the shrinking table).
-    qi_analysis : bool or int, optional
-        Analyse distinction and separation of every QI subset of up to this many QIs
-        (:func:`anonaudit.checks.qi_analysis.qi_analysis`); ``True`` for the default
-        size.
-    suda : bool or int, optional
-        Search minimal sample uniques of up to this many QIs and score every record
-        (:func:`anonaudit.checks.suda.suda`); ``True`` for the default size. The
-        DIS-SUDA scores use the sampling fraction when one is given (directly or as
-        ``n / population_size``), else sdcMicro's default 0.01.
-    advise : bool
-        Search the lattice of the QIs' hierarchy levels (those of ``hierarchies``) for
-        the Pareto-best transformations that pass the policy
-        (:func:`anonaudit.advice.advise`; at most ``max_results`` listed) and keep them in
-        :attr:`AuditReport.advice`. The search starts from the data as it is (before any
-        ``generalize``; without the records ``nulls="drop"`` leaves out), and needs a
-        threshold, a QI hierarchy, and ``nulls`` other than ``"wildcard"``.
-    suppression_limit : float
-        With ``advise``: the largest share of the records, in [0, 1), that a
-        transformation may suppress.
-    max_results : int or None
-        With ``advise``: transformations of the Pareto front listed and audited
-        (``None``: all of them).
-    sep, encoding, na_values, format, filter
-        As for :func:`load`.
-    storage_options, delta_version, engine, scheduler, missing_columns
-        As for :func:`load`.
-    progress : Progress, optional
-        As for :func:`load`, and then the steps of the long analyses (QI analysis,
-        SUDA, the advice search) as they run.
-    weights : str, optional
-        A column of survey weights (:func:`load`): adds sdcMicro's individual and
-        global risk with ``F_k`` the sum of each class's weights
-        (:mod:`anonaudit.checks.individual`). Without it, a population size or
-        sampling fraction adds the same risk with uniform weights ``N / n``.
-    count : str, optional
-        A column of records per row: the input is a frequency table, one row per group
-        with its count (:func:`load`); ``population_table`` is read the same way.
-    decimal_comma : sequence of str
-        Columns whose numbers are written with a decimal comma (:func:`load`).
-    population_table : path, frame or ClassTable, optional
-        The attacker's identified table (a voter list, a census extract) with the QI
-        columns in the release's coding (generalized by ``generalize`` as the release
-        is): adds k-map, delta-presence and unique matches
-        (:func:`anonaudit.linkage.population_linkage`) as
-        :attr:`AuditReport.linkage`. Read with the same options as ``source``.
-    k_map : int, optional
-        With ``population_table``: every release class must match at least this many of its
-        records (k-map; El Emam & Dankar 2008), a verdict of the audit.
-    max_work : int or None
-        Refuse, before they start, a QI analysis, SUDA or non-monotone advice search
-        whose estimated work exceeds this (:mod:`anonaudit.work`); ``None``: no limit.
+    roles : Roles
+        The QI and SA columns, and any weight or count column.
+    options : AuditOptions, optional
+        The thresholds, distances, population and analyses (default: measure only).
+    reading : ReadOptions, optional
+        How the inputs (and ``options.population.table``) are read.
+    engine : EngineOptions, optional
+        Where the class table is built, and where progress is shown (a name here is the
+        deprecated ``engine=`` keyword).
+    **keywords
+        The flat keyword arguments of earlier versions (``quasi_identifiers=``,
+        ``policy=``, ``sep=``, ...: :data:`anonaudit.options.KEYWORDS`), deprecated:
+        they stop working in 0.3.
 
     Returns
     -------
@@ -373,174 +281,156 @@ def audit(
     Examples
     --------
     >>> import pandas as pd
+    >>> from anonaudit import AuditOptions, Policy, Roles
     >>> df = pd.DataFrame({"zip": ["02134", "02134", "02139"],
     ...                    "disease": ["flu", "cold", "flu"]})
-    >>> report = audit(df, quasi_identifiers=["zip"], sensitive=["disease"],
-    ...                policy=Policy(k=2))
+    >>> report = audit(df, Roles(["zip"], ["disease"]), AuditOptions(policy=Policy(k=2)))
     >>> report.k_anonymity.k, report.passed
     (1, False)
     """
-    reading: dict[str, Any] = {
-        "sep": sep,
-        "encoding": encoding,
-        "na_values": na_values,
-        "format": format,
-        "filter": filter,
-        "storage_options": storage_options,
-        "delta_version": delta_version,
-        "missing_columns": missing_columns,
-    }
-    engines = {"engine": engine, "scheduler": scheduler, "progress": progress, "count": count}
+    if isinstance(engine, str):  # the deprecated engine name
+        keywords["engine"], engine = engine, None
+    if keywords:
+        given = (roles, options, reading, engine)
+        deprecated(
+            "audit",
+            list(keywords),
+            "pass Roles, AuditOptions, ReadOptions, EngineOptions",
+            allowed=KEYWORDS,
+            alongside=any(o is not None for o in given),
+        )
+        split = from_keywords(
+            keywords,
+            quasi_identifiers=keywords.get("quasi_identifiers", ()),
+            sensitive=keywords.get("sensitive", ()),
+        )
+        roles = Roles(**split.roles) if "quasi_identifiers" in split.roles else None
+        options, reading, engine = split.audit, split.reading, split.engine
+    options = options or AuditOptions()
+    reading = reading or ReadOptions()
+    engine = engine or EngineOptions()
     if isinstance(source, ClassTable):
-        table = source.recode(dict.fromkeys(decimal_comma, from_decimal_comma))
+        roles = roles or Roles(source.quasi_identifiers, source.sensitive)
+        table = source.recode(dict.fromkeys(reading.decimal_comma, from_decimal_comma))
     else:
-        table = load(
-            source,
-            quasi_identifiers=quasi_identifiers,
-            sensitive=sensitive,
-            weights=weights,
-            decimal_comma=decimal_comma,
-            **reading,
-            **engines,
+        if roles is None:
+            raise ParameterError("name the columns' roles: Roles(quasi_identifiers, sensitive)")
+        table = load(source, roles, reading=reading, engine=engine)
+    population = options.population
+    if population.table is not None and not isinstance(population.table, ClassTable):
+        levelled = load(
+            population.table,
+            Roles(roles.quasi_identifiers, count=roles.count),
+            reading=replace(
+                reading,
+                decimal_comma=[c for c in reading.decimal_comma if c in roles.quasi_identifiers],
+            ),
+            engine=engine,
         )
-    if population_table is not None and not isinstance(population_table, ClassTable):
-        population_table = load(
-            population_table,
-            quasi_identifiers=quasi_identifiers,
-            decimal_comma=[c for c in decimal_comma if c in quasi_identifiers],
-            **reading,
-            **engines,
-        )
-    if nulls != "wildcard":
+        options = replace(options, population=replace(population, table=levelled))
+    if options.nulls != "wildcard":
         _refuse_null_quasi_identifiers(table)
-    report = audit_table(
-        table,
-        policy=policy,
-        distance=distance,
-        hierarchies=hierarchies,
-        orders=orders,
-        ground_distances=ground_distances,
-        nulls=nulls,
-        risk_threshold=risk_threshold,
-        population_size=population_size,
-        sampling_fraction=sampling_fraction,
-        population_model=population_model,
-        generalize=generalize,
-        advise_suppression=advise_suppression,
-        qi_analysis=qi_analysis,
-        suda=suda,
-        advise=advise,
-        suppression_limit=suppression_limit,
-        max_results=max_results,
-        weights=weights,
-        population_table=population_table,
-        k_map=k_map,
-        max_work=max_work,
-        progress=progress,
-    )
+    report = audit_table(table, options, weights=roles.weights, progress=engine.progress)
     # The inputs' other columns are sampled again (a bounded read) for direct identifiers.
-    sources = sample_sources(source, **reading)
-    numbers = [name for name in (weights, count) if name is not None]
+    sources = sample_sources(source, **reading.keywords())
+    numbers = [name for name in (roles.weights, roles.count) if name is not None]
     return replace(report, identifiers=find_identifiers(report.table, sources, ignore=numbers))
 
 
 def audit_table(
     table: ClassTable,
+    options: AuditOptions | None = None,
     *,
-    policy: Policy | None = None,
-    distance: str | Mapping[str, str] | None = None,
-    hierarchies: Mapping[str, Hierarchy | str | os.PathLike[str]] | None = None,
-    orders: Mapping[str, Sequence[str]] | None = None,
-    ground_distances: Mapping[str, GroundDistance | str | os.PathLike[str]] | None = None,
-    nulls: NullPolicy = "value",
-    risk_threshold: float = 0.2,
-    population_size: float | None = None,
-    sampling_fraction: float | None = None,
-    population_model: PopulationModel = "dankar",
-    generalize: Mapping[str, int] | None = None,
-    advise_suppression: bool = True,
-    qi_analysis: bool | int | None = None,
-    suda: bool | int | None = None,
-    advise: bool = False,
-    suppression_limit: float = 0.0,
-    max_results: int | None = 10,
     weights: str | None = None,
-    population_table: ClassTable | None = None,
-    k_map: int | None = None,
-    max_work: int | None = DEFAULT_MAX_WORK,
     progress: Progress | None = None,
+    **keywords: Any,
 ) -> AuditReport:
-    """Run every check on a class table; see :func:`audit` for the parameters.
+    """Run every check on a class table.
 
-    ``weights`` here only names the column :attr:`ClassTable.weights` came from.
+    Parameters
+    ----------
+    table : ClassTable
+        The class table (:func:`load`).
+    options : AuditOptions, optional
+        The thresholds, distances, population and analyses (default: measure only).
+    weights : str, optional
+        The name of the column :attr:`ClassTable.weights` came from, for the report.
+    progress : Progress, optional
+        Where to show the steps of the long analyses (QI analysis, SUDA, the advice
+        search).
+    **keywords
+        The flat keyword arguments of earlier versions (``policy=``, ``distance=``,
+        ...), deprecated: they stop working in 0.3.
+
+    Returns
+    -------
+    AuditReport
     """
-    policy = policy or Policy()
-    if population_size is not None and sampling_fraction is not None:
-        raise ParameterError("give population_size or sampling_fraction, not both")
-    if nulls not in ("value", "drop", "wildcard"):
-        raise ParameterError(f"nulls must be 'value', 'drop' or 'wildcard' (got {nulls!r})")
-    qi_specs = {c: h for c, h in (hierarchies or {}).items() if c in table.quasi_identifiers}
-    sa_hierarchies = {c: h for c, h in (hierarchies or {}).items() if c not in qi_specs}
-    if advise:
-        _check_advise(qi_specs, nulls)
+    if keywords:
+        deprecated(
+            "audit_table",
+            list(keywords),
+            "pass AuditOptions",
+            allowed=AUDIT_KEYWORDS,
+            alongside=options is not None,
+        )
+        options = from_keywords(
+            keywords, quasi_identifiers=table.quasi_identifiers, sensitive=table.sensitive
+        ).audit
+    options = options or AuditOptions()
+    options.check_roles(table)
+    policy, nulls, analyses = options.policy, options.nulls, options.analyses
+    if analyses.advise:
+        _check_advise(options.hierarchies, nulls)
     original = table
-    generalization = _generalization(table, qi_specs, generalize)
+    generalization = _generalization(table, options.hierarchies, options.generalize)
     if generalization is not None:
         table = generalization.apply(table)
-    if population_table is not None and generalize:  # the release's coding, alike
-        levelled = _generalization(population_table, qi_specs, generalize)
+    population_table = options.population.table
+    if population_table is not None and options.generalize:  # the release's coding, alike
+        levelled = _generalization(population_table, options.hierarchies, options.generalize)
         assert levelled is not None
         population_table = levelled.apply(population_table)
-    if k_map is not None and population_table is None:
-        raise ParameterError("k-map counts matches in a population table: give one")
-    defaults = {sa: "hierarchical" for sa in sa_hierarchies}
-    defaults.update({sa: "matrix" for sa in ground_distances or {}})
-    distances = _per_sa(table.sensitive, distance, defaults)
+    distances = {sa: _resolved(options.distance_for(sa)) for sa in table.sensitive}
     null_counts = table.null_counts()
     rows_read = table.rows
     audited = table.without_null_quasi_identifiers() if nulls == "drop" else table
     if audited.rows == 0:
         raise ColumnError("every record has a null quasi-identifier; nothing is left to audit")
-    hierarchy_objects = {
-        sa: h if isinstance(h, Hierarchy) else Hierarchy.from_csv(h)
-        for sa, h in sa_hierarchies.items()
-    }
-    ground_objects = {
-        sa: g if isinstance(g, GroundDistance) else GroundDistance.from_csv(g)
-        for sa, g in (ground_distances or {}).items()
-    }
+    risk_threshold = options.risk_threshold
     recursive_c, recursive_l = policy.recursive or (None, None)
     fk = class_frequencies(audited, nulls="wildcard")[0] if nulls == "wildcard" else None
+    sampled = options.population
     individual = None
-    given = population_size is not None or sampling_fraction is not None
-    if audited.weights is not None or given:
+    if audited.weights is not None or sampled.given:
         individual = individual_risk(
             audited,
             nulls=nulls,
             threshold=risk_threshold,
-            population_size=population_size,
-            sampling_fraction=sampling_fraction,
+            population_size=sampled.size,
+            sampling_fraction=sampled.sampling_fraction,
             weight_column=weights,
         )
     population = None
-    if population_size is not None or sampling_fraction is not None:
+    if sampled.given:
         population = population_uniqueness(
             audited,
-            population_size=population_size,
-            sampling_fraction=sampling_fraction,
-            model=population_model,
+            population_size=sampled.size,
+            sampling_fraction=sampled.sampling_fraction,
+            model=sampled.model,
         )
     classes = len(audited.classes)
     n_qi = len(audited.quasi_identifiers)
-    for option, asked in (("--qi-analysis", qi_analysis), ("--suda", suda)):
+    for option, asked in (("--qi-analysis", analyses.qi_analysis), ("--suda", analyses.suda)):
         if asked is not None and asked is not False:
             size = _subset_size(asked, n_qi)
             check_work(
                 f"{option} {size} over {n_qi} QIs and {classes:,} classes",
                 subsets(n_qi, size) * (classes + SUBSET_OVERHEAD),
-                max_work,
+                analyses.max_work,
                 "class-subset checks",
             )
+    qi_asked, suda_asked = analyses.qi_analysis, analyses.suda
     report = AuditReport(
         quasi_identifiers=table.quasi_identifiers,
         sensitive=table.sensitive,
@@ -567,10 +457,10 @@ def audit_table(
                 audited,
                 sa,
                 t=policy.t,
-                distance=distances[sa],
-                order=(orders or {}).get(sa),
-                hierarchy=hierarchy_objects.get(sa),
-                ground=ground_objects.get(sa),
+                distance=distances[sa].name,
+                order=getattr(distances[sa], "order", None),
+                hierarchy=getattr(distances[sa], "hierarchy", None),
+                ground=getattr(distances[sa], "matrix", None),
             )
             for sa in table.sensitive
         },
@@ -584,7 +474,7 @@ def audit_table(
         individual=individual,
         linkage=None
         if population_table is None
-        else population_linkage(audited, population_table, k=k_map),
+        else population_linkage(audited, population_table, k=options.population.k_map),
         utility=information_loss(audited, k=policy.k, generalization=generalization),
         generalization=generalization,
         table=audited,
@@ -594,26 +484,24 @@ def audit_table(
         else journalist_risk(audited, threshold=risk_threshold),
         marketer=None if population is None else marketer_risk(audited),
         qi_analysis=None
-        if qi_analysis is None or qi_analysis is False
+        if qi_asked is None or qi_asked is False
         else _with_steps(
             progress,
             "QI analysis",
-            subsets(n_qi, _subset_size(qi_analysis, n_qi)) + n_qi,
+            subsets(n_qi, _subset_size(qi_asked, n_qi)) + n_qi,
             "QI subsets",
-            lambda steps: analyse_quasi_identifiers(
-                audited, max_size=_size(qi_analysis), steps=steps
-            ),
+            lambda steps: analyse_quasi_identifiers(audited, max_size=_size(qi_asked), steps=steps),
         ),
         suda=None
-        if suda is None or suda is False
+        if suda_asked is None or suda_asked is False
         else _with_steps(
             progress,
             "SUDA",
-            subsets(n_qi, _subset_size(suda, n_qi)),
+            subsets(n_qi, _subset_size(suda_asked, n_qi)),
             "QI subsets",
             lambda steps: find_special_uniques(
                 audited,
-                max_msu_size=_size(suda),
+                max_msu_size=_size(suda_asked),
                 dis_fraction=DEFAULT_DIS_FRACTION
                 if population is None
                 else population.sampling_fraction,
@@ -621,49 +509,51 @@ def audit_table(
             ),
         ),
     )
-    if advise_suppression and report.passed is False:
+    # What a re-audit of part of the table (suppression rounds, lattice nodes) measures:
+    # the thresholds and the measures' own settings, on the table as it is.
+    measures = AuditOptions(
+        policy=policy,
+        risk_threshold=risk_threshold,
+        distances=distances,
+        analyses=Analyses(suppression=False),
+    )
+    if analyses.suppression and report.passed is False:
         from anonaudit.advice.suppression import suppression_advice
 
-        reaudit = functools.partial(
-            audit_table,
-            policy=policy,
-            distance=distances,
-            hierarchies=hierarchy_objects,
-            orders=orders,
-            ground_distances=ground_objects,
-            risk_threshold=risk_threshold,
-            advise_suppression=False,
-        )
+        reaudit = functools.partial(audit_table, options=measures)
         report = replace(report, suppression=suppression_advice(report, reaudit))
-    if advise:
+    if analyses.advise:
         from anonaudit.advice.lattice import advise as search
         from anonaudit.advice.lattice import qi_hierarchies
 
         searched = original.without_null_quasi_identifiers() if nulls == "drop" else original
-        lattice_hierarchies = qi_hierarchies(searched, qi_specs)
+        lattice_hierarchies = qi_hierarchies(searched, options.hierarchies)
         nodes = math.prod(h.height + 1 for h in lattice_hierarchies.values())
         advice = search(
             searched,
             hierarchies=lattice_hierarchies,
             policy=policy,
-            suppression_limit=suppression_limit,
-            max_results=max_results,
-            max_work=max_work,
+            suppression_limit=analyses.suppression_limit,
+            max_results=analyses.max_results,
+            max_work=analyses.max_work,
             steps=None
             if progress is None
             else progress.steps("advice search", nodes, "lattice nodes", exact=False),
-            audit_options={
-                "distance": distances,
-                "hierarchies": hierarchy_objects,
-                "orders": orders,
-                "ground_distances": ground_objects,
-                "risk_threshold": risk_threshold,
-            },
+            options=measures,
         )
         report = replace(report, advice=advice)
         if progress is not None:
             progress.finish()
     return report
+
+
+def _resolved(distance: Distance) -> Distance:
+    """``distance`` with its hierarchy or matrix read, if given as a path."""
+    if isinstance(distance, HierarchicalDistance) and not isinstance(distance.hierarchy, Hierarchy):
+        return HierarchicalDistance(Hierarchy.from_csv(distance.hierarchy))
+    if isinstance(distance, MatrixDistance) and not isinstance(distance.matrix, GroundDistance):
+        return MatrixDistance(GroundDistance.from_csv(distance.matrix))
+    return distance
 
 
 def _subset_size(asked: bool | int, n_qi: int) -> int:
@@ -737,20 +627,3 @@ def _generalization(
 def _size(asked: bool | int) -> int | None:
     """The subset size asked for an optional analysis; ``None`` (default) for ``True``."""
     return None if asked is True else asked
-
-
-def _per_sa(
-    sensitive: Sequence[str],
-    distance: str | Mapping[str, str] | None,
-    defaults: Mapping[str, str],
-) -> dict[str, str]:
-    if isinstance(distance, str):
-        return {sa: distance for sa in sensitive}
-    given = dict(distance or {})
-    for sa in [*given, *defaults]:
-        if sa not in sensitive:
-            raise ParameterError(
-                f"a t-closeness distance, hierarchy or matrix is given for {sa!r}, which is not "
-                f"a sensitive column ({', '.join(sensitive) or 'none given'})"
-            )
-    return {sa: given.get(sa, defaults.get(sa, "equal")) for sa in sensitive}

@@ -12,15 +12,13 @@ import datetime as _dt
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from anonaudit import __version__
 from anonaudit.auditing import AuditReport, audit
-from anonaudit.checks.wildcard import NullPolicy
 from anonaudit.config import AuditConfig
 from anonaudit.engines.local import Progress
 from anonaudit.errors import AnonauditError
-from anonaudit.loading import Engine
 from anonaudit.report.json import SCHEMA_VERSION, coverage, dumps, report_to_dict
 from anonaudit.rows import write_records
 from anonaudit.sources import open_inputs
@@ -62,34 +60,10 @@ def audit_config(
     """
     return audit(
         config.inputs,
-        quasi_identifiers=config.quasi_identifiers,
-        sensitive=config.sensitive,
-        policy=config.policy(),
-        distance=config.t_distance,
-        hierarchies=config.hierarchy,
-        orders=config.order,
-        ground_distances=config.ground_distance,
-        nulls=cast("NullPolicy", config.nulls),  # audit_table refuses any other value
-        risk_threshold=config.risk_threshold,
-        population_size=config.population_size,
-        sampling_fraction=config.sampling_fraction,
-        population_model=config.population_model,
-        population_table=config.population,
-        k_map=config.k_map,
-        max_work=config.max_work or None,
-        weights=config.weights,
-        count=config.count,
-        decimal_comma=config.decimal_comma,
-        generalize=config.generalize or None,
-        qi_analysis=config.qi_analysis,
-        suda=config.suda,
-        advise=config.advise,
-        suppression_limit=config.suppression_limit,
-        max_results=config.max_results or None,
-        **config.reading(),
-        engine=cast("Engine", config.engine),  # the CLI and the schema allow only engines
-        scheduler=scheduler or config.scheduler,
-        progress=progress,
+        config.roles(),
+        config.options(),
+        reading=config.reading(),
+        engine=config.engine_options(progress=progress, scheduler=scheduler),
     )
 
 
@@ -109,7 +83,7 @@ def write_config_records(
 
 def open_config_inputs(config: AuditConfig) -> list[Source]:
     """The inputs of ``config``, opened as :func:`audit_config` reads them, to read again."""
-    return open_inputs(config.inputs, **config.reading())
+    return open_inputs(config.inputs, **config.reading().keywords())
 
 
 @dataclass(frozen=True)
@@ -262,7 +236,9 @@ def summary_to_dict(results: Sequence[DatasetResult]) -> dict[str, Any]:
                 "name": result.name,
                 "exit_status": result.exit_status,
                 "passed": None if report is None else report.passed,
-                "failed": [] if report is None else [m for m, ok in report.verdicts() if not ok],
+                "failed": []
+                if report is None
+                else [v.name for v in report.verdicts() if not v.passed],
                 "rows": None if report is None else report.rows,
                 "coverage": None if report is None else coverage(report.sources),
                 "report": result.json,

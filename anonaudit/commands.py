@@ -7,7 +7,6 @@ of these commands (the linkage commands run in :mod:`anonaudit.linkage.cli`).
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from collections.abc import Sequence
 from dataclasses import replace
@@ -26,9 +25,6 @@ from anonaudit.batch import (
     reports_folder,
     summary_to_dict,
 )
-from anonaudit.checks import DISTANCES
-from anonaudit.checks.population import POPULATION_MODELS
-from anonaudit.checks.wildcard import NULL_POLICIES
 from anonaudit.cli import EXIT_OK, EXIT_VIOLATION, assignments, columns, levels
 from anonaudit.config import AuditConfig, read_config
 from anonaudit.dp import artefact
@@ -36,9 +32,10 @@ from anonaudit.dp import cli as dp_cli
 from anonaudit.dp.bounding import load_bounded
 from anonaudit.dp.utility import reader_measures
 from anonaudit.engines.local import Progress, set_limits
-from anonaudit.errors import ParameterError
+from anonaudit.errors import OptionError, ParameterError
 from anonaudit.linkage import cli as linkage_cli
 from anonaudit.loading import load
+from anonaudit.options import Analyses, AuditOptions, EngineOptions, ReadOptions, Roles
 from anonaudit.report.html import save_html, write_listings
 from anonaudit.report.json import (
     SCHEMA_VERSION,
@@ -54,10 +51,6 @@ from anonaudit.util import atomic_write_text, read_lines, refuse_folders, refuse
 from anonaudit.work import LISTED_CLASS_WORK, check_work
 
 __all__ = ["run_advise", "run_audit", "run_dp"]
-
-# Below this, the population the data is a sample of would be over a trillion times
-# larger than the sample: a typo rather than a survey.
-_SMALLEST_SAMPLING_FRACTION = 1e-12
 
 
 def _config(args: argparse.Namespace) -> AuditConfig:
@@ -223,63 +216,38 @@ def _require_roles(inputs: Sequence[object], qi: Sequence[str], *, where: str) -
         raise ParameterError("name the quasi-identifiers with --qi COL1,COL2,...")
 
 
+#: The command-line names of the options, for their messages (:class:`OptionError`).
+_FLAGS = {
+    "k": "-k",
+    "t": "-t",
+    "t-closeness distance": "--t-distance",
+    "order": "--order",
+    "population_size": "--population-size",
+    "sampling_fraction": "--sampling-fraction",
+    "population_model": "population model",
+    "nulls": "nulls policy",
+    "engine": "engine",
+    "format": "--format",
+    "missing_columns": "--missing-columns",
+    "delta_version": "--delta-version",
+    "suppression_limit": "--suppression-limit",
+    "qi_analysis": "--qi-analysis",
+    "suda": "--suda",
+}
+
+
 def _validate(config: AuditConfig) -> None:
+    """Refuse settings that cannot run, before any input is read: the command line's
+    own rules here, every option's through the option objects, worded with its flag."""
     _require_roles(config.inputs, config.quasi_identifiers, where=" (or inputs in --config)")
-    distances = (
-        [config.t_distance]
-        if isinstance(config.t_distance, str)
-        else list((config.t_distance or {}).values())
-    )
-    for distance in distances:
-        if distance not in DISTANCES:
-            raise ParameterError(
-                f"unknown --t-distance {distance!r}; choose one of {', '.join(DISTANCES)}"
-            )
-    for column, values in config.order.items():
-        for value in {v for v in values if values.count(v) > 1}:
-            raise ParameterError(
-                f"--order {column} lists {value!r} twice; list each value once, in order"
-            )
-    k = config.thresholds.get("k")
-    if k is not None and k < 1:
-        raise ParameterError(f"-k must be at least 1 (got {k})")
-    t = config.thresholds.get("t")
-    if t is not None and not 0 <= t <= 1:
-        raise ParameterError(f"-t must lie between 0 and 1 (got {t})")
     if config.max_classes < 0:
         raise ParameterError("--max-classes must be >= 0 (0 lists every class)")
-    size, fraction = config.population_size, config.sampling_fraction
-    if size is not None and fraction is not None:
-        raise ParameterError("give population_size or sampling_fraction, not both")
-    if size is not None and not (math.isfinite(size) and size >= 1):
-        raise ParameterError(f"--population-size must be a positive number of people (got {size})")
-    if fraction is not None and not (math.isfinite(fraction) and 0 < fraction <= 1):
-        raise ParameterError(f"--sampling-fraction must lie in (0, 1] (got {fraction})")
-    if fraction is not None and fraction < _SMALLEST_SAMPLING_FRACTION:
-        raise ParameterError(
-            f"--sampling-fraction {fraction} would make the population more than "
-            f"{1 / _SMALLEST_SAMPLING_FRACTION:.0e} times the data; give the share of the "
-            "population in the data, or --population-size"
-        )
-    if config.population_model not in POPULATION_MODELS:
-        raise ParameterError(
-            f"unknown population model {config.population_model!r}; "
-            f"choose one of {', '.join(POPULATION_MODELS)}"
-        )
-    if config.engine not in ("local", "dask", "spark"):
-        raise ParameterError(f"unknown engine {config.engine!r}; choose local, dask or spark")
-    if config.nulls not in NULL_POLICIES:
-        raise ParameterError(
-            f"unknown nulls policy {config.nulls!r}; choose one of {', '.join(NULL_POLICIES)}"
-        )
     if config.max_results < 0:
         raise ParameterError(f"--max-results takes a number >= 0 (got {config.max_results})")
-    limit = config.suppression_limit
-    if not (math.isfinite(limit) and 0 <= limit < 1):
-        raise ParameterError(f"--suppression-limit must lie in [0, 1) (got {limit})")
-    for option, size in (("--qi-analysis", config.qi_analysis), ("--suda", config.suda)):
-        if not isinstance(size, bool) and size is not None and size < 1:
-            raise ParameterError(f"{option} takes a largest subset size >= 1 (got {size})")
+    try:
+        config.roles(), config.reading(), config.engine_options(), config.options()
+    except OptionError as error:
+        raise ParameterError(error.worded(_FLAGS.get(error.option, error.option))) from None
 
 
 def run_audit(args: argparse.Namespace, command: str) -> int:
@@ -324,15 +292,10 @@ def run_audit(args: argparse.Namespace, command: str) -> int:
         dp_options = dp_cli.options(args, policy=config.dp, base=base)
         dp = dp_cli.run(report.table, dp_options)
         # A reader's t of the data is the audit's: measured with the audit's ground distances.
-        sa_files = {c: h for c, h in config.hierarchy.items() if c in config.sensitive}
-        measure = partial(
-            audit_table,
-            distance=config.t_distance,
-            hierarchies=sa_files,
-            orders=config.order,
-            ground_distances=config.ground_distance,
-            advise_suppression=False,
+        options = AuditOptions(
+            distances=config.options().distances, analyses=Analyses(suppression=False)
         )
+        measure = partial(audit_table, options=options)
         measures = reader_measures(dp.release, lambda table: measure(table).t_closeness)
         report = replace(report, dp=replace(dp, measures=measures))
     if config.ledger:  # before any output, which reports the ledger's findings
@@ -420,28 +383,30 @@ def run_dp(args: argparse.Namespace, command: str) -> int:
             "--privacy-unit bounds each person's rows, and a frequency table (--count) "
             "has none: drop one of them"
         )
-    reading: dict[str, Any] = {
-        "quasi_identifiers": qi,
-        "sensitive": sensitive,
-        "sep": args.sep,
-        "encoding": args.encoding or "utf-8",
-        "na_values": args.na if args.na is not None else ("",),
-        "progress": None if args.quiet else Progress(sys.stderr),
-        "decimal_comma": [c for item in args.decimal_comma or () for c in columns(item)],
-    }
+    dp_options = dp_cli.options(args)  # every DP option checked before any input is read
+    reading = ReadOptions(
+        sep=args.sep,
+        encoding=args.encoding or "utf-8",
+        na_values=args.na if args.na is not None else ("",),
+        decimal_comma=[c for item in args.decimal_comma or () for c in columns(item)],
+    )
+    engine = EngineOptions(progress=None if args.quiet else Progress(sys.stderr))
     data = (
         load_bounded(
             args.inputs,
-            privacy_unit=args.privacy_unit,
-            max_contributions=args.max_contributions or 1,
-            **reading,
+            Roles(qi, sensitive),
+            dp_options.unit,
+            reading=reading,
+            engine=engine,
         )
-        if args.privacy_unit
-        else load(args.inputs, **reading, count=args.count)
+        if dp_options.unit.column is not None
+        else load(
+            args.inputs, Roles(qi, sensitive, count=args.count), reading=reading, engine=engine
+        )
     )
     if args.budget is not None and not args.ledger:
         raise ParameterError("--budget is checked against a ledger; add --ledger FILE")
-    report = dp_cli.run(data, dp_cli.options(args))
+    report = dp_cli.run(data, dp_options)
     for warning in dp_cli.release_warnings(report):
         print(f"anonaudit: warning: {warning}", file=sys.stderr)
     if args.ledger:  # before any output: a release past the budget is never written

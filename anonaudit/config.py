@@ -77,16 +77,27 @@ from __future__ import annotations
 import copy
 import tomllib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from anonaudit.checks.population import PopulationModel
 from anonaudit.errors import InputError, SourceNotFoundError
 from anonaudit.generalization import is_builtin
+from anonaudit.options import (
+    AuditOptions,
+    EngineOptions,
+    Keywords,
+    ReadOptions,
+    Roles,
+    from_keywords,
+)
 from anonaudit.policy import Policy
 from anonaudit.sources.storage import is_url
 from anonaudit.work import DEFAULT_MAX_WORK
+
+if TYPE_CHECKING:
+    from anonaudit.engines.local import Progress
 
 __all__ = ["AuditConfig", "read_config"]
 
@@ -332,19 +343,26 @@ class AuditConfig:
     dp: dict[str, Any] = field(default_factory=dict)
     datasets: list[AuditConfig] = field(default_factory=list)
 
-    def reading(self) -> dict[str, Any]:
-        """How the inputs are opened: the keyword arguments :func:`anonaudit.rows.open_inputs`
-        takes, which :func:`anonaudit.load` and :func:`anonaudit.audit` take too."""
-        return {
-            "sep": self.sep,
-            "encoding": self.encoding,
-            "na_values": self.na_values,
-            "format": self.format,
-            "filter": self.filter,
-            "storage_options": self.storage_options,
-            "delta_version": self.delta_version,
-            "missing_columns": self.missing_columns,
-        }
+    def reading(self) -> ReadOptions:
+        """How the inputs are read, as :func:`anonaudit.load` and
+        :func:`anonaudit.sources.open_inputs` take it."""
+        return self._keywords().reading
+
+    def roles(self) -> Roles:
+        """The columns' roles."""
+        return Roles(**self._keywords().roles)
+
+    def engine_options(
+        self, *, progress: Progress | None = None, scheduler: Any = None
+    ) -> EngineOptions:
+        """Where the class table is built; ``scheduler`` overrides :attr:`scheduler`."""
+        return replace(
+            self._keywords().engine, scheduler=scheduler or self.scheduler, progress=progress
+        )
+
+    def options(self) -> AuditOptions:
+        """What the audit measures and judges."""
+        return self._keywords().audit
 
     def policy(self) -> Policy:
         """The thresholds as a :class:`Policy`."""
@@ -353,6 +371,48 @@ class AuditConfig:
             c, l = values["recursive"]
             values["recursive"] = (float(c), int(l))
         return Policy(**values)
+
+    def _keywords(self) -> Keywords:
+        """The settings as option objects: the one mapping of policy-file keys and
+        command-line options onto them (:func:`anonaudit.options.from_keywords`)."""
+        settings = {
+            "quasi_identifiers": self.quasi_identifiers,
+            "sensitive": self.sensitive,
+            "weights": self.weights,
+            "count": self.count,
+            "sep": self.sep,
+            "encoding": self.encoding,
+            "na_values": self.na_values,
+            "format": self.format,
+            "filter": self.filter,
+            "storage_options": self.storage_options,
+            "delta_version": self.delta_version,
+            "missing_columns": self.missing_columns,
+            "decimal_comma": self.decimal_comma,
+            "engine": self.engine,
+            "policy": self.policy(),
+            "distance": self.t_distance,
+            "hierarchies": self.hierarchy,
+            "orders": self.order,
+            "ground_distances": self.ground_distance,
+            "nulls": self.nulls,
+            "risk_threshold": self.risk_threshold,
+            "population_size": self.population_size,
+            "sampling_fraction": self.sampling_fraction,
+            "population_model": self.population_model,
+            "population_table": self.population,
+            "k_map": self.k_map,
+            "generalize": self.generalize or None,
+            "qi_analysis": self.qi_analysis,
+            "suda": self.suda,
+            "advise": self.advise,
+            "suppression_limit": self.suppression_limit,
+            "max_results": self.max_results or None,
+            "max_work": self.max_work or None,
+        }
+        return from_keywords(
+            settings, quasi_identifiers=self.quasi_identifiers, sensitive=self.sensitive
+        )
 
 
 def read_config(path: str | Path) -> AuditConfig:

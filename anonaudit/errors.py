@@ -26,6 +26,8 @@ reported as an internal error with status 3.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 __all__ = [
     "AnonauditError",
     "BudgetError",
@@ -35,6 +37,7 @@ __all__ = [
     "InputError",
     "MalformedFileError",
     "MissingDependencyError",
+    "OptionError",
     "OutputError",
     "ParameterError",
     "PolicyViolationError",
@@ -85,6 +88,56 @@ class OutputError(AnonauditError, OSError):
 
 class ParameterError(AnonauditError, ValueError):
     """A threshold or option is out of its range or unknown."""
+
+
+class OptionError(ParameterError):
+    """An option out of its range or not one of its choices: the one message of a bad
+    option, naming it, what it must be, and the value given.
+
+    Parameters
+    ----------
+    option : str
+        The option's name in the Python API (``sampling_fraction``).
+    value : object
+        The value given.
+    requirement : str, optional
+        What the value must do: ``"lie in (0, 1]"``.
+    choices : sequence of str, optional
+        The values allowed, for an option that names one of them.
+    says : str, optional
+        A sentence of its own, with ``{label}`` and ``{value}`` where the option's name
+        and the value go (``"{label} {value} would make ..."``).
+
+    Examples
+    --------
+    >>> str(OptionError("sampling_fraction", 2.0, requirement="lie in (0, 1]"))
+    'sampling_fraction must lie in (0, 1] (got 2.0)'
+    >>> str(OptionError("engine", "ray", choices=("local", "dask")))
+    "unknown engine 'ray'; choose one of local, dask"
+    >>> OptionError("engine", "ray", choices=("local", "dask")).worded("--engine")
+    "unknown --engine 'ray'; choose one of local, dask"
+    """
+
+    def __init__(
+        self,
+        option: str,
+        value: object,
+        *,
+        requirement: str | None = None,
+        choices: Sequence[str] = (),
+        says: str | None = None,
+    ) -> None:
+        self.option, self.value = option, value
+        self.requirement, self.choices, self.says = requirement, tuple(choices), says
+        super().__init__(self.worded(option))
+
+    def worded(self, label: str) -> str:
+        """The message with the option called ``label`` (a command-line flag, say)."""
+        if self.says is not None:
+            return self.says.format(label=label, value=self.value)
+        if self.requirement is None:
+            return f"unknown {label} {self.value!r}; choose one of {', '.join(self.choices)}"
+        return f"{label} must {self.requirement} (got {self.value!r})"
 
 
 class BudgetError(ParameterError):

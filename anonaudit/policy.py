@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any
 
-from anonaudit.errors import ParameterError
+from anonaudit.errors import OptionError, ParameterError
 
 __all__ = ["Policy"]
 
@@ -52,6 +52,10 @@ class Policy:
     max_risk: float | None = None
 
     def __post_init__(self) -> None:
+        if self.k is not None and not self.k >= 1:
+            raise OptionError("k", self.k, requirement="be at least 1")
+        if self.t is not None and not 0 <= self.t <= 1:
+            raise OptionError("t", self.t, requirement="lie between 0 and 1")
         if self.recursive is not None:
             c, l = self.recursive
             if not c > 0 or int(l) != l or l < 1:

@@ -8,6 +8,8 @@ and ``--version`` start in a fraction of a second (``benchmarks/bench_startup.py
 
 from __future__ import annotations
 
+import enum
+from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
 __all__ = [
@@ -23,12 +25,14 @@ __all__ = [
     "REDACTED",
     "SCHEMA_VERSION",
     "SIDECAR_SUFFIX",
+    "Judged",
     "Mechanism",
     "MissingColumns",
     "Neighbouring",
     "NullPolicy",
     "PopulationModel",
     "Postprocess",
+    "Verdict",
 ]
 
 #: The ground distances of t-closeness (:func:`anonaudit.checks.t_closeness`), by name.
@@ -80,3 +84,46 @@ SIDECAR_SUFFIX = ".release.json"
 Neighbouring: TypeAlias = Literal["add-remove", "replace"]
 #: The neighbouring relations of the DP guarantees (:mod:`anonaudit.dp.sensitivity`).
 NEIGHBOURING: tuple[Neighbouring, ...] = ("add-remove", "replace")
+
+
+class Judged(enum.Enum):
+    """What a verdict of an audit judges: one measure (per SA for some), or an attack
+    across releases (:meth:`anonaudit.AuditReport.verdicts`)."""
+
+    K_ANONYMITY = "k-anonymity"
+    L_DIVERSITY = "l-diversity"
+    T_CLOSENESS = "t-closeness"
+    DISCLOSURE = "disclosure"
+    RISK = "re-identification risk"
+    K_MAP = "k-map"
+    COMPOSITION = "composition"
+    DIFFERENCING = "differencing"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One threshold group of a policy, judged.
+
+    Attributes
+    ----------
+    judged : Judged
+        The measure or attack.
+    passed : bool
+    sensitive : str or None
+        The SA, for measures and attacks judged per SA.
+
+    Examples
+    --------
+    >>> Verdict(Judged.L_DIVERSITY, False, "disease").name
+    'l-diversity of disease'
+    """
+
+    judged: Judged
+    passed: bool
+    sensitive: str | None = None
+
+    @property
+    def name(self) -> str:
+        """How reports name it: ``"k-anonymity"``, ``"l-diversity of disease"``."""
+        kind = self.judged.value
+        return kind if self.sensitive is None else f"{kind} of {self.sensitive}"

@@ -40,7 +40,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from anonaudit import Policy, load  # noqa: E402
+from anonaudit import Policy, ReadOptions, Roles, load  # noqa: E402
 from anonaudit.advice import advise  # noqa: E402
 from anonaudit.hierarchy import Hierarchy  # noqa: E402
 
@@ -58,7 +58,7 @@ def main() -> None:
     parser.add_argument("--max-results", type=int, default=10)
     args = parser.parse_args()
 
-    table = load(ADULT / "adult.csv", quasi_identifiers=QIS, sep=";")
+    table = load(ADULT / "adult.csv", Roles(QIS), reading=ReadOptions(sep=";"))
     hierarchies = {qi: Hierarchy.from_csv(ADULT / f"adult_hierarchy_{qi}.csv") for qi in QIS}
     print(f"Adult: {table.rows:,} records, {len(table.classes):,} classes, 9 QIs; k = {args.k}")
     print(f"load average before: {os.getloadavg()[0]:.2f}")

@@ -47,7 +47,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from timing import best_of
 
 from anonaudit.classtable import ClassTable
-from anonaudit.dp import PublicDomain, add_noise, companion, release
+from anonaudit.dp import (
+    DPOptions,
+    PrivacyGuarantee,
+    PublicDomain,
+    add_noise,
+    companion,
+    release,
+)
 
 SEED = 20240601
 SA_VALUES = 10
@@ -109,15 +116,15 @@ def main(argv: list[str] | None = None) -> int:
         ),
         (
             "release, public domain, pure eps = 1",
-            lambda: release(table, epsilon=1.0, domain=domain),
+            lambda: release(table, DPOptions(PrivacyGuarantee(1.0), domain=domain)),
         ),
         (
             "companion (release + report), eps = 1",
-            lambda: companion(table, epsilon=1.0, domain=domain),
+            lambda: companion(table, DPOptions(PrivacyGuarantee(1.0), domain=domain)),
         ),
         (
             f"release, {len(table):,} observed cells, eps = 1, delta = 1e-6",
-            lambda: release(table, epsilon=1.0, delta=1e-6),
+            lambda: release(table, DPOptions(PrivacyGuarantee(1.0, delta=1e-6))),
         ),
     ]
     floor = None

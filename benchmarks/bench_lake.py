@@ -16,7 +16,7 @@ What it measures
    * ``anonaudit.load``: the local engine's class table of the folder (a dataset of 20
      files read part by part through pyarrow.dataset, aggregated by DuckDB);
    * ``anonaudit.audit``: the same plus every check;
-   * ``dask LocalCluster``: ``anonaudit.load(..., engine="dask")`` on a
+   * ``dask LocalCluster``: ``anonaudit.load(..., engine=EngineOptions(engine="dask"))`` on a
      ``LocalCluster(n_workers=2, threads_per_worker=1)`` started in the child; the
      cluster's start-up is timed apart. Its peak RSS is the client process's only (the
      workers are other processes), so it is not compared;
@@ -120,7 +120,7 @@ def _work_duckdb(path: str, phases: dict[str, float]) -> dict[str, Any]:
 def _work_load(path: str, phases: dict[str, float]) -> dict[str, Any]:
     import anonaudit
 
-    table = anonaudit.load(path, quasi_identifiers=QUASI_IDENTIFIERS, sensitive=[SENSITIVE])
+    table = anonaudit.load(path, anonaudit.Roles(QUASI_IDENTIFIERS, [SENSITIVE]))
     return _table_info(table)
 
 
@@ -129,7 +129,7 @@ def _work_audit(path: str, phases: dict[str, float]) -> dict[str, Any]:
 
     policy = anonaudit.Policy(k=5, l=2, entropy_l=2.0, recursive=(3.0, 2), t=0.2)
     report = anonaudit.audit(
-        path, quasi_identifiers=QUASI_IDENTIFIERS, sensitive=[SENSITIVE], policy=policy
+        path, anonaudit.Roles(QUASI_IDENTIFIERS, [SENSITIVE]), anonaudit.AuditOptions(policy=policy)
     )
     return {**_table_info(report.table), "k": report.k_anonymity.k, "passed": report.passed}
 
@@ -148,10 +148,8 @@ def _work_dask(path: str, phases: dict[str, float]) -> dict[str, Any]:
         start = time.perf_counter()
         table = anonaudit.load(
             path,
-            quasi_identifiers=QUASI_IDENTIFIERS,
-            sensitive=[SENSITIVE],
-            engine="dask",
-            scheduler=client,
+            anonaudit.Roles(QUASI_IDENTIFIERS, [SENSITIVE]),
+            engine=anonaudit.EngineOptions(engine="dask", scheduler=client),
         )
         phases["load_s"] = time.perf_counter() - start
     return _table_info(table)

@@ -146,7 +146,7 @@ def _work_diff(folder: str, phases: dict[str, float]) -> dict[str, Any]:
     from anonaudit.linkage import difference
 
     old, new = (
-        anonaudit.load(path, quasi_identifiers=QUASI_IDENTIFIERS, sensitive=[SENSITIVE])
+        anonaudit.load(path, anonaudit.Roles(QUASI_IDENTIFIERS, [SENSITIVE]))
         for path in _files(folder, SNAPSHOTS)
     )
     result = difference(old, new, SENSITIVE)

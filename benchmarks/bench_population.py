@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     data = data.append_column("region", pa.array(rng.zipf(1.6, size=args.rows) % 1_000_000))
     qi = [*QUASI_IDENTIFIERS, "region"]
 
-    base, table = best_of(args.repeat, lambda: anonaudit.load(data, quasi_identifiers=qi))
+    base, table = best_of(args.repeat, lambda: anonaudit.load(data, anonaudit.Roles(qi)))
     sizes = table.classes.sizes
     print(
         f"sample: {table.rows:,} records, {len(sizes):,} classes, "

@@ -110,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     qi = list(QUASI_IDENTIFIERS)
 
     load_s, load_rss0, load_peak, table = _best(
-        args.repeat, lambda: anonaudit.load(str(path), quasi_identifiers=qi)
+        args.repeat, lambda: anonaudit.load(str(path), anonaudit.Roles(qi))
     )
     report = anonaudit.audit_table(table)
     classes = report.table.classes

@@ -108,10 +108,8 @@ def _work_audit(path: str, phases: dict[str, float]) -> dict[str, Any]:
     policy = anonaudit.Policy(k=5, l=2, entropy_l=2.0, t=0.2)
     report = anonaudit.audit(
         path,
-        quasi_identifiers=QUASI_IDENTIFIERS,
-        sensitive=[SENSITIVE],
-        policy=policy,
-        distance="equal",
+        anonaudit.Roles(QUASI_IDENTIFIERS, [SENSITIVE]),
+        anonaudit.AuditOptions(policy=policy, distances=anonaudit.EqualDistance()),
     )
     return {"groups": len(report.table), "classes": report.k_anonymity.classes}
 

@@ -40,7 +40,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from anonaudit import load
+from anonaudit import ReadOptions, Roles, load
 from anonaudit.checks.qi_analysis import qi_analysis
 from anonaudit.checks.suda import suda, suda_weights
 
@@ -79,7 +79,9 @@ def main() -> None:
     parser.add_argument("--max-msu-size", type=int, default=3)
     args = parser.parse_args()
     print(f"load average before: {os.getloadavg()}")
-    t_load, table = best_of(args.repeat, lambda: load(ADULT, quasi_identifiers=QI, sep=";"))
+    t_load, table = best_of(
+        args.repeat, lambda: load(ADULT, Roles(QI), reading=ReadOptions(sep=";"))
+    )
     t_full, full = best_of(args.repeat, lambda: suda(table))
     t_limited, _ = best_of(args.repeat, lambda: suda(table, max_msu_size=args.max_msu_size))
     t_qi, analysis = best_of(args.repeat, lambda: qi_analysis(table))

@@ -25,6 +25,7 @@ from test_html import SCRIPT
 from test_html_browser import Visit, browser  # noqa: F401  (the fixture)
 
 import anonaudit
+from anonaudit import Analyses, AuditOptions, Roles
 from anonaudit.advice import advise
 from anonaudit.classtable import ClassTable
 from anonaudit.cli import main
@@ -38,14 +39,24 @@ ADULT = ROOT / "sample_data" / "adult"
 QI = ["age", "gender", "zipcode"]
 
 
-def _audit(**options: Any) -> anonaudit.AuditReport:
+def _audit(
+    *,
+    policy: Policy | None = None,
+    hierarchies: dict[str, Any] | None = None,
+    advise: bool = True,
+    suppression_limit: float = 0.0,
+    **options: Any,
+) -> anonaudit.AuditReport:
+    """The ARX test table audited with advice; ``options``: more of :class:`AuditOptions`."""
     return anonaudit.audit(
         ARX_TEST,
-        quasi_identifiers=QI,
-        policy=options.pop("policy", Policy(k=2)),
-        hierarchies=options.pop("hierarchies", ARX_HIERARCHIES),
-        advise=options.pop("advise", True),
-        **options,
+        Roles(QI),
+        AuditOptions(
+            policy=Policy(k=2) if policy is None else policy,
+            hierarchies=ARX_HIERARCHIES if hierarchies is None else hierarchies,
+            analyses=Analyses(advise=advise, suppression_limit=suppression_limit),
+            **options,
+        ),
     )
 
 
@@ -135,11 +146,12 @@ def test_the_report_holds_what_advise_finds(
     hierarchies = {qi: ARX_HIERARCHIES[qi] for qi in ("age", "gender")}
     report = anonaudit.audit(
         frame,
-        quasi_identifiers=["age", "gender"],
-        policy=Policy(k=k),
-        hierarchies=hierarchies,
-        advise=True,
-        suppression_limit=limit,
+        Roles(["age", "gender"]),
+        AuditOptions(
+            policy=Policy(k=k),
+            hierarchies=hierarchies,
+            analyses=Analyses(advise=True, suppression_limit=limit),
+        ),
     )
     table = ClassTable.from_frame(frame.assign(count=1), quasi_identifiers=["age", "gender"])
     alone = advise(table, hierarchies=hierarchies, policy=Policy(k=k), suppression_limit=limit)
@@ -307,16 +319,16 @@ def test_the_advice_section_is_visible_on_a_phone(
 ) -> None:
     report = anonaudit.audit(
         ADULT / "adult.csv",
-        quasi_identifiers=["sex", "age", "race", "marital-status"],
-        sensitive=["salary-class"],
-        policy=Policy(k=5, l=2),
-        hierarchies={
-            "age": "interval:5,10,20",
-            "race": ADULT / "adult_hierarchy_race.csv",
-            "marital-status": ADULT / "adult_hierarchy_marital-status.csv",
-        },
-        advise=True,
-        suppression_limit=0.02,
+        Roles(["sex", "age", "race", "marital-status"], ["salary-class"]),
+        AuditOptions(
+            policy=Policy(k=5, l=2),
+            hierarchies={
+                "age": "interval:5,10,20",
+                "race": ADULT / "adult_hierarchy_race.csv",
+                "marital-status": ADULT / "adult_hierarchy_marital-status.csv",
+            },
+            analyses=Analyses(advise=True, suppression_limit=0.02),
+        ),
     )
     assert report.advice is not None and len(report.advice.transformations) == 3
     path = tmp_path / "advice.html"

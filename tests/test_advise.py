@@ -32,6 +32,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import anonaudit
+from anonaudit import Analyses, AuditOptions, ReadOptions, Roles
 from anonaudit.advice import advise
 from anonaudit.advice import lattice as lattice_module
 from anonaudit.classtable import ClassTable
@@ -188,7 +189,7 @@ def test_bad_input_is_named() -> None:
 
 @pytest.fixture(scope="module")
 def adult() -> tuple[ClassTable, dict[str, Hierarchy]]:
-    table = anonaudit.load(ADULT_DIR / "adult.csv", quasi_identifiers=ADULT_QIS, sep=";")
+    table = anonaudit.load(ADULT_DIR / "adult.csv", Roles(ADULT_QIS), reading=ReadOptions(sep=";"))
     hierarchies = {
         qi: Hierarchy.from_csv(ADULT_DIR / f"adult_hierarchy_{qi}.csv") for qi in ADULT_QIS
     }
@@ -200,9 +201,11 @@ def _passes(
 ) -> bool:
     report = anonaudit.audit_table(
         table,
-        policy=Policy(k=k),
-        hierarchies=hierarchies,
-        generalize=dict(zip(ADULT_QIS, levels, strict=True)),
+        AuditOptions(
+            policy=Policy(k=k),
+            hierarchies=hierarchies,
+            generalize=dict(zip(ADULT_QIS, levels, strict=True)),
+        ),
     )
     if report.passed:
         return True
@@ -252,7 +255,7 @@ def test_adult_front_with_suppression(adult: tuple[ClassTable, dict[str, Hierarc
     _check_front(advice)
     for t in advice.transformations[:2]:  # re-audit independently
         report = anonaudit.audit_table(
-            table, policy=Policy(k=5), hierarchies=hierarchies, generalize=t.levels
+            table, AuditOptions(policy=Policy(k=5), hierarchies=hierarchies, generalize=t.levels)
         )
         assert report.suppression is not None and report.suppression.passed
         assert report.suppression.records == t.suppressed
@@ -330,9 +333,11 @@ def _brute_force(
     for node in itertools.product(*(range(hierarchies[q].height + 1) for q in names)):
         report = anonaudit.audit_table(
             table,
-            policy=policy,
-            hierarchies=hierarchies,
-            generalize=dict(zip(names, node, strict=True)),
+            AuditOptions(
+                policy=policy,
+                hierarchies=hierarchies,
+                generalize=dict(zip(names, node, strict=True)),
+            ),
         )
         if report.passed:
             kept, suppressed = report.table, 0
@@ -408,7 +413,10 @@ def test_cli_out_round_trip(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert document["search"]["nodes"] == 12960
     assert first["passed"] and first["measures"]["k"] >= 5
     written = anonaudit.audit(
-        out, quasi_identifiers=ADULT_QIS, sep=";", policy=Policy(k=5), advise_suppression=False
+        out,
+        Roles(ADULT_QIS),
+        AuditOptions(policy=Policy(k=5), analyses=Analyses(suppression=False)),
+        reading=ReadOptions(sep=";"),
     )
     assert written.passed
     assert written.rows == 30162

@@ -29,6 +29,7 @@ import pandas as pd
 import pytest
 
 import anonaudit
+from anonaudit import AuditOptions, PopulationOptions, ReadOptions, Roles
 from anonaudit.cli import main
 from anonaudit.linkage import PopulationLinkage
 
@@ -233,17 +234,20 @@ def _ours(case: Case, folder: Path) -> Ours:
     folder.mkdir(parents=True, exist_ok=True)
     release = folder / "release.csv"
     _release_frame(case).to_csv(release, sep=";", index=False)
-    release_table = anonaudit.load(release, quasi_identifiers=case.qis, sep=";")
-    population_table = anonaudit.load(case.population, quasi_identifiers=case.qis, sep=";")
+    release_table = anonaudit.load(release, Roles(case.qis), reading=ReadOptions(sep=";"))
+    population_table = anonaudit.load(
+        case.population, Roles(case.qis), reading=ReadOptions(sep=";")
+    )
     per_k = {}
     keys = []
     for k in case.ks:
         report = anonaudit.audit_table(
             release_table,
-            hierarchies={qi: str(path) for qi, path in case.hierarchies.items()},
-            generalize=case.levels or None,
-            population_table=population_table,
-            k_map=k,
+            AuditOptions(
+                hierarchies={qi: str(path) for qi, path in case.hierarchies.items()},
+                generalize=case.levels or None,
+                population=PopulationOptions(table=population_table, k_map=k),
+            ),
         )
         assert report.linkage is not None
         per_k[k] = report.linkage

@@ -19,6 +19,7 @@ import pyarrow as pa
 import pytest
 
 import anonaudit
+from anonaudit import AuditOptions, Roles
 from anonaudit.cli import main
 from anonaudit.errors import (
     AnonauditError,
@@ -429,8 +430,8 @@ def test_input_unmodified_after_a_malformed_file(
 
 # -- the Python API ---------------------------------------------------------------------
 
-ROLES: dict[str, Any] = {"quasi_identifiers": ["zip", "age"], "sensitive": ["disease"]}
-POLICY = anonaudit.Policy(k=2, l=2, t=0.3)
+ROLES = Roles(["zip", "age"], ["disease"])
+OPTIONS = AuditOptions(policy=anonaudit.Policy(k=2, l=2, t=0.3))
 NULLABLE = "zip,age,disease\n02134,30,flu\n02134,30,cold\n,30,flu\n,30,\n02139,40,cancer\n"
 
 
@@ -458,9 +459,9 @@ def as_kind(frame: pd.DataFrame, kind: str) -> pd.DataFrame | pa.Table:
 @pytest.mark.parametrize("kind", ["pandas", "arrow"])
 def test_frame_matches_the_csv(tmp_path: Path, kind: str) -> None:
     path = write(tmp_path / "data.csv", NULLABLE)
-    expected = comparable(anonaudit.audit(path, policy=POLICY, **ROLES))
+    expected = comparable(anonaudit.audit(path, ROLES, OPTIONS))
     assert expected["rows"] == 5 and expected["passed"] is False
-    report = anonaudit.audit(as_kind(frame_of_strings(), kind), policy=POLICY, **ROLES)
+    report = anonaudit.audit(as_kind(frame_of_strings(), kind), ROLES, OPTIONS)
     assert comparable(report) == expected
     assert report.sources[0].format == kind
     assert report.k_anonymity.violating["zip"].tolist() == ["02139"]
@@ -469,17 +470,17 @@ def test_frame_matches_the_csv(tmp_path: Path, kind: str) -> None:
 @pytest.mark.parametrize("kind", ["pandas", "arrow"])
 def test_frame_with_an_int_column_as_qi(tmp_path: Path, kind: str) -> None:
     path = write(tmp_path / "data.csv", "age,disease\n30,flu\n30,cold\n41,flu\n,cold\n")
-    roles: dict[str, Any] = {"quasi_identifiers": ["age"], "sensitive": ["disease"]}
-    expected = comparable(anonaudit.audit(path, policy=POLICY, **roles))
+    roles = Roles(["age"], ["disease"])
+    expected = comparable(anonaudit.audit(path, roles, OPTIONS))
     floats = pd.DataFrame({"age": [30, 30, 41, None], "disease": ["flu", "cold", "flu", "cold"]})
     assert floats["age"].dtype == "float64"  # pandas turns an int column with a gap to float
     nullable = floats.astype({"age": "Int64"})
     for frame in (floats, nullable):
-        report = anonaudit.audit(as_kind(frame, kind), policy=POLICY, **roles)
+        report = anonaudit.audit(as_kind(frame, kind), roles, OPTIONS)
         assert comparable(report) == expected
     ints = pd.DataFrame({"age": [30, 30, 41], "disease": ["flu", "cold", "flu"]})
     assert ints["age"].dtype == "int64"
-    report = anonaudit.audit(as_kind(ints, kind), quasi_identifiers=["age"], policy=POLICY)
+    report = anonaudit.audit(as_kind(ints, kind), Roles(["age"]), OPTIONS)
     assert report.k_anonymity.violating.to_dict("records") == [{"age": "41", "size": 1}]
 
 
@@ -488,8 +489,8 @@ def test_load_several_files_matches_one(tmp_path: Path) -> None:
     lines = BODY.splitlines(keepends=True)
     first = write(tmp_path / "a.csv", HEADER + "".join(lines[:1]))
     second = write(tmp_path / "b.csv", (HEADER + "".join(lines[1:])).replace(",", ";"))
-    one = anonaudit.load(whole, **ROLES)
-    parts = anonaudit.load([first, second], **ROLES)
+    one = anonaudit.load(whole, ROLES)
+    parts = anonaudit.load([first, second], ROLES)
     assert parts.rows == one.rows == 4
     assert sorted(parts.classes.sizes.tolist()) == sorted(one.classes.sizes.tolist())
     assert [s.rows for s in parts.sources] == [1, 3]
@@ -514,29 +515,29 @@ def test_errors_are_builtin_subclasses(error: type[Exception], builtin: type[Exc
 def test_api_errors_carry_plain_messages(tmp_path: Path) -> None:
     path = write(tmp_path / "data.csv", HEADER + BODY)
     with pytest.raises(KeyError) as column:
-        anonaudit.audit(path, quasi_identifiers=["nope"])
+        anonaudit.audit(path, Roles(["nope"]))
     assert isinstance(column.value, ColumnError)
     assert str(column.value) == (
         f"{path}: no column named 'nope'; the columns are: zip, age, disease"
     )
     missing = tmp_path / "missing.csv"
     with pytest.raises(FileNotFoundError) as not_found:
-        anonaudit.audit(missing, quasi_identifiers=["zip"])
+        anonaudit.audit(missing, Roles(["zip"]))
     assert isinstance(not_found.value, SourceNotFoundError)
     assert str(not_found.value).startswith(str(missing))
     with pytest.raises(ValueError) as bad_k:
-        anonaudit.audit(path, quasi_identifiers=["zip"], policy=anonaudit.Policy(k=0))
+        anonaudit.audit(path, Roles(["zip"]), AuditOptions(policy=anonaudit.Policy(k=0)))
     assert isinstance(bad_k.value, ParameterError)
     assert not str(bad_k.value).startswith(("'", '"'))
 
 
 def test_api_rejects_what_it_cannot_read(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="cannot audit an object of type dict"):
-        anonaudit.audit({"zip": ["1"]}, quasi_identifiers=["zip"])  # type: ignore[arg-type]
+        anonaudit.audit({"zip": ["1"]}, Roles(["zip"]))  # type: ignore[arg-type]
     with pytest.raises(ParameterError, match="lists of column names"):
-        anonaudit.audit(pd.DataFrame({"zip": ["1"]}), quasi_identifiers="zip")
+        anonaudit.audit(pd.DataFrame({"zip": ["1"]}), Roles("zip"))
     with pytest.raises(MalformedFileError, match="no rows"):
-        anonaudit.audit(pd.DataFrame({"zip": pd.Series([], dtype=str)}), quasi_identifiers=["zip"])
+        anonaudit.audit(pd.DataFrame({"zip": pd.Series([], dtype=str)}), Roles(["zip"]))
     duplicated = pd.DataFrame([["1", "2"]], columns=["zip", "zip"])
     with pytest.raises(ColumnError, match="'zip' appears twice"):
-        anonaudit.audit(duplicated, quasi_identifiers=["zip"])
+        anonaudit.audit(duplicated, Roles(["zip"]))

@@ -14,7 +14,7 @@ from types import ModuleType
 
 import pytest
 
-from anonaudit import explain
+from anonaudit import Roles, explain
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -137,9 +137,7 @@ def test_html_rendering_escapes_the_text() -> None:
 def test_the_html_report_renders_the_explanations(tmp_path: Path) -> None:
     import anonaudit
 
-    report = anonaudit.audit(
-        ROOT / "sample_data" / "clinic.csv", quasi_identifiers=["zip", "age"], sensitive=["sex"]
-    )
+    report = anonaudit.audit(ROOT / "sample_data" / "clinic.csv", Roles(["zip", "age"], ["sex"]))
     page = report.to_html()
     for measure in explain.REPORT_MEASURES:
         assert f'<h3 id="{measure.anchor}">' in page

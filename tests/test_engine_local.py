@@ -11,6 +11,7 @@ import pyarrow.csv as pacsv
 import pytest
 
 import anonaudit
+from anonaudit import ReadOptions, Roles
 from anonaudit.classtable import ClassTable
 from anonaudit.engines.local import (
     Limits,
@@ -63,7 +64,7 @@ def test_duckdbs_csv_reader_gives_the_same_class_table(tmp_path: Path, na: tuple
     path.write_text(TRICKY_CSV, encoding="utf-8")
     columns = ["zip", "age", "note", "ward"]
     assert CsvSource(path, CsvOptions(na_values=na)).duckdb_scan() is not None
-    table = anonaudit.load(path, quasi_identifiers=columns[:2], sensitive=columns[2:], na_values=na)
+    table = anonaudit.load(path, Roles(columns[:2], columns[2:]), reading=ReadOptions(na_values=na))
     assert _rows(table) == _by_pyarrow(path, columns, na)
     assert table.sources[0].rows == 6
 
@@ -89,7 +90,7 @@ def test_several_csv_files_count_their_own_records(tmp_path: Path) -> None:
     first, second = tmp_path / "a.csv", tmp_path / "b.csv"
     first.write_text("q,s\n1,x\n1,y\n2,x\n", encoding="utf-8")
     second.write_text("s;q\nx;1\n", encoding="utf-8")
-    table = anonaudit.load([first, second], quasi_identifiers=["q"], sensitive=["s"])
+    table = anonaudit.load([first, second], Roles(["q"], ["s"]))
     assert _rows(table) == [("1", "x", 2), ("1", "y", 1), ("2", "x", 1)]
     assert [source.rows for source in table.sources] == [3, 1]
 
@@ -100,7 +101,7 @@ def test_an_identifier_is_named_before_the_scan(
     path = tmp_path / "ids.csv"
     path.write_text("id,sex\n" + "".join(f"{i},{'FM'[i % 2]}\n" for i in range(2000)))
     with caplog.at_level(logging.WARNING, logger="anonaudit"):
-        table = anonaudit.load(path, quasi_identifiers=["id", "sex"])
+        table = anonaudit.load(path, Roles(["id", "sex"]))
     assert [record.getMessage().split("(")[0] for record in caplog.records] == [
         "anonaudit: warning: quasi-identifier 'id' looks like an identifier "
     ]
@@ -133,7 +134,7 @@ def test_the_aggregation_spills_to_disk_under_a_small_memory_limit(
     set_limits(memory_limit="16MB", temp_dir=str(spill))
     try:
         source: object = path if fast else pa.Table.from_pandas(table.to_pandas())
-        result = anonaudit.load(source, quasi_identifiers=["id", "group"], sensitive=["sa"])
+        result = anonaudit.load(source, Roles(["id", "group"], ["sa"]))
     finally:
         set_limits()
     assert result.rows == rows and len(result) == rows

@@ -17,11 +17,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import anonaudit
+from anonaudit import AuditOptions, Roles
 from anonaudit.cli import main
 from anonaudit.report.json import report_to_dict
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_data" / "titanic.csv"
-ROLES = {"quasi_identifiers": ["Class", "Sex", "Age"], "sensitive": ["Survived"]}
+QI, SA = ["Class", "Sex", "Age"], ["Survived"]
 
 
 def expanded(frequencies: pd.DataFrame, count: str) -> pd.DataFrame:
@@ -43,9 +44,9 @@ def test_titanic_counts_audit_as_the_records_they_count(tmp_path: Path) -> None:
     table = pd.read_csv(SAMPLE, dtype=str)
     records = tmp_path / "records.csv"
     expanded(table.astype({"Freq": int}), "Freq").to_csv(records, index=False)
-    options = {"policy": anonaudit.Policy(k=5, l=2), **ROLES}
-    from_counts = anonaudit.audit(SAMPLE, count="Freq", **options)
-    from_records = anonaudit.audit(records, **options)
+    options = AuditOptions(policy=anonaudit.Policy(k=5, l=2))
+    from_counts = anonaudit.audit(SAMPLE, Roles(QI, SA, count="Freq"), options)
+    from_records = anonaudit.audit(records, Roles(QI, SA), options)
     assert from_counts.rows == 2201 and len(from_counts.table.classes) == 14
     # the one girl in first class is a sample unique, and her class tells she survived
     assert from_counts.k_anonymity.k == 1
@@ -68,13 +69,11 @@ def test_titanic_counts_audit_as_the_records_they_count(tmp_path: Path) -> None:
 def test_any_frequency_table_audits_as_its_records(rows: list[tuple[str, str, str, int]]) -> None:
     """Repeated groups, zero counts and any order: the same class table and figures."""
     table = pd.DataFrame(rows, columns=["q0", "q1", "s", "n"])
-    options = {
-        "quasi_identifiers": ["q0", "q1"],
-        "sensitive": ["s"],
-        "policy": anonaudit.Policy(k=2, l=2, t=0.3),
-    }
-    from_counts = anonaudit.audit(table.astype({"n": str}), count="n", **options)
-    from_records = anonaudit.audit(expanded(table, "n"), **options)
+    options = AuditOptions(policy=anonaudit.Policy(k=2, l=2, t=0.3))
+    from_counts = anonaudit.audit(
+        table.astype({"n": str}), Roles(["q0", "q1"], ["s"], count="n"), options
+    )
+    from_records = anonaudit.audit(expanded(table, "n"), Roles(["q0", "q1"], ["s"]), options)
     assert figures(from_counts) == figures(from_records)
 
 
@@ -123,7 +122,7 @@ def test_a_bad_count_is_named(
 def test_whole_counts_written_as_decimals_are_read(tmp_path: Path) -> None:
     path = tmp_path / "f.csv"
     path.write_text("q,n\na,3.0\nb, 2 \nb,0\nc,0\n", encoding="utf-8")
-    report = anonaudit.audit(path, quasi_identifiers=["q"], count="n")
+    report = anonaudit.audit(path, Roles(["q"], count="n"))
     # "c" counts no record: it is no class at all
     assert report.rows == 5 and sorted(report.table.classes.sizes.tolist()) == [2, 3]
 

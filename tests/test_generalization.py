@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import anonaudit
-from anonaudit import ClassTable, Policy
+from anonaudit import AuditOptions, ClassTable, Policy, ReadOptions, Roles
 from anonaudit.cli import main
 from anonaudit.errors import HierarchyError, ParameterError
 from anonaudit.generalization import Generalization, qi_hierarchy
@@ -66,10 +66,12 @@ def test_recode_maps_send_leaves_to_their_level_and_null_to_null() -> None:
 def test_audit_generalizes_before_measuring() -> None:
     report = anonaudit.audit(
         arx_table(),
-        quasi_identifiers=["age", "gender", "zipcode"],
-        policy=Policy(k=2),
-        hierarchies=ARX_HIERARCHIES,
-        generalize={"age": 1, "gender": 1, "zipcode": 2},
+        Roles(["age", "gender", "zipcode"]),
+        AuditOptions(
+            policy=Policy(k=2),
+            hierarchies=ARX_HIERARCHIES,
+            generalize={"age": 1, "gender": 1, "zipcode": 2},
+        ),
     )
     assert report.k_anonymity.k == 2 and report.passed is True
     assert report.generalization is not None and report.generalization.height() == 4
@@ -120,10 +122,9 @@ def test_interval_on_adult_age_counts_the_bands() -> None:
     for level in range(5):
         report = anonaudit.audit(
             ADULT,
-            sep=";",
-            quasi_identifiers=["age"],
-            hierarchies={"age": "interval:5,10,20"},
-            generalize={"age": level},
+            Roles(["age"]),
+            AuditOptions(hierarchies={"age": "interval:5,10,20"}, generalize={"age": level}),
+            reading=ReadOptions(sep=";"),
         )
         classes.append(report.k_anonymity.classes)
         assert report.rows == 30162
@@ -137,7 +138,7 @@ def test_prefix_truncates_clinic_zip_codes() -> None:
     leaf = h.levels[0].index("02139")
     assert [level[leaf] for level in h.levels] == ["02139", "0213*", "021**", "02***", "0****", "*"]
     report = anonaudit.audit(
-        CLINIC, quasi_identifiers=["zip"], hierarchies={"zip": "prefix:2"}, generalize={"zip": 2}
+        CLINIC, Roles(["zip"]), AuditOptions(hierarchies={"zip": "prefix:2"}, generalize={"zip": 2})
     )
     expected = zips.str[:3].nunique() + 1
     assert report.k_anonymity.classes == expected
@@ -185,9 +186,7 @@ def test_levels_out_of_range_and_missing_hierarchies_are_parameter_errors() -> N
         Generalization(ARX_HIERARCHIES, {"race": 1})
     with pytest.raises(ParameterError, match="'sex': it is not a quasi-identifier"):
         anonaudit.audit(
-            arx_table(),
-            quasi_identifiers=["age", "gender", "zipcode"],
-            generalize={"sex": 1},
+            arx_table(), Roles(["age", "gender", "zipcode"]), AuditOptions(generalize={"sex": 1})
         )
 
 

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 import anonaudit
+from anonaudit import AuditOptions, MatrixDistance, Roles
 from anonaudit.cli import main
 from anonaudit.errors import HierarchyError
 
@@ -53,9 +54,10 @@ def test_matrix_distance_by_hand(tmp_path: Path) -> None:
     matrix = [[0, 0.5, 1], [0.5, 0, 1], [1, 1, 0]]
     report = anonaudit.audit(
         _data(tmp_path / "d.csv"),
-        quasi_identifiers=["zip"],
-        sensitive=["disease"],
-        ground_distances={"disease": _write_matrix(tmp_path / "m.csv", matrix)},
+        Roles(["zip"], ["disease"]),
+        AuditOptions(
+            distances={"disease": MatrixDistance(_write_matrix(tmp_path / "m.csv", matrix))}
+        ),
     )
     result = report.t_closeness["disease"]
     assert result.distance == "matrix"
@@ -67,11 +69,12 @@ def test_matrix_of_ones_equals_the_equal_distance(tmp_path: Path) -> None:
     data = _data(tmp_path / "d.csv")
     by_matrix = anonaudit.audit(
         data,
-        quasi_identifiers=["zip"],
-        sensitive=["disease"],
-        ground_distances={"disease": _write_matrix(tmp_path / "m.csv", ones)},
+        Roles(["zip"], ["disease"]),
+        AuditOptions(
+            distances={"disease": MatrixDistance(_write_matrix(tmp_path / "m.csv", ones))}
+        ),
     )
-    equal = anonaudit.audit(data, quasi_identifiers=["zip"], sensitive=["disease"])
+    equal = anonaudit.audit(data, Roles(["zip"], ["disease"]))
     assert by_matrix.t_closeness["disease"].t == pytest.approx(equal.t_closeness["disease"].t)
 
 
@@ -103,9 +106,8 @@ def test_value_missing_from_the_matrix_is_named(tmp_path: Path) -> None:
     with pytest.raises(HierarchyError, match="'gastritis'"):
         anonaudit.audit(
             _data(tmp_path / "d.csv"),
-            quasi_identifiers=["zip"],
-            sensitive=["disease"],
-            ground_distances={"disease": two},
+            Roles(["zip"], ["disease"]),
+            AuditOptions(distances={"disease": MatrixDistance(two)}),
         )
 
 

@@ -15,6 +15,7 @@ import pytest
 from markupsafe import escape
 
 import anonaudit
+from anonaudit import AuditOptions, HierarchicalDistance, Roles
 from anonaudit.cli import main
 from anonaudit.report import html as html_report
 from anonaudit.sources import file_sha256
@@ -47,10 +48,13 @@ def hostile_frame() -> pd.DataFrame:
 def adult() -> anonaudit.AuditReport:
     return anonaudit.audit(
         ADULT / "adult.csv",
-        quasi_identifiers=ADULT_QI,
-        sensitive=["salary-class", "occupation"],
-        policy=ADULT_POLICY,
-        hierarchies={"occupation": ADULT / "adult_hierarchy_occupation.csv"},
+        Roles(ADULT_QI, ["salary-class", "occupation"]),
+        AuditOptions(
+            policy=ADULT_POLICY,
+            distances={
+                "occupation": HierarchicalDistance(ADULT / "adult_hierarchy_occupation.csv")
+            },
+        ),
     )
 
 
@@ -63,9 +67,8 @@ def adult_page(adult: anonaudit.AuditReport) -> str:
 def hostile() -> anonaudit.AuditReport:
     return anonaudit.audit(
         hostile_frame(),
-        quasi_identifiers=["zip", "<b>age</b>"],
-        sensitive=["diagnosis"],
-        policy=anonaudit.Policy(k=2, l=2, t=0.1, alpha=0.9),
+        Roles(["zip", "<b>age</b>"], ["diagnosis"]),
+        AuditOptions(policy=anonaudit.Policy(k=2, l=2, t=0.1, alpha=0.9)),
     )
 
 
@@ -125,12 +128,12 @@ def test_verdict_states_each_threshold_in_plain_words(adult_page: str) -> None:
 def test_verdict_when_the_policy_passes_or_sets_nothing() -> None:
     frame = pd.DataFrame({"zip": ["1", "1", "2", "2"], "s": ["a", "b", "a", "b"]})
     passing = anonaudit.audit(
-        frame, quasi_identifiers=["zip"], sensitive=["s"], policy=anonaudit.Policy(k=2, l=2)
+        frame, Roles(["zip"], ["s"]), AuditOptions(policy=anonaudit.Policy(k=2, l=2))
     ).to_html()
     assert "The data meets the policy: all 2 checks pass." in passing
     assert "has 2 members; the policy asks for 2." in passing
     assert "No class fails." in passing
-    measured_only = anonaudit.audit(frame, quasi_identifiers=["zip"]).to_html()
+    measured_only = anonaudit.audit(frame, Roles(["zip"])).to_html()
     assert "The policy sets no thresholds" in measured_only
     assert "The policy sets no threshold here, so no class is listed." in measured_only
 
@@ -139,16 +142,16 @@ def test_dataset_section_names_inputs_digests_nulls_and_the_call(adult_page: str
     assert file_sha256(ADULT / "adult.csv") in adult_page
     assert "2,516,935 bytes" in adult_page
     assert "anonaudit.audit(" in adult_page  # the Python call, rebuilt
-    assert "distance={&#39;occupation&#39;: &#39;hierarchical&#39;}" in adult_page
+    assert "distances={&#39;occupation&#39;: anonaudit.HierarchicalDistance(...)}" in adult_page
     assert '<time datetime="' in adult_page
-    frame_page = anonaudit.audit(hostile_frame(), quasi_identifiers=["zip"]).to_html()
+    frame_page = anonaudit.audit(hostile_frame(), Roles(["zip"])).to_html()
     assert "n/a (not a file)" in frame_page
 
 
 def test_null_quasi_identifier_values_show_as_null() -> None:
     frame = pd.DataFrame({"zip": ["1", None, "1"], "s": ["a", "a", "b"]})
     page = anonaudit.audit(
-        frame, quasi_identifiers=["zip"], sensitive=["s"], policy=anonaudit.Policy(k=2)
+        frame, Roles(["zip"], ["s"]), AuditOptions(policy=anonaudit.Policy(k=2))
     ).to_html()
     assert "<td>(null)</td>" in page
     assert csv_links(page)["k-anonymity.csv"] == [["zip", "size"], ["", "1"]]

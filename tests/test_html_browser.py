@@ -23,6 +23,7 @@ import pytest
 from test_html import ADULT, ADULT_POLICY, ADULT_QI, hostile_frame
 
 import anonaudit
+from anonaudit import Analyses, AuditOptions, HierarchicalDistance, ReadOptions, Roles
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "test-artifacts"
@@ -62,10 +63,13 @@ def browser() -> Iterator[Any]:
 def adult() -> anonaudit.AuditReport:
     return anonaudit.audit(
         ADULT / "adult.csv",
-        quasi_identifiers=ADULT_QI,
-        sensitive=["salary-class", "occupation"],
-        policy=ADULT_POLICY,
-        hierarchies={"occupation": ADULT / "adult_hierarchy_occupation.csv"},
+        Roles(ADULT_QI, ["salary-class", "occupation"]),
+        AuditOptions(
+            policy=ADULT_POLICY,
+            distances={
+                "occupation": HierarchicalDistance(ADULT / "adult_hierarchy_occupation.csv")
+            },
+        ),
     )
 
 
@@ -77,9 +81,8 @@ def pages(
     folder = tmp_path_factory.mktemp("pages")
     hostile = anonaudit.audit(
         hostile_frame(),
-        quasi_identifiers=["zip", "<b>age</b>"],
-        sensitive=["diagnosis"],
-        policy=anonaudit.Policy(k=2, l=2, t=0.1),
+        Roles(["zip", "<b>age</b>"], ["diagnosis"]),
+        AuditOptions(policy=anonaudit.Policy(k=2, l=2, t=0.1)),
     )
     paths = {"adult": folder / "adult.html", "hostile": folder / "hostile.html"}
     adult.save_html(paths["adult"])
@@ -196,7 +199,8 @@ def dp_page(tmp_path_factory: pytest.TempPathFactory, adult: anonaudit.AuditRepo
     from anonaudit import dp
 
     path = tmp_path_factory.mktemp("dp") / "adult_dp.html"
-    replace(adult, dp=dp.companion(adult.table, epsilon=1.0, delta=1e-6)).save_html(path)
+    options = dp.DPOptions(dp.PrivacyGuarantee(epsilon=1.0, delta=1e-6))
+    replace(adult, dp=dp.companion(adult.table, options)).save_html(path)
     return path
 
 
@@ -259,17 +263,18 @@ def numeric_pages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     )
     paths = {"incomes": folder / "incomes.html", "ages": folder / "ages.html"}
     anonaudit.audit(
-        incomes, quasi_identifiers=["zip"], sensitive=["income"], policy=anonaudit.Policy(k=2)
+        incomes, Roles(["zip"], ["income"]), AuditOptions(policy=anonaudit.Policy(k=2))
     ).save_html(paths["incomes"])
     qis = ["sex", "race", "marital-status", "education", "native-country", "workclass"]
     anonaudit.audit(
         ADULT / "adult.csv",
-        quasi_identifiers=qis,
-        sensitive=["age"],
-        sep=";",
-        policy=anonaudit.Policy(k=5, t=0.3),
-        advise=True,
-        hierarchies={qi: ADULT / f"adult_hierarchy_{qi}.csv" for qi in qis},
+        Roles(qis, ["age"]),
+        AuditOptions(
+            policy=anonaudit.Policy(k=5, t=0.3),
+            hierarchies={qi: ADULT / f"adult_hierarchy_{qi}.csv" for qi in qis},
+            analyses=Analyses(advise=True),
+        ),
+        reading=ReadOptions(sep=";"),
     ).save_html(paths["ages"])
     return paths
 

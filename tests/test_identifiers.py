@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import anonaudit
+from anonaudit import Roles
 from anonaudit.classtable import ClassTable
 from anonaudit.cli import main
 from anonaudit.identifiers import HIPAA_IDENTIFIERS, by_name, by_uniqueness, by_values, luhn
@@ -71,7 +72,7 @@ def _frame(n: int = 200) -> pd.DataFrame:
 
 
 def test_a_uuid_quasi_identifier_and_an_undeclared_patient_id_are_flagged() -> None:
-    report = anonaudit.audit(_frame(), quasi_identifiers=["uuid", "age"], sensitive=["dx"])
+    report = anonaudit.audit(_frame(), Roles(["uuid", "age"], ["dx"]))
     found = {i.column: i for i in report.identifiers}
     assert set(found) == {"uuid", "patient_id"}
     assert found["uuid"].declared_role == "quasi-identifier"
@@ -88,23 +89,20 @@ def test_a_uuid_quasi_identifier_and_an_undeclared_patient_id_are_flagged() -> N
     assert 'id="identifiers"' in page and "patient_id" in page
     # A class table alone has no other columns to look at.
     assert [
-        i.column
-        for i in anonaudit.audit(
-            report.table, quasi_identifiers=["uuid", "age"], sensitive=["dx"]
-        ).identifiers
+        i.column for i in anonaudit.audit(report.table, Roles(["uuid", "age"], ["dx"])).identifiers
     ] == ["uuid"]
 
 
 def test_no_identifier_no_section() -> None:
     frame = pd.DataFrame({"age": ["30", "31"] * 100, "dx": ["flu", "cold"] * 100})
-    report = anonaudit.audit(frame, quasi_identifiers=["age"], sensitive=["dx"])
+    report = anonaudit.audit(frame, Roles(["age"], ["dx"]))
     assert report.identifiers == ()
     assert 'id="identifiers"' not in report.to_html()
 
 
 def test_a_hostile_column_name_is_escaped() -> None:
     frame = _frame().rename(columns={"patient_id": "<script>id</script>"})
-    page = anonaudit.audit(frame, quasi_identifiers=["age"], sensitive=["dx"]).to_html()
+    page = anonaudit.audit(frame, Roles(["age"], ["dx"])).to_html()
     assert "<script>id" not in page and "&lt;script&gt;id" in page
 
 

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from anonaudit import audit, load
+from anonaudit import AuditOptions, EngineOptions, Roles, audit, load
 from anonaudit.checks.individual import individual_risk, sdcmicro_risk
 from anonaudit.classtable import ClassTable
 from anonaudit.cli import main
@@ -53,7 +53,7 @@ def _per_record(report_table: ClassTable, per_class: np.ndarray, frame: pd.DataF
 
 def test_sdcmicro_indivrisk_weighted_without_missing_values() -> None:
     frame = _records(A, C)
-    report = audit(frame, quasi_identifiers=["A", "B", "C"], weights="w")
+    report = audit(frame, Roles(["A", "B", "C"], weights="w"))
     r = report.individual
     assert r is not None and r.weights == "w" and r.basis == "survey weights"
     per_record = _per_record(report.table, r.risk, frame)
@@ -67,7 +67,7 @@ def test_sdcmicro_indivrisk_weighted_without_missing_values() -> None:
 
 def test_sdcmicro_indivrisk_weighted_with_missing_values_as_wildcards() -> None:
     frame = _records(A_NA, C_NA)
-    report = audit(frame, quasi_identifiers=["A", "B", "C"], weights="w", nulls="wildcard")
+    report = audit(frame, Roles(["A", "B", "C"], weights="w"), AuditOptions(nulls="wildcard"))
     r = report.individual
     assert r is not None
     np.testing.assert_allclose(_per_record(report.table, r.risk, frame), RK_WEIGHTED_NA, atol=5e-9)
@@ -126,7 +126,7 @@ def test_individual_risk_needs_weights_or_a_population() -> None:
     table = ClassTable.from_frame(pd.DataFrame({"q": ["a"], "count": [1]}), quasi_identifiers=["q"])
     with pytest.raises(ParameterError, match="survey weights"):
         individual_risk(table)
-    assert audit(table, quasi_identifiers=["q"]).individual is None
+    assert audit(table, Roles(["q"])).individual is None
 
 
 # -- weights in the class table ----------------------------------------------------
@@ -143,7 +143,7 @@ def test_individual_risk_needs_weights_or_a_population() -> None:
 )
 def test_merge_of_split_tables_keeps_the_weights(records: list, parts: int) -> None:
     frame = pd.DataFrame(records, columns=["q", "s", "w"])
-    whole = load(frame, quasi_identifiers=["q"], sensitive=["s"], weights="w")
+    whole = load(frame, Roles(["q"], ["s"], weights="w"))
     bounds = np.linspace(0, len(frame), parts + 1).astype(int)
     pieces = [
         ClassTable.from_frame(
@@ -169,7 +169,7 @@ def test_merge_of_split_tables_keeps_the_weights(records: list, parts: int) -> N
 @given(st.lists(st.tuples(st.sampled_from("abcd"), st.sampled_from("xyz")), min_size=1))
 def test_weights_all_one_give_fk_equal_to_big_fk(records: list) -> None:
     frame = pd.DataFrame(records, columns=["q", "r"]).assign(w="1")
-    table = load(frame, quasi_identifiers=["q", "r"], weights="w")
+    table = load(frame, Roles(["q", "r"], weights="w"))
     risk = individual_risk(table)
     np.testing.assert_array_equal(risk.Fk, table.classes.sizes)
     # Fk = fk: the class is its whole population and the risk is the prosecutor's 1/fk
@@ -178,7 +178,7 @@ def test_weights_all_one_give_fk_equal_to_big_fk(records: list) -> None:
 
 def test_dropping_null_records_keeps_the_weights_aligned() -> None:
     frame = pd.DataFrame({"q": ["a", None, "a", "b"], "w": ["1", "2", "3", "4"]})
-    report = audit(frame, quasi_identifiers=["q"], weights="w", nulls="drop")
+    report = audit(frame, Roles(["q"], weights="w"), AuditOptions(nulls="drop"))
     keys = report.table.classes.keys.column("q").to_pylist()
     weights = dict(zip(keys, report.table.classes.weights, strict=True))
     assert weights == {"a": 4.0, "b": 4.0}
@@ -202,19 +202,22 @@ def test_a_bad_weight_names_the_column_the_value_and_the_file(
     path = tmp_path / "survey.csv"
     path.write_text(f"q;w\na;1\nb;{value}\n", encoding="utf-8")
     with pytest.raises(InputError, match=r"survey\.csv") as caught:
-        audit(path, quasi_identifiers=["q"], weights="w")
+        audit(path, Roles(["q"], weights="w"))
     assert "weight column 'w'" in str(caught.value) and shown in str(caught.value)
 
 
 def test_weights_need_the_local_engine() -> None:
     with pytest.raises(ParameterError, match="local engine"):
-        audit(pd.DataFrame({"q": ["a"], "w": ["1"]}), quasi_identifiers=["q"], weights="w",
-              engine="dask")  # fmt: skip
+        audit(
+            pd.DataFrame({"q": ["a"], "w": ["1"]}),
+            Roles(["q"], weights="w"),
+            engine=EngineOptions(engine="dask"),
+        )
 
 
 def test_the_weight_column_cannot_be_a_quasi_identifier() -> None:
     with pytest.raises(ParameterError, match="also a quasi-identifier"):
-        audit(pd.DataFrame({"q": ["a"]}), quasi_identifiers=["q"], weights="q")
+        audit(pd.DataFrame({"q": ["a"]}), Roles(["q"], weights="q"))
 
 
 # -- command line, JSON, text and HTML ---------------------------------------------

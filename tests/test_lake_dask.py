@@ -34,6 +34,7 @@ from lake_data import (
 )
 
 import anonaudit
+from anonaudit import AuditOptions, EngineOptions, ReadOptions, Roles
 from anonaudit.cli import main
 from anonaudit.engines import dask as dask_engine
 from anonaudit.engines import local
@@ -41,7 +42,8 @@ from anonaudit.engines.local import Progress
 from anonaudit.errors import EngineError, InputError, MalformedFileError
 from anonaudit.sources.base import open_source
 
-ROLES: dict[str, Any] = {"quasi_identifiers": [*QI, "day"], "sensitive": SA}
+ROLES: dict[str, Any] = {"quasi_identifiers": [*QI, "day"], "sensitive": SA}  # of the engines
+AUDITED = Roles(**ROLES)
 
 
 @pytest.fixture(scope="module")
@@ -67,8 +69,9 @@ def lake(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def report_of(lake: Path, **engine: Any) -> dict[str, Any]:
-    report = anonaudit.audit(lake, policy=anonaudit.Policy(k=2, l=2), **ROLES, **engine)
+def report_of(lake: Path, engine: EngineOptions | None = None) -> dict[str, Any]:
+    options = AuditOptions(policy=anonaudit.Policy(k=2, l=2))
+    report = anonaudit.audit(lake, AUDITED, options, engine=engine)
     document = report.to_dict(max_classes=None)
     document.pop("audited_at")
     return document
@@ -77,7 +80,7 @@ def report_of(lake: Path, **engine: Any) -> dict[str, Any]:
 def test_dask_audit_equals_the_local_audit(client: Any, lake: Path) -> None:
     stream = io.StringIO()
     progress = Progress(stream, interval=0.0, when="always")
-    on_dask = report_of(lake, engine="dask", scheduler=client, progress=progress)
+    on_dask = report_of(lake, EngineOptions(engine="dask", scheduler=client, progress=progress))
     assert on_dask == report_of(lake)  # measures, violating classes, sources, coverage
     assert stream.getvalue().splitlines()[-1].startswith("anonaudit: read: 6/6 parts, ")
 
@@ -100,10 +103,11 @@ def test_workers_read_object_storage(client: Any, tmp_path_factory: pytest.TempP
         server: S3Server = s3
         write_partitioned(f"{server.bucket}/visits", server.filesystem())
         url = f"s3://{server.bucket}/visits"
-        options = {"storage_options": server.options(), **ROLES}
-        remote = anonaudit.load(url, engine="dask", scheduler=client, **options)
-        assert rows_of(remote) == rows_of(anonaudit.load(url, **options))
-        assert remote.sources == anonaudit.load(url, **options).sources
+        reading = ReadOptions(storage_options=server.options())
+        on_dask = EngineOptions(engine="dask", scheduler=client)
+        remote = anonaudit.load(url, AUDITED, reading=reading, engine=on_dask)
+        assert rows_of(remote) == rows_of(anonaudit.load(url, AUDITED, reading=reading))
+        assert remote.sources == anonaudit.load(url, AUDITED, reading=reading).sources
 
 
 def test_a_worker_killed_mid_audit_is_retried(client: Any, lake: Path) -> None:
@@ -142,7 +146,7 @@ def test_an_unreadable_file_names_itself(client: Any, tmp_path: Path) -> None:
     broken = root / "day=2024-01-03" / "part-0.parquet"
     broken.write_bytes(b"PAR1 not a parquet file at all PAR1")
     with pytest.raises(MalformedFileError, match=rf"{broken}: cannot read"):
-        anonaudit.load(root, engine="dask", scheduler=client, **ROLES)
+        anonaudit.load(root, AUDITED, engine=EngineOptions(engine="dask", scheduler=client))
 
 
 def test_unreachable_scheduler(capsys: pytest.CaptureFixture[str], lake: Path) -> None:
@@ -194,10 +198,11 @@ def test_a_partition_lacking_an_audited_column_is_named_on_dask(
     (tmp_path / "day=2").mkdir()
     pq.write_table(pa.table({"zip": ["1", "2"], "sex": ["F", "M"]}), tmp_path / "day=1" / "a.pq")
     pq.write_table(pa.table({"zip": ["1", "3"]}), tmp_path / "day=2" / "b.pq")
-    roles = {"quasi_identifiers": ["zip", "sex"], "engine": "dask", "scheduler": client}
+    roles, on_dask = Roles(["zip", "sex"]), EngineOptions(engine="dask", scheduler=client)
     with pytest.raises(anonaudit.ColumnError, match=rf"{tmp_path / 'day=2' / 'b.pq'} lacks sex"):
-        anonaudit.load(tmp_path, **roles)
-    table = anonaudit.load(tmp_path, missing_columns="null", **roles)
+        anonaudit.load(tmp_path, roles, engine=on_dask)
+    null = ReadOptions(missing_columns="null")
+    table = anonaudit.load(tmp_path, roles, reading=null, engine=on_dask)
     assert table.rows == 4 and table.null_counts()["sex"] == 2
     assert [f.null_columns for f in table.sources[0].files] == [(), ("sex",)]
 
@@ -208,9 +213,9 @@ def test_a_frequency_table_on_dask_equals_the_local_engine(client: Any, tmp_path
     root.mkdir()
     (root / "a.csv").write_text("q,s,n\na,x,3\nb,y,0\nc,x,2\n", encoding="utf-8")
     (root / "b.csv").write_text("q,s,n\na,x,4\nb,x,1\nc,y,0\n", encoding="utf-8")
-    options: dict[str, Any] = {"quasi_identifiers": ["q"], "sensitive": ["s"], "count": "n"}
-    local = anonaudit.load(root, **options)
-    remote = anonaudit.load(root, engine="dask", scheduler=client, **options)
+    roles, on_dask = Roles(["q"], ["s"], count="n"), EngineOptions(engine="dask", scheduler=client)
+    local = anonaudit.load(root, roles)
+    remote = anonaudit.load(root, roles, engine=on_dask)
     assert remote.rows == local.rows == 10
     assert (
         sorted(remote.classes.sizes.tolist()) == sorted(local.classes.sizes.tolist()) == [1, 2, 7]
@@ -218,4 +223,4 @@ def test_a_frequency_table_on_dask_equals_the_local_engine(client: Any, tmp_path
     assert [s.rows for s in remote.sources[0].files] == [5, 5]
     (root / "b.csv").write_text("q,s,n\na,x,-4\n", encoding="utf-8")
     with pytest.raises(InputError, match=r"b\.csv: count column 'n' holds '-4'"):
-        anonaudit.load(root, engine="dask", scheduler=client, **options)
+        anonaudit.load(root, roles, engine=on_dask)

@@ -11,6 +11,7 @@ import pytest
 from lake_data import DAYS, QI, SA, day_table, need, rows_of, whole_table
 
 import anonaudit
+from anonaudit import ReadOptions, Roles
 from anonaudit.cli import main
 from anonaudit.errors import SourceNotFoundError
 
@@ -32,8 +33,8 @@ def delta_table(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_latest_version(delta_table: Path) -> None:
-    table = anonaudit.load(delta_table, quasi_identifiers=[*QI, "day"], sensitive=SA)
-    expected = anonaudit.load(whole_table(), quasi_identifiers=[*QI, "day"], sensitive=SA)
+    table = anonaudit.load(delta_table, Roles([*QI, "day"], SA))
+    expected = anonaudit.load(whole_table(), Roles([*QI, "day"], SA))
     assert rows_of(table) == rows_of(expected)
     (source,) = table.sources
     assert (source.format, source.version, len(source.files)) == ("delta", 2, 3)
@@ -42,8 +43,8 @@ def test_latest_version(delta_table: Path) -> None:
 
 
 def test_older_version(delta_table: Path) -> None:
-    table = anonaudit.load(delta_table, quasi_identifiers=QI, sensitive=SA, delta_version=0)
-    expected = anonaudit.load(whole_table(DAYS[:1]), quasi_identifiers=QI, sensitive=SA)
+    table = anonaudit.load(delta_table, Roles(QI, SA), reading=ReadOptions(delta_version=0))
+    expected = anonaudit.load(whole_table(DAYS[:1]), Roles(QI, SA))
     assert rows_of(table) == rows_of(expected)
     assert table.sources[0].version == 0
 
@@ -66,7 +67,7 @@ def test_missing_version_and_table(
     delta_table: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     with pytest.raises(SourceNotFoundError, match=r"has no version 7.*--delta-version"):
-        anonaudit.load(delta_table, quasi_identifiers=QI, delta_version=7)
+        anonaudit.load(delta_table, Roles(QI), reading=ReadOptions(delta_version=7))
     (tmp_path / "plain").mkdir()
     code = main(["audit", str(tmp_path / "plain"), "--qi", "zip", "--format", "delta"])
     err = capsys.readouterr().err

@@ -29,6 +29,7 @@ from lake_data import (
 )
 
 import anonaudit
+from anonaudit import ReadOptions, Roles
 from anonaudit.cli import main
 from anonaudit.errors import SourceNotFoundError, StorageError
 
@@ -83,12 +84,10 @@ def test_audit_by_url_equals_the_local_audit(
 def test_storage_options_and_a_partition_filter(s3: S3Server) -> None:
     table = anonaudit.load(
         f"s3://{s3.bucket}/visits/",
-        quasi_identifiers=QI,
-        sensitive=SA,
-        filter="day=2024-01-03",
-        storage_options=s3.options(),
+        Roles(QI, SA),
+        reading=ReadOptions(filter="day=2024-01-03", storage_options=s3.options()),
     )
-    expected = anonaudit.load(whole_table(DAYS[2:]), quasi_identifiers=QI, sensitive=SA)
+    expected = anonaudit.load(whole_table(DAYS[2:]), Roles(QI, SA))
     assert rows_of(table) == rows_of(expected)
     assert all(
         f.name.startswith(f"s3://{s3.bucket}/visits/day=2024-01-03/")
@@ -99,8 +98,8 @@ def test_storage_options_and_a_partition_filter(s3: S3Server) -> None:
 def test_glob_in_a_url(s3: S3Server) -> None:
     table = anonaudit.load(
         f"s3://{s3.bucket}/visits/day=*/part-0.parquet",
-        quasi_identifiers=["zip", "day"],
-        storage_options=s3.options(),
+        Roles(["zip", "day"]),
+        reading=ReadOptions(storage_options=s3.options()),
     )
     assert len(table.sources[0].files) == len(DAYS)
     assert sorted({key for key in table.keys.column("day").to_pylist()}) == list(DAYS)
@@ -123,11 +122,13 @@ def test_delta_table_on_s3(s3: S3Server) -> None:
     deltalake.write_deltalake(
         uri, everything.slice(1000), partition_by=["day"], mode="append", storage_options=options
     )
-    roles = {"quasi_identifiers": [*QI, "day"], "sensitive": SA}
-    latest = anonaudit.load(uri, storage_options=s3.options(), **roles)
-    old = anonaudit.load(uri, storage_options=s3.options(), delta_version=0, **roles)
-    assert rows_of(latest) == rows_of(anonaudit.load(everything, **roles))
-    assert rows_of(old) == rows_of(anonaudit.load(first, **roles))
+    roles = Roles([*QI, "day"], SA)
+    latest = anonaudit.load(uri, roles, reading=ReadOptions(storage_options=s3.options()))
+    old = anonaudit.load(
+        uri, roles, reading=ReadOptions(storage_options=s3.options(), delta_version=0)
+    )
+    assert rows_of(latest) == rows_of(anonaudit.load(everything, roles))
+    assert rows_of(old) == rows_of(anonaudit.load(first, roles))
     assert (latest.sources[0].version, old.sources[0].version) == (1, 0)
 
 
@@ -136,8 +137,8 @@ def test_fsspec_urls(tmp_path: Path) -> None:
     memory = fsspec.filesystem("memory")
     write_partitioned("/lake-test/visits", pafs.PyFileSystem(pafs.FSSpecHandler(memory)))
     try:
-        table = anonaudit.load("memory://lake-test/visits", quasi_identifiers=[*QI, "day"])
-        expected = anonaudit.load(whole_table(), quasi_identifiers=[*QI, "day"])
+        table = anonaudit.load("memory://lake-test/visits", Roles([*QI, "day"]))
+        expected = anonaudit.load(whole_table(), Roles([*QI, "day"]))
         assert rows_of(table) == rows_of(expected)
         assert table.sources[0].files[0].name.startswith("memory://")
     finally:
@@ -174,15 +175,21 @@ def test_missing_paths(s3: S3Server) -> None:
     options = s3.options()
     with pytest.raises(SourceNotFoundError, match=r"no such file, directory or bucket"):
         anonaudit.load(
-            f"s3://{s3.bucket}/nothing-here", quasi_identifiers=QI, storage_options=options
+            f"s3://{s3.bucket}/nothing-here",
+            Roles(QI),
+            reading=ReadOptions(storage_options=options),
         )
     with pytest.raises(SourceNotFoundError, match=r"no such file, directory or bucket"):
-        anonaudit.load("s3://no-such-bucket/visits", quasi_identifiers=QI, storage_options=options)
+        anonaudit.load(
+            "s3://no-such-bucket/visits", Roles(QI), reading=ReadOptions(storage_options=options)
+        )
 
 
 def test_storage_option_errors(s3: S3Server) -> None:
     with pytest.raises(anonaudit.ParameterError, match=r"unknown S3 storage option 'colour'"):
-        anonaudit.load("s3://lake/x", quasi_identifiers=QI, storage_options={"colour": "red"})
+        anonaudit.load(
+            "s3://lake/x", Roles(QI), reading=ReadOptions(storage_options={"colour": "red"})
+        )
     with pytest.raises(anonaudit.ParameterError, match=r"applies to object-storage URLs"):
-        anonaudit.load(".", quasi_identifiers=QI, storage_options={"region": "x"})
+        anonaudit.load(".", Roles(QI), reading=ReadOptions(storage_options={"region": "x"}))
     assert issubclass(StorageError, anonaudit.InputError)

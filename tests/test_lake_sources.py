@@ -31,6 +31,7 @@ from lake_data import (
 )
 
 import anonaudit
+from anonaudit import EngineOptions, ReadOptions, Roles
 from anonaudit.cli import main
 from anonaudit.engines.local import Progress
 from anonaudit.errors import ColumnError, MalformedFileError, ParameterError, SourceNotFoundError
@@ -52,8 +53,8 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 
 
 def test_directory_with_partition_key_as_qi_equals_the_whole_table(lake: Path) -> None:
-    table = anonaudit.load(lake, quasi_identifiers=[*QI, "day"], sensitive=SA)
-    expected = anonaudit.load(whole_table(), quasi_identifiers=[*QI, "day"], sensitive=SA)
+    table = anonaudit.load(lake, Roles([*QI, "day"], SA))
+    expected = anonaudit.load(whole_table(), Roles([*QI, "day"], SA))
     assert rows_of(table) == rows_of(expected)
     (source,) = table.sources
     assert (source.name, source.format, source.rows) == (str(lake), "parquet", len(whole_table()))
@@ -64,15 +65,15 @@ def test_directory_with_partition_key_as_qi_equals_the_whole_table(lake: Path) -
 
 
 def test_glob_selects_files(lake: Path) -> None:
-    table = anonaudit.load(f"{lake}/day=2024-01-0[12]/*.parquet", quasi_identifiers=QI)
-    expected = anonaudit.load(whole_table(DAYS[:2]), quasi_identifiers=QI)
+    table = anonaudit.load(f"{lake}/day=2024-01-0[12]/*.parquet", Roles(QI))
+    expected = anonaudit.load(whole_table(DAYS[:2]), Roles(QI))
     assert rows_of(table) == rows_of(expected)
     assert len(table.sources[0].files) == 2 * FILES_PER_DAY
 
 
 def test_filter_on_a_partition_reads_only_its_files(lake: Path) -> None:
-    table = anonaudit.load(lake, quasi_identifiers=QI, sensitive=SA, filter="day=2024-01-02")
-    expected = anonaudit.load(whole_table(["2024-01-02"]), quasi_identifiers=QI, sensitive=SA)
+    table = anonaudit.load(lake, Roles(QI, SA), reading=ReadOptions(filter="day=2024-01-02"))
+    expected = anonaudit.load(whole_table(["2024-01-02"]), Roles(QI, SA))
     assert rows_of(table) == rows_of(expected)
     (source,) = table.sources
     assert source.filter == "day=2024-01-02"
@@ -88,14 +89,14 @@ def test_filter_on_a_partition_reads_only_its_files(lake: Path) -> None:
     ],
 )
 def test_filter_expressions(lake: Path, filters: list[str], days: list[str]) -> None:
-    table = anonaudit.load(lake, quasi_identifiers=QI, filter=filters)
-    assert rows_of(table) == rows_of(anonaudit.load(whole_table(days), quasi_identifiers=QI))
+    table = anonaudit.load(lake, Roles(QI), reading=ReadOptions(filter=filters))
+    assert rows_of(table) == rows_of(anonaudit.load(whole_table(days), Roles(QI)))
 
 
 def test_row_filter_on_a_typed_column(lake: Path) -> None:
-    table = anonaudit.load(lake, quasi_identifiers=QI, filter=["age>=25"])
+    table = anonaudit.load(lake, Roles(QI), reading=ReadOptions(filter=["age>=25"]))
     frame = whole_table().to_pandas()
-    expected = anonaudit.load(frame[frame["age"] >= 25], quasi_identifiers=QI)
+    expected = anonaudit.load(frame[frame["age"] >= 25], Roles(QI))
     assert rows_of(table) == rows_of(expected)
 
 
@@ -111,13 +112,13 @@ def test_missing_partition_names_the_values_present(
 
 def test_filter_errors(lake: Path) -> None:
     with pytest.raises(ColumnError, match=r"--filter region=eu names no column.*zip, age"):
-        anonaudit.load(lake, quasi_identifiers=QI, filter="region=eu")
+        anonaudit.load(lake, Roles(QI), reading=ReadOptions(filter="region=eu"))
     with pytest.raises(ParameterError, match=r"'old' is not a value of column 'age'"):
-        anonaudit.load(lake, quasi_identifiers=QI, filter="age>old")
+        anonaudit.load(lake, Roles(QI), reading=ReadOptions(filter="age>old"))
     with pytest.raises(ParameterError, match=r"cannot read --filter 'day'.*COLUMN OP VALUE"):
-        anonaudit.load(lake, quasi_identifiers=QI, filter="day")
+        anonaudit.load(lake, Roles(QI), reading=ReadOptions(filter="day"))
     with pytest.raises(MalformedFileError, match=r"no records match --filter age>99"):
-        anonaudit.load(lake, quasi_identifiers=QI, filter="age>99")
+        anonaudit.load(lake, Roles(QI), reading=ReadOptions(filter="age>99"))
 
 
 def test_parse_filter_round_trips() -> None:
@@ -128,8 +129,8 @@ def test_parse_filter_round_trips() -> None:
 def test_csv_dataset_with_partitions(tmp_path: Path) -> None:
     root = tmp_path / "csv"
     write_partitioned(str(root), fmt="csv")
-    table = anonaudit.load(root, quasi_identifiers=[*QI, "day"], sensitive=SA)
-    expected = anonaudit.load(whole_table(), quasi_identifiers=[*QI, "day"], sensitive=SA)
+    table = anonaudit.load(root, Roles([*QI, "day"], SA))
+    expected = anonaudit.load(whole_table(), Roles([*QI, "day"], SA))
     assert rows_of(table) == rows_of(expected)
     assert table.sources[0].format == "csv"
 
@@ -147,15 +148,15 @@ def test_unreadable_partition_is_an_error_naming_the_file(
 def test_directory_errors(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     with pytest.raises(SourceNotFoundError, match=r"empty: is a directory with no data files"):
-        anonaudit.load(tmp_path / "empty", quasi_identifiers=QI)
+        anonaudit.load(tmp_path / "empty", Roles(QI))
     mixed = tmp_path / "mixed"
     write_text(mixed / "a.csv", "zip\n1\n")
     pq.write_table(pa.table({"zip": ["2"]}), mixed / "b.parquet")
     with pytest.raises(ParameterError, match=r"both Parquet and CSV files; pick one with --format"):
-        anonaudit.load(mixed, quasi_identifiers=["zip"])
-    assert anonaudit.load(mixed, quasi_identifiers=["zip"], format="csv").rows == 1
+        anonaudit.load(mixed, Roles(["zip"]))
+    assert anonaudit.load(mixed, Roles(["zip"]), reading=ReadOptions(format="csv")).rows == 1
     with pytest.raises(SourceNotFoundError, match=r"no file matches the pattern"):
-        anonaudit.load(f"{tmp_path}/nothing-*.parquet", quasi_identifiers=QI)
+        anonaudit.load(f"{tmp_path}/nothing-*.parquet", Roles(QI))
 
 
 def test_report_states_coverage(lake: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -182,7 +183,7 @@ def test_report_states_coverage(lake: Path, capsys: pytest.CaptureFixture[str]) 
 def test_progress_reports_parts_bytes_rows_and_eta(lake: Path) -> None:
     stream = io.StringIO()
     progress = Progress(stream, interval=0.0, when="always")
-    anonaudit.load(lake, quasi_identifiers=QI, progress=progress)
+    anonaudit.load(lake, Roles(QI), engine=EngineOptions(progress=progress))
     lines = stream.getvalue().splitlines()
     assert lines[-1].startswith(f"anonaudit: read: {len(DAYS) * FILES_PER_DAY}/6 parts, ")
     assert f"{len(whole_table()):,} rows" in lines[-1]
@@ -276,7 +277,9 @@ def test_policy_datasets_need_unique_names_and_no_inputs(
 def test_progress_on_a_terminal_rewrites_one_line(lake: Path) -> None:
     leader, follower = os.openpty()
     with os.fdopen(follower, "w") as terminal:
-        anonaudit.load(lake, quasi_identifiers=QI, progress=Progress(terminal, interval=0.0))
+        anonaudit.load(
+            lake, Roles(QI), engine=EngineOptions(progress=Progress(terminal, interval=0.0))
+        )
     chunks = []
     while True:  # a pty hands its buffer over in pieces; read until the closed end (EIO)
         try:
@@ -302,8 +305,8 @@ def test_parquet_and_csv_inputs_in_one_stream(tmp_path: Path, parquet_first: boo
     csv = tmp_path / "b.csv"
     pacsv.write_csv(table.slice(1000), csv)
     inputs = [parquet, csv] if parquet_first else [csv, parquet]
-    loaded = anonaudit.load(inputs, quasi_identifiers=[*QI, "day"], sensitive=SA)
-    expected = anonaudit.load(table, quasi_identifiers=[*QI, "day"], sensitive=SA)
+    loaded = anonaudit.load(inputs, Roles([*QI, "day"], SA))
+    expected = anonaudit.load(table, Roles([*QI, "day"], SA))
     assert rows_of(loaded) == rows_of(expected)
     assert [s.rows for s in loaded.sources] == (
         [1000, len(table) - 1000] if parquet_first else [len(table) - 1000, 1000]

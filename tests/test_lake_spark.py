@@ -18,6 +18,7 @@ import pytest
 from lake_data import QI, SA, rows_of, write_partitioned, write_text
 
 import anonaudit
+from anonaudit import AuditOptions, EqualDistance, ReadOptions, Roles
 from anonaudit.classtable import ClassTable
 from anonaudit.engines.spark import build_class_table
 from anonaudit.errors import ColumnError, ParameterError
@@ -96,8 +97,8 @@ def _on_spark(
 def _same_audit(ours: ClassTable, theirs: ClassTable) -> None:
     assert rows_of(ours) == rows_of(theirs)
     policy = anonaudit.Policy(k=2, l=2, t=0.3)
-    a = anonaudit.audit_table(ours, policy=policy, distance="equal")
-    b = anonaudit.audit_table(theirs, policy=policy, distance="equal")
+    a = anonaudit.audit_table(ours, AuditOptions(policy=policy, distances=EqualDistance()))
+    b = anonaudit.audit_table(theirs, AuditOptions(policy=policy, distances=EqualDistance()))
     assert (a.k_anonymity.k, a.k_anonymity.classes) == (b.k_anonymity.k, b.k_anonymity.classes)
     for name in ours.sensitive:
         ld, other = a.l_diversity[name], b.l_diversity[name]
@@ -114,7 +115,7 @@ def test_spark_reads_a_tricky_csv_as_the_local_engine(
     path = str(write_text(tmp_path / "tricky.csv", TRICKY))
     qi, sa = ["zip", "age", "sex"], ["diagnosis", "ward"]
     table = _on_spark(spark, [path], qi, sa, na_values=na)
-    local = anonaudit.load(path, quasi_identifiers=qi, sensitive=sa, na_values=na)
+    local = anonaudit.load(path, Roles(qi, sa), reading=ReadOptions(na_values=na))
     _same_audit(table, local)
     assert table.sources == local.sources
 
@@ -127,7 +128,7 @@ def test_spark_reads_a_partitioned_dataset_as_the_local_engine(
     write_partitioned(root, fmt=fmt)
     qi, sa = [*QI, "day"], SA
     table = _on_spark(spark, [root], qi, sa)
-    local = anonaudit.load(root, quasi_identifiers=qi, sensitive=sa)
+    local = anonaudit.load(root, Roles(qi, sa))
     _same_audit(table, local)
     # The records of every file are counted in the same scan.
     assert table.sources == local.sources and len(table.sources[0].files) == 6
@@ -138,22 +139,22 @@ def test_spark_dataframe_equals_the_local_engine(spark: Any, tmp_path: Path) -> 
     write_partitioned(root)
     frame = spark.read.parquet(root)
     qi = [*QI, "day"]
-    table = anonaudit.load(frame, quasi_identifiers=qi, sensitive=SA)
-    _same_audit(table, anonaudit.load(root, quasi_identifiers=qi, sensitive=SA))
+    table = anonaudit.load(frame, Roles(qi, SA))
+    _same_audit(table, anonaudit.load(root, Roles(qi, SA)))
     assert (table.sources[0].format, table.sources[0].rows) == ("spark", 2400)
 
 
 def test_spark_dataframe_with_nulls_and_no_sensitive_column(spark: Any) -> None:
     rows = [("a", 1, "x"), ("a", 1, None), (None, 2, "x"), ("a", None, "y"), ("a", 1, "x")]
     frame = spark.createDataFrame(rows, "q string, n int, s string")
-    table = anonaudit.load(frame, quasi_identifiers=["q", "n"])
+    table = anonaudit.load(frame, Roles(["q", "n"]))
     assert rows_of(table) == [("a", "1", 3), ("a", None, 1), (None, "2", 1)]
 
 
 def test_spark_missing_column(spark: Any) -> None:
     frame = spark.createDataFrame([("1",)], "zip string")
     with pytest.raises(ColumnError, match=r"no column named 'age'; the columns are: zip"):
-        anonaudit.load(frame, quasi_identifiers=["zip", "age"])
+        anonaudit.load(frame, Roles(["zip", "age"]))
 
 
 def test_spark_refuses_a_filtered_dataset(spark: Any, tmp_path: Path) -> None:

@@ -38,6 +38,7 @@ TOP = {
     "explain": "base",
     "work": "base",
     "vocabulary": "base",
+    "options": "base",  # the option objects: validated values, imported by every layer
     "csvfile": "base",
     "sources": "sources",
     "rows": "results",

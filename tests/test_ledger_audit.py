@@ -20,6 +20,7 @@ from ganta import HOSPITAL_A, HOSPITAL_B
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from anonaudit import Analyses, AuditOptions
 from anonaudit.classtable import ClassTable
 from anonaudit.cli import main
 from anonaudit.linkage import Ledger
@@ -240,7 +241,7 @@ def test_a_release_published_twice_discloses_nothing_new(rows: list[tuple[str, s
     assert composed.records == len(rows) and composed.newly_disclosed_records == 0
     single_valued = {z for z, _ in rows if len({v for zz, v in rows if zz == z}) == 1}
     assert composed.disclosed_records == sum(z in single_valued for z, _ in rows)
-    assert all(ok for _, ok in history.verdicts())
+    assert all(verdict.passed for verdict in history.verdicts())
 
 
 def test_a_policy_file_names_the_ledger_relative_to_itself(
@@ -304,9 +305,12 @@ def test_suppression_advice_leaves_the_attacks_across_releases_to_the_ledger() -
             sensitive=["dx"], table=old,
         )  # fmt: skip
         history = release_history(ledger, new, dataset="d", fingerprint="feb")
-    check = functools.partial(audit_table, policy=Policy(k=2), advise_suppression=False)
+    check = functools.partial(
+        audit_table, options=AuditOptions(policy=Policy(k=2), analyses=Analyses(suppression=False))
+    )
     report = replace(check(new), history=history)
-    assert dict(report.verdicts()) == {"k-anonymity": False, "differencing of dx": False}
+    verdicts = {verdict.name: verdict.passed for verdict in report.verdicts()}
+    assert verdicts == {"k-anonymity": False, "differencing of dx": False}
     advice = suppression_advice(report, check)
     assert [m.measure for m in advice.measures] == ["k-anonymity"]
     assert (advice.classes, advice.records) == (1, 1)  # zip 148, a class of one

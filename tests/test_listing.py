@@ -6,13 +6,12 @@ import pandas as pd
 import pytest
 
 import anonaudit
+from anonaudit import AuditOptions, Roles
 
 
 def test_ties_are_ordered_by_size_then_qi_values_with_nulls_last() -> None:
     frame = pd.DataFrame({"q": ["b", "a", None, None, "c", "c", "c"], "s": ["x"] * 7})
-    report = anonaudit.audit(
-        frame, quasi_identifiers=["q"], sensitive=["s"], policy=anonaudit.Policy(k=5)
-    )
+    report = anonaudit.audit(frame, Roles(["q"], ["s"]), AuditOptions(policy=anonaudit.Policy(k=5)))
     listed = report.k_anonymity.violating
     assert listed["q"].tolist() == ["a", "b", None, "c"]
     assert listed["size"].tolist() == [1, 1, 2, 3]
@@ -21,9 +20,9 @@ def test_ties_are_ordered_by_size_then_qi_values_with_nulls_last() -> None:
 def test_listing_does_not_depend_on_input_order() -> None:
     frame = pd.DataFrame({"q": list("abcabd"), "r": list("xyzzyx"), "s": list("uvuvuv")})
     policy = anonaudit.Policy(k=2, t=0.0)
-    first = anonaudit.audit(frame, quasi_identifiers=["q", "r"], sensitive=["s"], policy=policy)
+    first = anonaudit.audit(frame, Roles(["q", "r"], ["s"]), AuditOptions(policy=policy))
     shuffled = frame.sample(frac=1.0, random_state=3)  # reproducible shuffle for the test
-    second = anonaudit.audit(shuffled, quasi_identifiers=["q", "r"], sensitive=["s"], policy=policy)
+    second = anonaudit.audit(shuffled, Roles(["q", "r"], ["s"]), AuditOptions(policy=policy))
     assert first.to_dict()["k_anonymity"] == second.to_dict()["k_anonymity"]
     listed = [r.t_closeness["s"].violating for r in (first, second)]
     assert listed[0][["q", "r", "size"]].equals(listed[1][["q", "r", "size"]])
@@ -34,7 +33,7 @@ def test_listing_does_not_depend_on_input_order() -> None:
 def test_a_qi_named_like_a_measure_keeps_its_values() -> None:
     frame = pd.DataFrame({"size": ["S", "S", "L"], "s": ["x", "y", "x"]})
     report = anonaudit.audit(
-        frame, quasi_identifiers=["size"], sensitive=["s"], policy=anonaudit.Policy(k=2)
+        frame, Roles(["size"], ["s"]), AuditOptions(policy=anonaudit.Policy(k=2))
     )
     listed = report.k_anonymity.violating
     assert listed.columns.tolist() == ["size", "size_"]

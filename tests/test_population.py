@@ -22,6 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import anonaudit
+from anonaudit import AuditOptions, PopulationOptions, Roles
 from anonaudit.checks.population import (
     journalist_risk,
     marketer_risk,
@@ -193,11 +194,13 @@ def test_estimates_lie_in_unit_interval(sizes: list[int], fraction: float, model
 
 def test_audit_api(adult_sizes: np.ndarray) -> None:
     frame = pd.read_csv(ADULT, sep=";", dtype=str, keep_default_na=False)
-    report = anonaudit.audit(frame, quasi_identifiers=QIS, sampling_fraction=0.01)
+    report = anonaudit.audit(
+        frame, Roles(QIS), AuditOptions(population=PopulationOptions(sampling_fraction=0.01))
+    )
     assert report.population is not None and report.marketer is not None
     assert report.population.uniques_fraction == pytest.approx(0.1446083531167384, abs=1e-6)
     assert report.marketer.average == pytest.approx(0.6465751607983555)
-    plain = anonaudit.audit(frame.head(50), quasi_identifiers=QIS)
+    plain = anonaudit.audit(frame.head(50), Roles(QIS))
     assert plain.population is None and "population" not in plain.to_dict()["risk"]
 
 

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from strategies import wide_rows
 
-from anonaudit import audit, load
+from anonaudit import Analyses, AuditOptions, ReadOptions, Roles, audit, load
 from anonaudit.checks import k_anonymity
 from anonaudit.checks.qi_analysis import default_max_subset_size, qi_analysis
 from anonaudit.classtable import ClassTable
@@ -97,9 +97,11 @@ def test_adult_drops_match_tables_built_without_the_qi() -> None:
     """Marginals of the 9-QI class table equal class tables read from the raw rows."""
     qi = ["sex", "age", "race", "marital-status", "education", "native-country"]
     qi += ["workclass", "occupation", "salary-class"]
-    result = qi_analysis(load(ADULT, quasi_identifiers=qi, sep=";"), max_size=1)
+    result = qi_analysis(load(ADULT, Roles(qi), reading=ReadOptions(sep=";")), max_size=1)
     for drop in result.drops:
-        rest = load(ADULT, quasi_identifiers=[q for q in qi if q != drop.dropped], sep=";")
+        rest = load(
+            ADULT, Roles([q for q in qi if q != drop.dropped]), reading=ReadOptions(sep=";")
+        )
         k = k_anonymity(rest)
         assert drop.k == k.k
         assert drop.uniques == k.histogram.get(1, 0)
@@ -136,7 +138,7 @@ def test_definitions_on_raw_records(rows: list[tuple[str | None, ...]]) -> None:
 
 
 def test_audit_json_and_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    report = audit(ARX, quasi_identifiers=list(ARX.columns), qi_analysis=True)
+    report = audit(ARX, Roles(list(ARX.columns)), AuditOptions(analyses=Analyses(qi_analysis=True)))
     data = report.to_dict()
     assert data["qi_analysis"][0] == {"qi": ["sex"], "distinction": 0.4, "separation": 0.6}
     assert data["qi_analysis_summary"]["without"][0] == {

@@ -16,7 +16,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import anonaudit.rows as rows_module
-from anonaudit import audit
+from anonaudit import Analyses, AuditOptions, PopulationOptions, ReadOptions, Roles, audit
 from anonaudit.classtable import ClassTable
 from anonaudit.cli import main
 from anonaudit.config import read_config
@@ -120,7 +120,7 @@ def test_records_of_a_frame_carry_their_class_size(
     """fk is the number of records sharing the tuple (empty when dropped for a null)."""
     frame = pd.DataFrame(records, columns=["a", "b"], dtype=object)
     assume(any(a is not None for a, _ in records))  # else the audit refuses column a
-    report = audit(frame, quasi_identifiers=["a", "b"], nulls="drop" if drop else "value")
+    report = audit(frame, Roles(["a", "b"]), AuditOptions(nulls="drop" if drop else "value"))
     out = tmp_path_factory.mktemp("records") / "r.csv"
     assert write_records(open_inputs(frame), report, out) == len(records)
     kept = [r for r in records if not (drop and r[0] is None)]
@@ -142,7 +142,7 @@ def test_order_is_kept_across_files_and_batches(tmp_path: Path, tiny_batches: No
         expected += [(str(files[-1]), i + 1, row) for i, row in enumerate(data)]
     sources = open_inputs([str(f) for f in files])
     assert sum(1 for _ in sources[0].batches(["zip"])) > 3  # really several batches per file
-    report = audit([str(f) for f in files], quasi_identifiers=["zip", "age"])
+    report = audit([str(f) for f in files], Roles(["zip", "age"]))
     out = tmp_path / "records.csv"
     assert write_records(sources, report, out) == len(expected)
     written = _read(out)
@@ -198,7 +198,7 @@ def test_fk_of_a_worked_example_with_nulls(tmp_path: Path) -> None:
         ["zip", "sex"],
         [["02139", "F"], ["", "F"], ["02139", "M"], ["", ""], ["", "F"], ["02139", "F"]],
     )
-    report = audit(str(path), quasi_identifiers=["zip", "sex"])
+    report = audit(str(path), Roles(["zip", "sex"]))
     out = tmp_path / "r.csv"
     write_records(open_inputs(str(path)), report, out)
     assert [int(line["fk"]) for line in _read(out)] == [2, 2, 1, 1, 2, 2]
@@ -207,7 +207,7 @@ def test_fk_of_a_worked_example_with_nulls(tmp_path: Path) -> None:
 
 def test_fk_matches_the_class_table_of_clinic(tmp_path: Path) -> None:
     qi = ["zip", "age", "sex"]
-    report = audit(str(CLINIC), quasi_identifiers=qi)
+    report = audit(str(CLINIC), Roles(qi))
     out = tmp_path / "r.csv"
     write_records(open_inputs(str(CLINIC)), report, out)
     written = _read(out)
@@ -224,7 +224,13 @@ def test_records_carry_individual_risk_and_suda_scores_of_their_class(tmp_path: 
     # record's Fk, individual risk and SUDA scores are its class's, and every record of a
     # class of two or more scores 0 (only sample uniques have minimal sample uniques).
     qi = ["zip", "age", "sex"]
-    report = audit(str(CLINIC), quasi_identifiers=qi, sampling_fraction=0.25, suda=2)
+    report = audit(
+        str(CLINIC),
+        Roles(qi),
+        AuditOptions(
+            population=PopulationOptions(sampling_fraction=0.25), analyses=Analyses(suda=2)
+        ),
+    )
     assert report.individual is not None and report.suda is not None
     out = tmp_path / "r.csv"
     write_records(open_inputs(str(CLINIC)), report, out)
@@ -247,7 +253,7 @@ def test_records_dropped_for_null_qis_get_empty_measures(tmp_path: Path) -> None
     path = _write_csv(
         tmp_path / "n.csv", ["zip", "sex"], [["1", "F"], ["", "F"], ["1", "F"], ["1", ""]]
     )
-    report = audit(str(path), quasi_identifiers=["zip", "sex"], nulls="drop")
+    report = audit(str(path), Roles(["zip", "sex"]), AuditOptions(nulls="drop"))
     out = tmp_path / "r.csv"
     assert write_records(open_inputs(str(path)), report, out) == 4
     lines = _read(out)
@@ -265,7 +271,7 @@ def test_wildcard_nulls_give_the_records_each_class_matches(tmp_path: Path) -> N
     path = _write_csv(
         tmp_path / "w.csv", ["a", "b"], [["1", "x"], ["1", "y"], ["1", ""], ["2", "x"]]
     )
-    report = audit(str(path), quasi_identifiers=["a", "b"], nulls="wildcard")
+    report = audit(str(path), Roles(["a", "b"]), AuditOptions(nulls="wildcard"))
     out = tmp_path / "r.csv"
     write_records(open_inputs(str(path)), report, out)
     assert [int(line["fk"]) for line in _read(out)] == [2, 2, 3, 1]
@@ -280,9 +286,10 @@ def test_a_generalized_audit_finds_each_record_through_its_recoding(tmp_path: Pa
     )
     report = audit(
         str(path),
-        quasi_identifiers=["age", "zip"],
-        hierarchies={"age": "interval:10", "zip": "prefix"},
-        generalize={"age": 1, "zip": 1},
+        Roles(["age", "zip"]),
+        AuditOptions(
+            hierarchies={"age": "interval:10", "zip": "prefix"}, generalize={"age": 1, "zip": 1}
+        ),
     )
     out = tmp_path / "r.csv"
     write_records(open_inputs(str(path)), report, out)
@@ -295,7 +302,7 @@ def test_formula_cells_are_defused(tmp_path: Path) -> None:
     path = _write_csv(
         tmp_path / "f.csv", ["=cmd", "age"], [["=1+1", "-3"], ["@SUM(A1)", "+4"], ["-x", "5"]]
     )
-    report = audit(str(path), quasi_identifiers=["=cmd", "age"])
+    report = audit(str(path), Roles(["=cmd", "age"]))
     out = tmp_path / "r.csv"
     write_records(open_inputs(str(path)), report, out)
     with open(out, newline="", encoding="utf-8") as stream:
@@ -305,7 +312,7 @@ def test_formula_cells_are_defused(tmp_path: Path) -> None:
 
 
 def test_extra_per_class_columns(tmp_path: Path) -> None:
-    report = audit(str(CLINIC), quasi_identifiers=["zip", "sex"])
+    report = audit(str(CLINIC), Roles(["zip", "sex"]))
     sizes = report.table.classes.sizes
     out = tmp_path / "r.csv"
     write_records(open_inputs(str(CLINIC)), report, out, columns={"twice": 2.0 * sizes})
@@ -319,7 +326,7 @@ def test_extra_per_class_columns(tmp_path: Path) -> None:
 def test_parquet_numbers_are_read_as_the_class_table_read_them(tmp_path: Path) -> None:
     path = tmp_path / "d.parquet"
     pq.write_table(pa.table({"age": [30, 30, None, 41], "zip": ["1", "1", "2", "2"]}), path)
-    report = audit(str(path), quasi_identifiers=["age", "zip"])
+    report = audit(str(path), Roles(["age", "zip"]))
     out = tmp_path / "r.csv"
     write_records(open_inputs(str(path)), report, out)
     assert [(line["age"], line["fk"]) for line in _read(out)] == [
@@ -332,7 +339,7 @@ def test_parquet_numbers_are_read_as_the_class_table_read_them(tmp_path: Path) -
 
 def test_a_changed_input_is_refused_and_the_old_output_kept(tmp_path: Path) -> None:
     path = _write_csv(tmp_path / "d.csv", ["zip"], [["1"], ["1"], ["2"]])
-    report = audit(str(path), quasi_identifiers=["zip"])
+    report = audit(str(path), Roles(["zip"]))
     out = tmp_path / "r.csv"
     out.write_text("previous\n")
     _write_csv(path, ["zip"], [["1"], ["2"], ["2"]])
@@ -346,7 +353,7 @@ def test_a_failure_midway_leaves_the_existing_file_intact(
 ) -> None:
     good = [[str(i % 5), "x"] for i in range(50)]
     path = _write_csv(tmp_path / "d.csv", ["zip", "v"], good)
-    report = audit(str(path), quasi_identifiers=["zip"])
+    report = audit(str(path), Roles(["zip"]))
     with open(path, "a", encoding="utf-8") as stream:
         stream.write("1,x,extra\n")  # a ragged row after many good batches
     out = tmp_path / "r.csv"
@@ -361,7 +368,7 @@ def test_a_failure_midway_leaves_the_existing_file_intact(
 
 def test_writing_over_an_input_is_refused(tmp_path: Path) -> None:
     path = _write_csv(tmp_path / "d.csv", ["zip"], [["1"], ["2"]])
-    report = audit(str(path), quasi_identifiers=["zip"])
+    report = audit(str(path), Roles(["zip"]))
     with pytest.raises(ParameterError, match="input file"):
         write_records(open_inputs(str(path)), report, path)
     with pytest.raises(ParameterError, match="input file"):
@@ -496,7 +503,7 @@ def test_write_transformed_round_trip(tmp_path: Path, tiny_batches: None, suffix
     assert result["age"].tolist() == expected_age
     assert result["zip"].tolist() == expected_zip
     # Auditing the output gives the class table of the input, recoded and suppressed.
-    again = audit(str(out), quasi_identifiers=["age", "zip"], sep=";")
+    again = audit(str(out), Roles(["age", "zip"]), reading=ReadOptions(sep=";"))
     by_hand = pd.DataFrame({"age": expected_age, "zip": expected_zip}).replace("", None)
     assert _sizes(again.table) == _sizes(_recoded_table(by_hand, ["age", "zip"]))
 

@@ -32,6 +32,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import anonaudit.commands
+from anonaudit import Analyses, AuditOptions, EngineOptions, Roles
 from anonaudit.cli import main
 from anonaudit.csvfile import table_to_csv
 
@@ -883,14 +884,13 @@ def test_long_analyses_show_their_progress(tmp_path: Path) -> None:
     stream = io.StringIO()
     anonaudit.audit(
         frame,
-        quasi_identifiers=names,
-        sensitive=["s"],
-        policy=anonaudit.Policy(k=2),
-        suda=True,
-        qi_analysis=2,
-        advise=True,
-        hierarchies={"q0": "prefix", "q1": "prefix"},
-        progress=Progress(stream, interval=0.0, when="always"),
+        Roles(names, ["s"]),
+        AuditOptions(
+            policy=anonaudit.Policy(k=2),
+            hierarchies={"q0": "prefix", "q1": "prefix"},
+            analyses=Analyses(suda=True, qi_analysis=2, advise=True),
+        ),
+        engine=EngineOptions(progress=Progress(stream, interval=0.0, when="always")),
     )
     lines = stream.getvalue().splitlines()
     # the last line of each: every subset of the five QIs; those of up to 2 and the 5 drops
@@ -901,6 +901,9 @@ def test_long_analyses_show_their_progress(tmp_path: Path) -> None:
     assert not any("ETA" in line for line in searched)  # a pruned search has no honest ETA
     quiet = io.StringIO()
     anonaudit.audit(
-        frame, quasi_identifiers=names, suda=True, progress=Progress(quiet, interval=0.0)
+        frame,
+        Roles(names),
+        AuditOptions(analyses=Analyses(suda=True)),
+        engine=EngineOptions(progress=Progress(quiet, interval=0.0)),
     )
     assert quiet.getvalue() == ""  # not a terminal: a batch job's stderr stays clean

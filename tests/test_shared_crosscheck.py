@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import anonaudit
+from anonaudit import Roles
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 PYCANON = SHARED / "pycanon"
@@ -26,7 +27,7 @@ def _adult_files() -> list[Path]:
 
 @pytest.mark.parametrize("path", _adult_files(), ids=lambda p: p.name)
 def test_stated_k_and_l_are_measured_exactly(path: Path) -> None:
-    report = anonaudit.audit(path, quasi_identifiers=ADULT_QI, sensitive=["salary-class"])
+    report = anonaudit.audit(path, Roles(ADULT_QI, ["salary-class"]))
     numbers = [int(n) for n in re.findall(r"(?:k|_)(\d+)", path.stem)]
     k = numbers[0]
     assert report.k_anonymity.k == k
@@ -37,9 +38,7 @@ def test_stated_k_and_l_are_measured_exactly(path: Path) -> None:
 
 def test_adult_full_table_against_arx_extract() -> None:
     adult = SHARED / "adult" / "adult.csv"
-    report = anonaudit.audit(
-        adult, quasi_identifiers=["sex", "age", "race"], sensitive=["salary-class"]
-    )
+    report = anonaudit.audit(adult, Roles(["sex", "age", "race"], ["salary-class"]))
     assert report.rows == 30162
     assert report.k_anonymity.classes == len(report.table.classes)
     assert report.k_anonymity.histogram.get(1, 0) == report.risk.sample_uniques
@@ -51,7 +50,7 @@ def test_pycanon_agrees_on_k_and_distinct_l() -> None:
 
     path = PYCANON / "l_diversity" / "adult_k10_anonymized_l2.csv"
     frame = pd.read_csv(path, dtype=str)
-    report = anonaudit.audit(frame, quasi_identifiers=ADULT_QI, sensitive=["salary-class"])
+    report = anonaudit.audit(frame, Roles(ADULT_QI, ["salary-class"]))
     assert report.k_anonymity.k == int(pycanon.k_anonymity(frame, ADULT_QI))
     assert report.l_diversity["salary-class"].distinct == int(
         pycanon.l_diversity(frame, ADULT_QI, ["salary-class"])

@@ -24,7 +24,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import wide_rows
 
-from anonaudit import audit
+from anonaudit import Analyses, AuditOptions, PopulationOptions, Roles, audit
 from anonaudit.checks.suda import DIS_BANDS, suda, suda_weights
 from anonaudit.classtable import ClassTable
 from anonaudit.cli import main
@@ -320,17 +320,25 @@ def test_matches_brute_force(
 
 
 def test_audit_and_json() -> None:
-    report = audit(GUIDE, quasi_identifiers=list(GUIDE.columns), suda=True, qi_analysis=2)
+    report = audit(
+        GUIDE, Roles(list(GUIDE.columns)), AuditOptions(analyses=Analyses(suda=True, qi_analysis=2))
+    )
     assert report.suda is not None and report.suda.max_msu_size == 4
     data = report.to_dict()
     assert data["suda"]["msus_by_size"] == {"1": 4, "2": 5, "3": 0, "4": 0}
     assert data["suda"]["top"][0]["msus"][0] == ["Residence"]
     assert data["suda"]["top"][0]["quasi_identifiers"]["Residence"] == "Rural"
-    assert audit(GUIDE, quasi_identifiers=list(GUIDE.columns)).to_dict().get("suda") is None
+    assert audit(GUIDE, Roles(list(GUIDE.columns))).to_dict().get("suda") is None
 
 
 def test_audit_uses_the_sampling_fraction_for_dis() -> None:
-    report = audit(GUIDE, quasi_identifiers=list(GUIDE.columns), suda=True, sampling_fraction=0.1)
+    report = audit(
+        GUIDE,
+        Roles(list(GUIDE.columns)),
+        AuditOptions(
+            population=PopulationOptions(sampling_fraction=0.1), analyses=Analyses(suda=True)
+        ),
+    )
     assert report.suda is not None
     assert report.suda.dis_fraction == 0.1
     assert report.suda.dis == pytest.approx(0.4 / (0.4 + 6 * 0.9))
@@ -367,7 +375,11 @@ def test_html_sections_escape_and_redact() -> None:
     """Both sections render; a hostile QI value is escaped, and gone when redacted."""
     hostile = "<script>window.pwned = 1</script>"
     frame = GUIDE.assign(Residence=GUIDE["Residence"].replace("Rural", hostile))
-    report = audit(frame, quasi_identifiers=list(frame.columns), suda=True, qi_analysis=True)
+    report = audit(
+        frame,
+        Roles(list(frame.columns)),
+        AuditOptions(analyses=Analyses(suda=True, qi_analysis=True)),
+    )
     page = report.to_html()
     assert '<section id="qi-analysis"' in page and '<section id="suda"' in page
     assert 'href="#suda"' in page and 'href="#qi-analysis"' in page

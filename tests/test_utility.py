@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import anonaudit
-from anonaudit import ClassTable, Hierarchy, Policy
+from anonaudit import AuditOptions, ClassTable, Hierarchy, Policy, Roles
 from anonaudit.checks.utility import information_loss
 from anonaudit.errors import ParameterError
 from anonaudit.generalization import Generalization
@@ -60,10 +60,12 @@ def test_everything_at_the_top_has_precision_zero_and_dm_n_squared() -> None:
 def test_the_audit_reports_utility_of_the_audited_table() -> None:
     report = anonaudit.audit(
         arx_table(),
-        quasi_identifiers=["age", "gender", "zipcode"],
-        policy=Policy(k=2),
-        hierarchies=ARX_HIERARCHIES,
-        generalize={"age": 1, "gender": 1, "zipcode": 2},
+        Roles(["age", "gender", "zipcode"]),
+        AuditOptions(
+            policy=Policy(k=2),
+            hierarchies=ARX_HIERARCHIES,
+            generalize={"age": 1, "gender": 1, "zipcode": 2},
+        ),
     )
     assert report.utility.discernibility == 17
     assert report.utility.k == 2

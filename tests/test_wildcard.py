@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import rows
 
-from anonaudit import audit
+from anonaudit import AuditOptions, Roles, audit
 from anonaudit.checks import k_anonymity, l_diversity, prosecutor_risk
 from anonaudit.checks.wildcard import class_frequencies, wildcard_sums
 from anonaudit.classtable import ClassTable
@@ -112,8 +112,8 @@ def test_audit_wildcard_changes_fk_measures_only() -> None:
     frame = pd.DataFrame(
         {"a": ["1", "1", "1", "2"], "b": ["x", "x", None, "y"], "s": ["u", "v", "w", "u"]}
     )
-    value = audit(frame, quasi_identifiers=["a", "b"], sensitive=["s"])
-    wild = audit(frame, quasi_identifiers=["a", "b"], sensitive=["s"], nulls="wildcard")
+    value = audit(frame, Roles(["a", "b"], ["s"]))
+    wild = audit(frame, Roles(["a", "b"], ["s"]), AuditOptions(nulls="wildcard"))
     assert (value.k_anonymity.k, wild.k_anonymity.k) == (1, 1)
     assert wild.k_anonymity.histogram == {1: 1, 3: 2}
     assert wild.risk.average == pytest.approx(0.5) and value.risk.average == 0.75
@@ -128,7 +128,7 @@ def test_unknown_null_policy_is_refused() -> None:
     with pytest.raises(ParameterError, match="wildcard"):
         class_frequencies(table, nulls="any")  # type: ignore[arg-type]
     with pytest.raises(ParameterError, match="wildcard"):
-        audit(table, quasi_identifiers=["a"], nulls="any")  # type: ignore[arg-type]
+        audit(table, Roles(["a"]), AuditOptions(nulls="any"))  # type: ignore[arg-type]
 
 
 _values = st.one_of(st.none(), st.sampled_from("ab"))

@@ -97,6 +97,7 @@ from anonaudit.classtable import ClassTable, _combine
 from anonaudit.errors import ColumnError, HierarchyError, ParameterError
 from anonaudit.generalization import Generalization, qi_hierarchy
 from anonaudit.hierarchy import Hierarchy
+from anonaudit.options import Analyses, AuditOptions
 from anonaudit.policy import Policy
 from anonaudit.work import Steps, check_work
 
@@ -522,7 +523,7 @@ def advise(
     policy: Policy,
     suppression_limit: float = 0.0,
     max_results: int | None = 10,
-    audit_options: Mapping[str, Any] | None = None,
+    options: AuditOptions | None = None,
     prune: bool = True,
     max_work: int | None = None,
     steps: Steps | None = None,
@@ -542,10 +543,9 @@ def advise(
         Largest share of the records, in [0, 1), that may be suppressed.
     max_results : int or None
         Transformations of the front to materialize and list (``None``: all).
-    audit_options : mapping, optional
-        Further keyword arguments of :func:`anonaudit.auditing.audit_table` for the
-        sensitive attributes: ``distance``, ``hierarchies``, ``orders``,
-        ``ground_distances``, ``risk_threshold``.
+    options : AuditOptions, optional
+        The audit's options: the nodes are audited with its t-closeness distances and
+        risk threshold (and ``policy``; nothing else of it applies to a node).
     prune : bool
         Infer verdicts by monotonicity where it holds (``False`` evaluates every node,
         the baseline the benchmark and the tests compare with).
@@ -576,7 +576,7 @@ def advise(
     [({'age': 1}, 3)]
     """
     started = time.perf_counter()
-    options = dict(audit_options or {})
+    options = options or AuditOptions()
     _check_arguments(table, hierarchies, policy, suppression_limit, max_results, options)
     lattice = _Lattice(table, hierarchies)
     nodes = int(np.prod([h + 1 for h in lattice.heights]))
@@ -628,9 +628,7 @@ def advise(
     )
 
 
-def blocked_by(
-    table: ClassTable, policy: Policy, options: Mapping[str, Any]
-) -> tuple[Blocker, ...]:
+def blocked_by(table: ClassTable, policy: Policy, options: AuditOptions) -> tuple[Blocker, ...]:
     """The thresholds that fail on the table generalized to one class of every record.
 
     Generalizing merges classes, so the most general transformation possible puts every
@@ -649,8 +647,8 @@ def blocked_by(
         The class table searched.
     policy : Policy
         The thresholds.
-    options : mapping
-        The sensitive-attribute options of the audit (see :func:`advise`).
+    options : AuditOptions
+        The audit's options (see :func:`advise`).
 
     Returns
     -------
@@ -727,7 +725,7 @@ def _check_arguments(
     policy: Policy,
     suppression_limit: float,
     max_results: int | None,
-    options: Mapping[str, Any],
+    options: AuditOptions,
 ) -> None:
     if not policy.active():
         raise ParameterError("set at least one threshold (-k, -l, -t, ...) to advise on")
@@ -743,15 +741,6 @@ def _check_arguments(
         raise ParameterError(f"the suppression limit must lie in [0, 1) (got {suppression_limit})")
     if max_results is not None and max_results < 1:
         raise ParameterError(f"max_results must be at least 1 (got {max_results})")
-    unknown = set(options) - {
-        "distance",
-        "hierarchies",
-        "orders",
-        "ground_distances",
-        "risk_threshold",
-    }
-    if unknown:
-        raise ParameterError(f"unknown audit option {sorted(unknown)[0]!r} for advise")
 
 
 class _Judge:
@@ -762,7 +751,7 @@ class _Judge:
         lattice: _Lattice,
         policy: Policy,
         suppression_limit: float,
-        options: Mapping[str, Any],
+        options: AuditOptions,
         steps: Steps | None = None,
     ) -> None:
         self.lattice = lattice
@@ -795,11 +784,18 @@ class _Judge:
         return _Verdict(passed, suppressed, kept.classes.sizes if kept.rows else sizes)
 
 
-def _checker(policy: Policy, options: Mapping[str, Any]) -> Callable[[ClassTable], AuditReport]:
-    """The audit of a class table under ``policy`` and the sensitive-attribute options."""
+def _checker(policy: Policy, options: AuditOptions) -> Callable[[ClassTable], AuditReport]:
+    """The audit of a node's class table under ``policy``, with the audit's t-closeness
+    distances and risk threshold, and no suppression advice of its own."""
     from anonaudit.auditing import audit_table
 
-    return functools.partial(audit_table, policy=policy, advise_suppression=False, **options)
+    node_options = AuditOptions(
+        policy=policy,
+        risk_threshold=options.risk_threshold,
+        distances=options.distances,
+        analyses=Analyses(suppression=False),
+    )
+    return functools.partial(audit_table, options=node_options)
 
 
 def _too_small(sizes: NDArray[Any], policy: Policy) -> NDArray[Any]:
@@ -942,7 +938,7 @@ def _materialize(
     hierarchies: Mapping[str, Hierarchy],
     node: tuple[int, ...],
     policy: Policy,
-    options: Mapping[str, Any],
+    options: AuditOptions,
 ) -> Transformation:
     """Generalize ``table`` to ``node`` with the string recoding, suppress, and audit."""
     levels = dict(zip(lattice.names, node, strict=True))

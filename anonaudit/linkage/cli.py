@@ -12,7 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from anonaudit import load
+from anonaudit import ReadOptions, Roles, load
 from anonaudit.auditing import AuditReport
 from anonaudit.batch import open_config_inputs
 from anonaudit.classtable import ClassTable
@@ -145,11 +145,8 @@ def _diff(
     old, new = (
         load(
             path,
-            quasi_identifiers=qi,
-            sensitive=sa,
-            sep=csv.sep,
-            encoding=csv.encoding,
-            na_values=csv.na_values,
+            Roles(qi, sa),
+            reading=ReadOptions(sep=csv.sep, encoding=csv.encoding, na_values=csv.na_values),
         )
         for path in inputs
     )

@@ -31,6 +31,7 @@ from anonaudit.classtable import ClassTable
 from anonaudit.linkage.composition import Composition, compose, read_releases
 from anonaudit.linkage.differencing import Differencing, difference
 from anonaudit.linkage.ledger import Ledger, LedgerEntry
+from anonaudit.vocabulary import Judged, Verdict
 
 __all__ = ["SAME_CODING", "ReleaseHistory", "release_history"]
 
@@ -85,8 +86,8 @@ class ReleaseHistory:
         """The release differenced against, as reports name it (``""`` if none)."""
         return "" if self.differenced_with is None else f"#{self.differenced_with.id}"
 
-    def verdicts(self) -> list[tuple[str, bool]]:
-        """``(attack, passed)`` per SA and attack run: passed when it disclosed no record.
+    def verdicts(self) -> list[Verdict]:
+        """A verdict per SA and attack run: passed when it disclosed no record.
 
         The composition fails on the records it discloses that no release disclosed
         alone (:attr:`Composition.newly_disclosed_records`); a class of one value in a
@@ -94,11 +95,11 @@ class ReleaseHistory:
         """
         return [
             *(
-                (f"composition of {sa}", r.newly_disclosed_records == 0)
+                Verdict(Judged.COMPOSITION, r.newly_disclosed_records == 0, sa)
                 for sa, r in self.composition.items()
             ),
             *(
-                (f"differencing of {sa}", r.disclosed_records == 0)
+                Verdict(Judged.DIFFERENCING, r.disclosed_records == 0, sa)
                 for sa, r in self.differencing.items()
             ),
         ]

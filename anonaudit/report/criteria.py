@@ -58,7 +58,7 @@ class Criterion:
 
 def criteria(report: AuditReport) -> tuple[Criterion, ...]:
     """The three criteria of ``report``, in :data:`CRITERIA` order."""
-    verdicts = dict(report.verdicts())
+    verdicts = {v.name: v.passed for v in report.verdicts()}
     singling = ["k-anonymity", "sample uniques", "re-identification risk"]
     singling += ["population uniqueness"] * (report.population is not None)
     singling += ["individual risk (sdcMicro)"] * (report.individual is not None)

@@ -196,7 +196,7 @@ def _report(report: AuditReport, layout: _Layout) -> dict[str, Any]:
             key: list(v) if isinstance(v, tuple) else v for key, v in report.policy.active().items()
         },
         "passed": report.passed,
-        "verdicts": [{"measure": name, "passed": ok} for name, ok in report.verdicts()],
+        "verdicts": [{"measure": v.name, "passed": v.passed} for v in report.verdicts()],
         **_advice(report, layout),
         "k_anonymity": {
             "k": k.k,
@@ -521,7 +521,9 @@ def advice_to_dict(advice: Advice) -> dict[str, Any]:
                 "suppressed": t.suppressed,
                 "suppressed_fraction": _number(t.suppressed / (t.report.rows + t.suppressed)),
                 "passed": t.passed,
-                "verdicts": [{"measure": name, "passed": ok} for name, ok in t.report.verdicts()],
+                "verdicts": [
+                    {"measure": v.name, "passed": v.passed} for v in t.report.verdicts()
+                ],
                 "measures": {
                     "k": t.report.k_anonymity.k,
                     "classes": t.report.k_anonymity.classes,

@@ -124,7 +124,7 @@ def summary(report: AuditReport) -> str:
     if verdict is None:
         lines.append("no threshold set: nothing was judged (measures only)")
     else:
-        failed = [name for name, ok in report.verdicts() if not ok]
+        failed = [v.name for v in report.verdicts() if not v.passed]
         lines.append("PASS: every threshold is met" if verdict else "FAIL: " + "; ".join(failed))
     if report.dp is not None:
         lines.append(dp_summary(report.dp))

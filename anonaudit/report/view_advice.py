@@ -291,7 +291,7 @@ def _level_cell(t: Transformation, qi: str, options: Options) -> str:
 
 def _verdict_cell(t: Transformation) -> str:
     verdicts = t.report.verdicts()
-    failed = [name for name, ok in verdicts if not ok]
+    failed = [v.name for v in verdicts if not v.passed]
     if failed:
         return "fails " + join_names(failed)
     return "meets all " + _plural(len(verdicts), "threshold")

@@ -25,10 +25,11 @@ from numpy.typing import NDArray
 from anonaudit import __version__
 from anonaudit.csvfile import table_to_csv
 from anonaudit.identifiers import SAMPLE_ROWS
+from anonaudit.options import DISTANCE_CLASSES
 from anonaudit.report import charts
 from anonaudit.report.charts import Chart
 from anonaudit.report.criteria import criteria
-from anonaudit.sources.base import file_sha256
+from anonaudit.sources.storage import is_url
 from anonaudit.vocabulary import REDACTED
 
 if TYPE_CHECKING:
@@ -360,32 +361,42 @@ def describe_call(report: AuditReport) -> str:
     """The :func:`anonaudit.audit` call that reproduces ``report``, as far as it records it.
 
     Hierarchy, order and matrix arguments are not kept in the report: the call names
-    the ground distances, not their files.
+    the ground distances and leaves their argument as ``...`` to fill in.
 
     Examples
     --------
     >>> import pandas as pd, anonaudit
-    >>> r = anonaudit.audit(pd.DataFrame({"zip": ["1", "1"]}), quasi_identifiers=["zip"],
-    ...                     policy=anonaudit.Policy(k=2))
+    >>> r = anonaudit.audit(pd.DataFrame({"zip": ["1", "1"]}), anonaudit.Roles(["zip"]),
+    ...                     anonaudit.AuditOptions(policy=anonaudit.Policy(k=2)))
     >>> describe_call(r)
-    "anonaudit.audit('<pandas.DataFrame>', quasi_identifiers=['zip'], \
-policy=anonaudit.Policy(k=2), nulls='value', risk_threshold=0.2)"
+    "anonaudit.audit('<pandas.DataFrame>', anonaudit.Roles(['zip']), \
+anonaudit.AuditOptions(policy=anonaudit.Policy(k=2), nulls='value', risk_threshold=0.2))"
     """
     names = [source.name for source in report.sources]
-    arguments = [repr(names[0]) if len(names) == 1 else repr(names)]
-    arguments.append(f"quasi_identifiers={list(report.quasi_identifiers)!r}")
+    source = repr(names[0]) if len(names) == 1 else repr(names)
+    roles = [repr(list(report.quasi_identifiers))]
     if report.sensitive:
-        arguments.append(f"sensitive={list(report.sensitive)!r}")
+        roles.append(repr(list(report.sensitive)))
+    options = []
     thresholds = report.policy.active()
     if thresholds:
         policy = ", ".join(f"{name}={value!r}" for name, value in thresholds.items())
-        arguments.append(f"policy=anonaudit.Policy({policy})")
-    distances = {sa: r.distance for sa, r in report.t_closeness.items() if r.distance != "equal"}
+        options.append(f"policy=anonaudit.Policy({policy})")
+    distances = {
+        sa: f"anonaudit.{DISTANCE_CLASSES[r.distance].__name__}"
+        + ("()" if r.distance == "numeric" else "(...)")
+        for sa, r in report.t_closeness.items()
+        if r.distance != "equal"
+    }
     if distances:
-        arguments.append(f"distance={distances!r}")
-    arguments.append(f"nulls={report.null_policy!r}")
-    arguments.append(f"risk_threshold={report.risk.threshold!r}")
-    return f"anonaudit.audit({', '.join(arguments)})"
+        named = ", ".join(f"{sa!r}: {call}" for sa, call in distances.items())
+        options.append(f"distances={{{named}}}")
+    options.append(f"nulls={report.null_policy!r}")
+    options.append(f"risk_threshold={report.risk.threshold!r}")
+    return (
+        f"anonaudit.audit({source}, anonaudit.Roles({', '.join(roles)}), "
+        f"anonaudit.AuditOptions({', '.join(options)}))"
+    )
 
 
 def verdict_view(report: AuditReport) -> VerdictView:
@@ -402,7 +413,7 @@ def verdict_view(report: AuditReport) -> VerdictView:
     # Counted as the summary and the JSON report count them: one check per measure (and
     # SA), which may set several thresholds (one row each).
     checks = report.verdicts()
-    failed = [name for name, ok in checks if not ok]
+    failed = [v.name for v in checks if not v.passed]
     if not rows:
         status = "none"
         headline = (
@@ -1605,13 +1616,41 @@ def _class_label(
 # -- formatting -----------------------------------------------------------------------
 
 
+#: Formats of inputs held in memory, which have no file to hash.
+_FRAMES = frozenset({"pandas", "arrow", "spark", "counts"})
+#: A dataset's files whose digests are written out, at most.
+_LISTED_DIGESTS = 50
+
+
 def _digest(source: SourceStats) -> str:
-    if source.format not in ("csv", "parquet"):
+    """What a report says of an input's SHA-256: only what the read recorded.
+
+    The digest was taken while the audit read the file (:attr:`SourceStats.sha256`);
+    nothing is read here. A dataset's files each have their own: one file's digest is
+    given as the input's, several are listed by name.
+    """
+    if source.sha256 is not None:
+        return source.sha256
+    if source.format in _FRAMES:
         return "n/a (not a file)"
-    try:
-        return file_sha256(source.name)
-    except OSError:
-        return "n/a (the file could not be read when the report was written)"
+    if source.files:
+        if len(source.files) == 1 and source.files[0].sha256 is not None:
+            return source.files[0].sha256
+        if all(file.sha256 is None for file in source.files):
+            return _not_hashed(source)
+        listed = [f"{file.name}: {_digest(file)}" for file in source.files[:_LISTED_DIGESTS]]
+        more = len(source.files) - _LISTED_DIGESTS
+        if more > 0:
+            listed.append(f"and {_plural(more, 'more file')} (not listed)")
+        return "per file: " + "; ".join(listed)
+    return _not_hashed(source)
+
+
+def _not_hashed(source: SourceStats) -> str:
+    """Why an input (or a dataset's files) has no digest."""
+    if is_url(source.name):
+        return "not hashed (a URL: files in object storage are not hashed)"
+    return "not hashed (the reader did not record one)"
 
 
 def audit_time(report: AuditReport) -> str:
