@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -64,6 +64,12 @@ class SourceStats:
         The row or partition selection applied to a dataset.
     version : int or None
         The table version read (Delta).
+    sha256 : str or None
+        The SHA-256 of the file's bytes as stored (compressed, for a compressed file),
+        lowercase hex, taken while the audit read them: a report states it and never
+        reads the file itself. ``None`` means not hashed: an in-memory frame, a file in
+        object storage (a URL), a dataset (each of its ``files`` carries its own), or an
+        input no engine hashed.
     """
 
     name: str
@@ -73,6 +79,7 @@ class SourceStats:
     files: tuple[SourceStats, ...] = ()
     filter: str | None = None
     version: int | None = None
+    sha256: str | None = None
 
 
 @dataclass(frozen=True)
@@ -225,6 +232,30 @@ class ClassTable:
         if self.weights is not None and len(self.weights) != self.keys.num_rows:
             raise ValueError("class table keys and weights differ in length")
 
+    if not TYPE_CHECKING:  # mypy would take it as a licence for any attribute name
+
+        def __getattr__(self, name: str) -> Any:
+            """The :attr:`keys` of a :meth:`subset`, filtered the first time they are read
+            (called only when the attribute is not set)."""
+            if name == "keys" and "_pending_keys" in self.__dict__:
+                return self._materialize_keys()
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def _materialize_keys(self) -> pa.Table:
+        """Filter a :meth:`subset`'s keys from its first table's, once, and keep them."""
+        pending = self.__dict__.get("_pending_keys")
+        if pending is not None:  # set before the pending filter goes: a reader sees either
+            source, rows = pending
+            self.__dict__["keys"] = source if rows.all() else source.filter(pa.array(rows))
+            self.__dict__.pop("_pending_keys", None)
+        return self.__dict__["keys"]
+
+    def __getstate__(self) -> dict[str, Any]:
+        """What pickling or copying keeps: a subset's keys filtered, never its first
+        table's whole keys."""
+        self._materialize_keys()
+        return dict(self.__dict__)
+
     # -- construction ---------------------------------------------------------------
 
     @classmethod
@@ -340,7 +371,7 @@ class ClassTable:
 
     def __len__(self) -> int:
         """Number of distinct (QI, SA) combinations."""
-        return int(self.keys.num_rows)
+        return len(self.counts)
 
     def recode(
         self, recoders: Mapping[str, Callable[[list[str | None]], list[str | None]]]
@@ -377,41 +408,170 @@ class ClassTable:
 
         Equal to building the table from the kept rows, but cheaper when this table's
         classes and value codes are known already: the subset's classes are some of
-        this table's, and its codes are this table's, renumbered. Suppression advice
-        re-audits such subsets round after round.
+        this table's, in the same order, and its codes are this table's, renumbered.
+        When ``keep`` takes or leaves whole classes (as dropping null QIs does), the
+        classes' sizes, weights and SA distributions are this table's too. Its
+        :attr:`keys` are filtered the first time they are read (a listing, a
+        generalization, a report): an audit needs only the codes.
         """
         keep = np.asarray(keep, dtype=bool)
-        table = ClassTable(
-            self.quasi_identifiers,
-            self.sensitive,
-            self.keys.filter(pa.array(keep)),
-            self.counts[keep],
-            self.sources,
-            None if self.weights is None else self.weights[keep],
+        if keep.shape != (len(self),):
+            raise ValueError(f"a subset mask needs {len(self)} entries (got {keep.shape})")
+        rows = np.flatnonzero(keep)
+        parent: Classes | None = self.__dict__.get("classes")
+        if parent is None:
+            return self._rows(keep, rows)
+        kept = parent.index[rows]
+        per_class = np.bincount(kept, minlength=len(parent))
+        total = np.bincount(parent.index, minlength=len(parent))
+        whole = bool(np.all((per_class == 0) | (per_class == total)))
+        return self._rows(keep, rows, (parent, per_class > 0, kept, whole))
+
+    def without_classes(self, drop: NDArray[Any]) -> ClassTable:
+        """This table without the equivalence classes marked in ``drop`` (all their rows).
+
+        The :meth:`subset` of the other classes' rows, at the cost of the classes kept:
+        their sizes, weights and SA distributions are this table's, and class ``i`` of
+        the result is the ``i``-th class not dropped. Suppression advice re-audits such
+        tables round after round.
+
+        Parameters
+        ----------
+        drop : numpy.ndarray of bool
+            One entry per class of :attr:`classes`.
+
+        Returns
+        -------
+        ClassTable
+
+        Examples
+        --------
+        >>> t = ClassTable.from_frame(
+        ...     pd.DataFrame({"q": ["a", "b", "c"], "count": [5, 1, 2]}), quasi_identifiers=["q"])
+        >>> rest = t.without_classes(t.classes.sizes < 2)
+        >>> rest.rows, rest.classes.sizes.tolist(), rest.keys.column("q").to_pylist()
+        (7, [5, 2], ['a', 'c'])
+        """
+        classes = self.classes
+        present = ~np.asarray(drop, dtype=bool)
+        if present.shape != (len(classes),):
+            raise ValueError(f"a class mask needs {len(classes)} entries (got {present.shape})")
+        keep = present[classes.index]
+        rows = np.flatnonzero(keep)
+        return self._rows(keep, rows, (classes, present, classes.index[rows], True))
+
+    def _rows(
+        self,
+        keep: NDArray[Any],
+        rows: NDArray[Any],
+        known: tuple[Classes, NDArray[Any], NDArray[Any], bool] | None = None,
+    ) -> ClassTable:
+        """The :meth:`subset` of the rows ``rows`` (marked in ``keep``), keys not filtered.
+
+        ``known``, when this table's classes are: those classes, which of them have a
+        row kept, each kept row's class, and whether every class is kept whole.
+        """
+        pending = self.__dict__.get("_pending_keys")
+        if pending is None:
+            source, source_rows = self.keys, keep
+        else:  # a subset of a subset: one filter of the first table's keys, when read
+            source, parent_rows = pending
+            source_rows = np.zeros(len(parent_rows), dtype=bool)
+            source_rows[np.flatnonzero(parent_rows)[rows]] = True
+        table = object.__new__(ClassTable)  # no keys yet: see __getattr__
+        table.__dict__.update(
+            quasi_identifiers=self.quasi_identifiers,
+            sensitive=self.sensitive,
+            counts=self.counts[rows],
+            sources=self.sources,
+            weights=None if self.weights is None else self.weights[rows],
+            _pending_keys=(source, source_rows),
         )
-        known = self.__dict__
+        cached = self.__dict__
+        if "_nulls" in cached or pending is None:
+            table.__dict__["_nulls"] = {
+                name: None if mask is None else mask[rows] for name, mask in self._nulls.items()
+            }
+        carried: Mapping[str, SensitiveCounts] = {}
+        if known is not None:
+            parent, present, kept, whole = known
+            if whole:
+                carried = cached.get("_sensitive_counts", {})
+            table._take_classes(parent, present, kept, whole, carried)
         encodings = table._encodings
-        for key, (values, codes) in known.get("_encodings", {}).items():
-            if key[0] == "sorted":  # grouping codes are not carried: their width is no bound
-                encodings[key] = _compact(values, codes[keep])
-        if "classes" in known:
-            parent: Classes = known["classes"]
-            present = np.zeros(len(parent), dtype=bool)
-            kept = parent.index[keep]
-            present[kept] = True
-            ids = np.flatnonzero(present)
-            renumber = np.cumsum(present) - 1
-            index = renumber[kept]
-            sizes = np.bincount(index, weights=table.counts, minlength=len(ids)).astype(np.int64)
+        for key, (values, codes) in cached.get("_encodings", {}).items():
+            # Grouping codes are not carried (their width is no bound), nor the sorted
+            # codes of an SA whose distributions are.
+            if key[0] == "sorted" and key[1] not in carried:
+                encodings[key] = _compact(values, codes[rows])
+        return table
+
+    def _take_classes(
+        self,
+        parent: Classes,
+        present: NDArray[Any],
+        kept: NDArray[Any],
+        whole: bool,
+        sensitive_counts: Mapping[str, SensitiveCounts],
+    ) -> None:
+        """Set the classes of this subset of a table with classes ``parent``: those
+        marked ``present``, renumbered in order; ``kept`` is each row's class among
+        ``parent``. Classes kept ``whole`` keep their sizes, weights (the float sums
+        too: the same records added in the same order) and ``sensitive_counts``."""
+        ids = np.flatnonzero(present)
+        renumber = np.cumsum(present) - 1
+        index = renumber[kept]
+        if whole:
+            sizes = parent.sizes[ids]
+            weights = None if parent.weights is None else parent.weights[ids]
+        else:
+            sizes = np.bincount(index, weights=self.counts, minlength=len(ids)).astype(np.int64)
             weights = (
                 None
-                if table.weights is None
-                else np.bincount(index, weights=table.weights, minlength=len(ids))
+                if self.weights is None
+                else np.bincount(index, weights=self.weights, minlength=len(ids))
             )
-            table.__dict__["classes"] = Classes(
-                index=index, sizes=sizes, keys=parent.keys.take(pa.array(ids)), weights=weights
-            )
-        return table
+        every = len(ids) == len(parent)
+        classes = Classes(
+            index=index,
+            sizes=sizes,
+            keys=parent.keys if every else parent.keys.take(pa.array(ids)),
+            weights=weights,
+        )
+        if "rank" in parent.__dict__:  # the kept classes' order by QI values
+            order = np.argsort(parent.rank[ids], kind="stable")
+            rank = np.empty(len(order), dtype=np.int64)
+            rank[order] = np.arange(len(order))
+            classes.__dict__["rank"] = rank
+        self.__dict__["classes"] = classes
+        if sensitive_counts:
+            self.__dict__["_sensitive_counts"] = {
+                name: self._kept_entries(counts, present, renumber, sizes)
+                for name, counts in sensitive_counts.items()
+            }
+
+    @staticmethod
+    def _kept_entries(
+        counts: SensitiveCounts,
+        present: NDArray[Any],
+        renumber: NDArray[Any],
+        sizes: NDArray[Any],
+    ) -> SensitiveCounts:
+        """``counts`` restricted to the classes marked ``present``, whole, renumbered by
+        ``renumber`` (sizes ``sizes``): what :meth:`_make_sensitive_counts` finds on their
+        rows, entries in the same order (class, then value)."""
+        entries = np.flatnonzero(present[counts.class_ids])
+        values, codes = _compact(counts.values, counts.codes[entries])
+        kept = counts.counts[entries]
+        return SensitiveCounts(
+            name=counts.name,
+            values=values,
+            class_ids=renumber[counts.class_ids[entries]],
+            codes=codes,
+            counts=kept,
+            class_sizes=sizes,
+            totals=np.bincount(codes, weights=kept, minlength=len(values)).astype(np.int64),
+        )
 
     def _know_unique(self, name: str) -> None:
         """Record that QI ``name`` differs in every row (the engine checked it): every
@@ -428,12 +588,30 @@ class ClassTable:
         return {}
 
     def _encode_all(self, keys: Sequence[tuple[str, str]]) -> list[tuple[Any, NDArray[Any]]]:
-        """The encodings ``keys`` (see :attr:`_encodings`), computed at most once each."""
+        """The encodings ``keys`` (see :attr:`_encodings`), computed at most once each.
+
+        Columns of a large table are encoded in parallel, one per core: Arrow hashes a
+        column without holding the GIL.
+        """
+        import os
+        from concurrent.futures import ThreadPoolExecutor
+
         cache = self._encodings
-        for kind, name in keys:
-            if (kind, name) not in cache:
-                column = self.keys.column(name)
-                cache[kind, name] = _encode(column) if kind == "sorted" else _group_codes(column)
+        missing = [key for key in dict.fromkeys(keys) if key not in cache]
+        if not missing:
+            return [cache[key] for key in keys]
+        table = self.keys  # read once: a subset's are filtered on first read
+
+        def encode(key: tuple[str, str]) -> tuple[Any, NDArray[Any]]:
+            column = table.column(key[1])
+            return _encode(column) if key[0] == "sorted" else _group_codes(column)
+
+        workers = min(len(missing), os.cpu_count() or 1) if len(self) >= 100_000 else 1
+        if workers > 1:
+            with ThreadPoolExecutor(workers) as pool:
+                cache.update(zip(missing, pool.map(encode, missing), strict=True))
+        else:
+            cache.update((key, encode(key)) for key in missing)
         return [cache[key] for key in keys]
 
     def distinct(self, name: str) -> int:
@@ -466,6 +644,8 @@ class ClassTable:
                 self.quasi_identifiers,
                 key=lambda name: known.get(("group", name), (None,))[0] != len(self),
             )
+            if known.get(("group", names[0]), (None,))[0] != len(self):
+                self._encode_all([("group", name) for name in names])  # all needed, at once
             qi = []
             for name in names:
                 qi.extend(self._encode_all([("group", name)]))
@@ -500,6 +680,7 @@ class ClassTable:
 
     @cached_property
     def _sensitive_counts(self) -> dict[str, SensitiveCounts]:
+        self._encode_all([("sorted", name) for name in self.sensitive])  # at once
         return {name: self._make_sensitive_counts(name) for name in self.sensitive}
 
     def _make_sensitive_counts(self, name: str) -> SensitiveCounts:
@@ -529,17 +710,27 @@ class ClassTable:
 
     def null_counts(self) -> dict[str, int]:
         """Records with a null value, per audited column."""
-        result = {}
-        for name in self.keys.column_names:
-            mask = self.keys.column(name).is_null().to_numpy(zero_copy_only=False)
-            result[name] = int(self.counts[mask].sum())
-        return result
+        return {
+            name: 0 if mask is None else int(self.counts[mask].sum())
+            for name, mask in self._nulls.items()
+        }
+
+    @cached_property
+    def _nulls(self) -> dict[str, NDArray[Any] | None]:
+        """Per column (in :attr:`keys` order), which rows hold a null; ``None`` when none
+        does. A :meth:`subset` takes its rows of these."""
+        return {
+            name: column.is_null().to_numpy(zero_copy_only=False) if column.null_count else None
+            for name, column in zip(self.keys.column_names, self.keys.columns, strict=True)
+        }
 
     def without_null_quasi_identifiers(self) -> ClassTable:
         """This table without the records that have a null in any QI."""
         keep = np.ones(len(self), dtype=bool)
         for name in self.quasi_identifiers:
-            keep &= ~self.keys.column(name).is_null().to_numpy(zero_copy_only=False)
+            mask = self._nulls[name]
+            if mask is not None:
+                keep &= ~mask
         return self.subset(keep)
 
 

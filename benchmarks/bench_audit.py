@@ -230,6 +230,21 @@ def _policy() -> Any:
     return anonaudit.Policy(k=5, l=2, entropy_l=2.0, recursive=(3.0, 2), t=0.2)
 
 
+def _roles() -> Any:
+    import anonaudit
+
+    return anonaudit.Roles(QUASI_IDENTIFIERS, [SENSITIVE])
+
+
+def _options() -> Any:
+    """The audit's options: :func:`_policy`, t-closeness under the equal distance."""
+    import anonaudit
+
+    return anonaudit.AuditOptions(
+        policy=_policy(), distances={SENSITIVE: anonaudit.EqualDistance()}
+    )
+
+
 def _summary(report: Any) -> dict[str, Any]:
     return {
         "classes": report.k_anonymity.classes,
@@ -265,13 +280,7 @@ def duckdb_group_by(relation: str) -> Any:
 def _work_audit(path: str, phases: dict[str, float]) -> dict[str, Any]:
     import anonaudit
 
-    report = anonaudit.audit(
-        path,
-        quasi_identifiers=QUASI_IDENTIFIERS,
-        sensitive=[SENSITIVE],
-        policy=_policy(),
-        distance="equal",
-    )
+    report = anonaudit.audit(path, _roles(), _options())
     return _summary(report)
 
 
@@ -279,11 +288,11 @@ def _work_phases(path: str, phases: dict[str, float]) -> dict[str, Any]:
     import anonaudit
 
     start = time.perf_counter()
-    table = anonaudit.load(path, quasi_identifiers=QUASI_IDENTIFIERS, sensitive=[SENSITIVE])
+    table = anonaudit.load(path, _roles())
     phases["load_s"] = time.perf_counter() - start
     phases["load_peak"] = _peak_rss_bytes()
     start = time.perf_counter()
-    report = anonaudit.audit_table(table, policy=_policy(), distance="equal")
+    report = anonaudit.audit_table(table, _options())
     phases["checks_s"] = time.perf_counter() - start
     return _summary(report)
 
@@ -543,9 +552,7 @@ def run_pycanon(path: Path, repeat: int) -> None:
         return values
 
     def anonaudit_all() -> Any:
-        return anonaudit.audit(
-            frame, quasi_identifiers=qi, sensitive=sa, policy=_policy(), distance="equal"
-        )
+        return anonaudit.audit(frame, anonaudit.Roles(qi, sa), _options())
 
     pycanon_s, theirs = best_of(repeat, pycanon_all)
     audit_repeat = max(repeat, 5)

@@ -6,16 +6,21 @@ from __future__ import annotations
 
 import functools
 import json
+import pickle
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import anonaudit
-from anonaudit import ClassTable, Policy, audit_table
+from anonaudit import Analyses, AuditOptions, ClassTable, Policy, ReadOptions, Roles, audit_table
 from anonaudit.advice import suppression_advice
+from anonaudit.classtable import Classes
 from anonaudit.cli import main
 
 ADULT = Path(__file__).resolve().parents[1] / "sample_data" / "adult" / "adult.csv"
@@ -26,10 +31,21 @@ def table(rows: list[tuple[str, str, int]]) -> ClassTable:
     return ClassTable.from_frame(frame, quasi_identifiers=["q"], sensitive=["s"])
 
 
+def judged(policy: Policy) -> AuditOptions:
+    """The options of an audit under ``policy``, suppression advice included."""
+    return AuditOptions(policy=policy)
+
+
+def checker(policy: Policy) -> functools.partial[anonaudit.AuditReport]:
+    """An audit under ``policy`` without suppression advice (the advice's re-audit)."""
+    options = AuditOptions(policy=policy, analyses=Analyses(suppression=False))
+    return functools.partial(audit_table, options=options)
+
+
 def test_k_suppresses_the_classes_smaller_than_k() -> None:
     # Classes a (5), b (1), c (2), d (3): k = 3 withholds b and c, 3 of 11 records.
     t = table([("a", "x", 5), ("b", "x", 1), ("c", "y", 2), ("d", "x", 2), ("d", "y", 1)])
-    report = audit_table(t, policy=Policy(k=3))
+    report = audit_table(t, judged(Policy(k=3)))
     advice = report.suppression
     assert advice is not None and advice.passed
     assert (advice.classes, advice.records, advice.rows, advice.rounds) == (2, 3, 11, 1)
@@ -43,7 +59,7 @@ def test_k_suppresses_the_classes_smaller_than_k() -> None:
 def test_l_suppresses_the_classes_with_too_few_values() -> None:
     # a holds x and y, b only x, c only y: distinct 2-diversity withholds b and c.
     t = table([("a", "x", 2), ("a", "y", 2), ("b", "x", 3), ("c", "y", 1)])
-    advice = audit_table(t, policy=Policy(l=2)).suppression
+    advice = audit_table(t, judged(Policy(l=2))).suppression
     assert advice is not None and advice.passed
     assert sorted(advice.suppressed["q"]) == ["b", "c"] and advice.records == 4
     assert advice.measures[0].measure == "l-diversity of s"
@@ -55,7 +71,7 @@ def test_t_closeness_iterates_to_a_fixed_point() -> None:
     # c; the table is then 5/6 x and b moves to |1/2 - 5/6| = 1/3 > 0.3. Round 2
     # withholds b; a alone is the whole table (distance 0).
     t = table([("a", "x", 4), ("b", "x", 1), ("b", "y", 1), ("c", "y", 1)])
-    first = audit_table(t, policy=Policy(t=0.3))
+    first = audit_table(t, judged(Policy(t=0.3)))
     assert sorted(first.t_closeness["s"].per_class.round(6).tolist()) == [
         round(1.5 / 7, 6),
         round(2 / 7, 6),
@@ -68,7 +84,7 @@ def test_t_closeness_iterates_to_a_fixed_point() -> None:
     ]
     assert (advice.rounds, advice.classes, advice.records) == (2, 2, 3)
     assert sorted(advice.suppressed["q"]) == ["b", "c"]
-    check = functools.partial(audit_table, policy=Policy(t=0.3), advise_suppression=False)
+    check = checker(Policy(t=0.3))
     assert check(advice.remaining).passed is True
     # Keeping the table distribution fixed (ARX) would have stopped after round 1, and
     # the release without c alone fails a reader's audit:
@@ -78,7 +94,7 @@ def test_t_closeness_iterates_to_a_fixed_point() -> None:
 
 def test_b_and_c_fail_then_a_alone_passes() -> None:
     t = table([("a", "y", 4), ("b", "x", 1), ("b", "y", 1), ("c", "x", 4)])
-    advice = audit_table(t, policy=Policy(t=0.3)).suppression
+    advice = audit_table(t, judged(Policy(t=0.3))).suppression
     assert advice is not None
     # Round 1: a is at |0 - 0.5| = 0.5 too (all y against half y): a and c fail, b
     # (half and half) is at 0. Without a and c the rest is b alone: t = 0.
@@ -88,22 +104,22 @@ def test_b_and_c_fail_then_a_alone_passes() -> None:
 
 def test_risk_bound_suppresses_small_classes() -> None:
     t = table([("a", "x", 4), ("b", "x", 1), ("c", "x", 2)])
-    advice = audit_table(t, policy=Policy(max_risk=0.5)).suppression
+    advice = audit_table(t, judged(Policy(max_risk=0.5))).suppression
     assert advice is not None and advice.passed
     assert list(advice.suppressed["q"]) == ["b"]
 
 
 def test_no_advice_when_the_policy_passes_or_is_not_asked() -> None:
     t = table([("a", "x", 4), ("b", "x", 1)])
-    assert audit_table(t, policy=Policy(k=1)).suppression is None
-    assert audit_table(t, policy=Policy(k=2), advise_suppression=False).suppression is None
+    assert audit_table(t, judged(Policy(k=1))).suppression is None
+    assert checker(Policy(k=2))(t).suppression is None
     assert audit_table(t).suppression is None
 
 
 def test_when_nothing_can_pass_the_advice_says_so() -> None:
     # Every class has one value: no suppression reaches l = 2.
     t = table([("a", "x", 4), ("b", "y", 3)])
-    report = audit_table(t, policy=Policy(l=2))
+    report = audit_table(t, judged(Policy(l=2)))
     advice = report.suppression
     assert advice is not None and not advice.passed
     assert advice.records == advice.rows == 7 and advice.utility is None
@@ -112,7 +128,7 @@ def test_when_nothing_can_pass_the_advice_says_so() -> None:
 
 def test_direct_call_with_a_reaudit_function() -> None:
     t = table([("a", "x", 5), ("b", "x", 1)])
-    check = functools.partial(audit_table, policy=Policy(k=2), advise_suppression=False)
+    check = checker(Policy(k=2))
     advice = suppression_advice(check(t), check)
     assert (advice.records, advice.passed, advice.utility is not None) == (1, True, True)
     assert advice.utility.suppressed == 1 and advice.utility.discernibility == 25 + 6
@@ -133,7 +149,7 @@ def test_the_table_left_after_the_advice_passes(
     rows: list[tuple[str, str, int]], k: int, l: int | None, t: float | None
 ) -> None:
     policy = Policy(k=k, l=l, t=t)
-    report = audit_table(table(rows), policy=policy)
+    report = audit_table(table(rows), judged(policy))
     advice = report.suppression
     if report.passed:
         assert advice is None
@@ -141,7 +157,7 @@ def test_the_table_left_after_the_advice_passes(
     assert advice is not None
     assert advice.records + advice.remaining.rows == report.rows
     if advice.remaining.rows:
-        after = audit_table(advice.remaining, policy=policy, advise_suppression=False)
+        after = checker(policy)(advice.remaining)
         assert after.passed is advice.passed
         assert after.k_anonymity.k >= k or not advice.passed
     # Every class smaller than k is among those suppressed.
@@ -173,7 +189,7 @@ def test_cli_summary_json_and_html_state_the_advice(
     assert code == 1
     document = json.loads(out_json.read_text(encoding="utf-8"))
     s = document["suppression"]
-    report = anonaudit.audit(ADULT, sep=";", quasi_identifiers=["sex", "age", "race"])
+    report = anonaudit.audit(ADULT, Roles(["sex", "age", "race"]), reading=ReadOptions(sep=";"))
     sizes = report.table.classes.sizes
     assert s["records"] == int(sizes[sizes < 5].sum()) and s["classes"] == int((sizes < 5).sum())
     assert s["passed"] is True and s["rounds"] == 1
@@ -184,3 +200,131 @@ def test_cli_summary_json_and_html_state_the_advice(
     html = out_html.read_text(encoding="utf-8")
     assert f"{sentence} would reach k = 5." in html
     assert 'id="utility"' in html and "Information loss of the audited data" in html
+
+
+def _random_table(seed: int, *, weighted: bool) -> ClassTable:
+    """Two QIs (one with nulls) and two SAs, so rows of a class repeat a (class, value)
+    entry of each SA; survey weights when ``weighted``."""
+    rng = np.random.default_rng(seed)
+    n = 400
+    frame = pa.table(
+        {
+            "a": pa.array(rng.choice(["x", "y", "z", None], n).tolist()),
+            "b": pa.array(rng.choice(["1", "2", "3", "4", "5"], n).tolist()),
+            "s": pa.array(rng.choice(["p", "q", "r", "t"], n).tolist()),
+            "u": pa.array(rng.choice(["m", "n", None], n).tolist()),
+            "count": pa.array(rng.integers(1, 5, n)),
+            "w": pa.array(rng.random(n) * 3),
+        }
+    )
+    return ClassTable.from_frame(
+        frame, quasi_identifiers=["a", "b"], sensitive=["s", "u"], weight="w" if weighted else None
+    )
+
+
+def _classes(t: ClassTable) -> list[tuple[Any, ...]]:
+    """Each class's QI values, size and weight, in the table's class order."""
+    weights = t.classes.weights
+    return [
+        (*key.values(), int(size), None if weights is None else float(weights[i]))
+        for i, (key, size) in enumerate(
+            zip(t.classes.keys.to_pylist(), t.classes.sizes, strict=True)
+        )
+    ]
+
+
+def _entries(t: ClassTable, sa: str) -> list[tuple[Any, ...]]:
+    """One SA's (class QI values, value, count) entries, in the table's entry order."""
+    counts = t.sensitive_counts(sa)
+    keys = t.classes.keys.to_pylist()
+    return [
+        (tuple(keys[c].values()), counts.values[v], int(n))
+        for c, v, n in zip(counts.class_ids, counts.codes, counts.counts, strict=True)
+    ]
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_without_classes_is_the_table_of_the_kept_rows(seed: int, weighted: bool) -> None:
+    # Suppression re-audits the table without some classes, built from the table's own
+    # classes, codes and SA distributions: it must be the class table of those rows.
+    t = _random_table(seed, weighted=weighted)
+    t.classes.rank, t.null_counts()  # known before the classes are dropped
+    for sa in t.sensitive:
+        t.sensitive_counts(sa)
+    drop = np.random.default_rng(seed).random(len(t.classes)) < 0.4
+    rest = t.without_classes(drop)
+    kept_rows = ~drop[t.classes.index]
+    fresh = ClassTable(t.quasi_identifiers, t.sensitive, rest.keys, rest.counts, (), rest.weights)
+    assert rest.keys.to_pylist() == t.keys.filter(pa.array(kept_rows)).to_pylist()
+    assert rest.counts.tolist() == t.counts[kept_rows].tolist()
+    # Class i of the rest is the i-th class kept, with its size and weight unchanged.
+    assert _classes(rest) == [c for c, d in zip(_classes(t), drop, strict=True) if not d]
+    assert sorted(_classes(rest), key=str) == sorted(_classes(fresh), key=str)
+    assert (
+        rest.classes.rank.tolist()
+        == Classes(rest.classes.index, rest.classes.sizes, rest.classes.keys).rank.tolist()
+    )
+    for sa in t.sensitive:
+        ours, theirs = rest.sensitive_counts(sa), fresh.sensitive_counts(sa)
+        assert ours.values == theirs.values
+        assert ours.totals.tolist() == theirs.totals.tolist()
+        assert ours.class_sizes.tolist() == rest.classes.sizes.tolist()
+        assert sorted(_entries(rest, sa), key=str) == sorted(_entries(fresh, sa), key=str)
+        pairs = ours.class_ids * len(ours.values) + ours.codes  # sorted: class, then value
+        assert bool(np.all(np.diff(pairs) > 0))
+    assert rest.null_counts() == fresh.null_counts()
+    # subset() of the same rows finds the same classes.
+    same = t.subset(kept_rows)
+    assert _classes(same) == _classes(rest)
+    assert _entries(same, "s") == _entries(rest, "s")
+    # The audits agree, measure by measure.
+    policy = Policy(k=3, l=2, t=0.3, alpha=0.8)
+    ours_report, theirs_report = checker(policy)(rest), checker(policy)(fresh)
+    assert ours_report.verdicts() == theirs_report.verdicts()
+    assert ours_report.k_anonymity.k == theirs_report.k_anonymity.k
+    for sa in t.sensitive:
+        assert sorted(ours_report.t_closeness[sa].per_class.tolist()) == sorted(
+            theirs_report.t_closeness[sa].per_class.tolist()
+        )
+        assert ours_report.l_diversity[sa].entropy == theirs_report.l_diversity[sa].entropy
+        assert ours_report.disclosure[sa].alpha == theirs_report.disclosure[sa].alpha
+
+
+def test_a_subsets_keys_are_filtered_when_read_and_kept_by_a_copy() -> None:
+    t = _random_table(4, weighted=False)
+    assert len(t.classes)  # known before the subsets are taken
+    keep = np.random.default_rng(4).random(len(t)) < 0.5
+    first = t.subset(keep)
+    second = first.subset(np.arange(len(first)) % 2 == 0)  # a subset of a subset
+    expected = t.keys.filter(pa.array(keep))
+    expected = expected.filter(pa.array(np.arange(len(expected)) % 2 == 0))
+    copied = pickle.loads(pickle.dumps(second))
+    assert "_pending_keys" not in copied.__dict__
+    assert copied.keys.to_pylist() == second.keys.to_pylist() == expected.to_pylist()
+    assert len(second) == expected.num_rows and second.rows == int(copied.counts.sum())
+    assert first.keys.to_pylist() == t.keys.filter(pa.array(keep)).to_pylist()
+    with pytest.raises(ValueError, match="needs"):
+        t.subset(keep[:-1])
+    with pytest.raises(ValueError, match="needs"):
+        t.without_classes(np.zeros(len(t.classes) + 1, dtype=bool))
+    with pytest.raises(AttributeError):
+        t.no_such_attribute  # noqa: B018
+
+
+def test_values_only_the_dropped_classes_held_leave_the_distributions() -> None:
+    t = table([("a", "x", 2), ("a", "y", 1), ("b", "z", 3), ("c", "y", 4), ("c", "x", 1)])
+    counts = t.sensitive_counts("s")
+    assert counts.values == ("x", "y", "z")
+    rest = t.without_classes(t.classes.keys.column("q").to_numpy(zero_copy_only=False) == "b")
+    fresh = ClassTable(t.quasi_identifiers, t.sensitive, rest.keys, rest.counts)
+    ours, theirs = rest.sensitive_counts("s"), fresh.sensitive_counts("s")
+    assert ours.values == theirs.values == ("x", "y")
+    assert ours.totals.tolist() == theirs.totals.tolist() == [3, 5]
+    assert _entries(rest, "s") == [
+        (("a",), "x", 2),
+        (("a",), "y", 1),
+        (("c",), "x", 1),
+        (("c",), "y", 4),
+    ]
+    assert sorted(_entries(rest, "s")) == sorted(_entries(fresh, "s"))

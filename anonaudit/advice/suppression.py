@@ -43,7 +43,6 @@ if TYPE_CHECKING:
 __all__ = ["MeasureSuppression", "SuppressionAdvice", "suppression_advice"]
 
 
-
 @dataclass(frozen=True)
 class MeasureSuppression:
     """The classes that fail one measure of the audited table.
@@ -140,10 +139,11 @@ def suppression_advice(
     Examples
     --------
     >>> import functools, pandas as pd
-    >>> from anonaudit import Policy, audit_table
+    >>> from anonaudit import Analyses, AuditOptions, Policy, audit_table
     >>> t = ClassTable.from_frame(pd.DataFrame({"zip": ["a", "b", "c"], "count": [5, 1, 2]}),
     ...                           quasi_identifiers=["zip"])
-    >>> check = functools.partial(audit_table, policy=Policy(k=2), advise_suppression=False)
+    >>> options = AuditOptions(policy=Policy(k=2), analyses=Analyses(suppression=False))
+    >>> check = functools.partial(audit_table, options=options)
     >>> advice = suppression_advice(check(t), check)
     >>> advice.records, advice.classes, advice.passed, round(advice.fraction, 3)
     (1, 1, True, 0.125)
@@ -164,15 +164,14 @@ def suppression_advice(
             break
         suppress |= fresh
         rounds += 1
-        kept_rows = ~suppress[classes.index]
-        remaining = table.subset(kept_rows)
+        # The classes kept, whole: their sizes, codes and SA distributions are known,
+        # and the keys are filtered only if a report lists them.
+        remaining = table.without_classes(suppress)
         current = reaudit(remaining) if remaining.rows else None
         if current is None:
             failing = []
-        else:  # each class of the remaining table is one of the original classes
-            origin = np.empty(len(current.table.classes), dtype=np.int64)
-            origin[current.table.classes.index] = classes.index[kept_rows]
-            failing = _failing(current, classes, origin)
+        else:
+            failing = _failing(current, classes, _origin(current, remaining, suppress))
     passed = current is not None and current.passed is not False
     records = int(classes.sizes[suppress].sum())
     k = report.policy.k
@@ -209,9 +208,10 @@ def _failing(
         failing[f"t-closeness of {sa}"] = report.t_closeness[sa].failing
         failing[f"disclosure of {sa}"] = report.disclosure[sa].failing
     result = []
-    for name, passed in report.verdicts():
-        if passed:
+    for verdict in report.verdicts():
+        if verdict.passed:
             continue
+        name = verdict.name
         mask = np.zeros(len(classes), dtype=bool)
         if name in failing:
             mask[origin[failing[name].mask]] = True
@@ -227,3 +227,20 @@ def _failing(
             continue
         result.append((name, mask))
     return result
+
+
+def _origin(current: AuditReport, remaining: ClassTable, suppress: NDArray[Any]) -> NDArray[Any]:
+    """Each class of ``current.table``'s id among the classes ``suppress`` is over.
+
+    ``current`` is the re-audit of ``remaining``, the table without the classes marked
+    in ``suppress`` (:meth:`ClassTable.without_classes`): class ``i`` of ``remaining`` is
+    the ``i``-th class kept. A re-audit that audits a table it made of the same rows
+    (in the same order) is mapped through the rows.
+    """
+    kept = np.flatnonzero(~suppress)
+    audited = current.table
+    if audited is remaining:
+        return kept
+    origin = np.empty(len(audited.classes), dtype=np.int64)
+    origin[audited.classes.index] = kept[remaining.classes.index]
+    return origin
