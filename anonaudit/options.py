@@ -40,7 +40,7 @@ from __future__ import annotations
 import math
 import os
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias
 
@@ -555,12 +555,7 @@ class AuditOptions:
         hierarchies for one that is not a QI."""
         sensitive = table.sensitive
         if isinstance(self.distances, Mapping):
-            for sa in self.distances:
-                if sa not in sensitive:
-                    raise ParameterError(
-                        f"a t-closeness distance, hierarchy or matrix is given for {sa!r}, "
-                        f"which is not a sensitive column ({', '.join(sensitive) or 'none given'})"
-                    )
+            _refuse_not_sensitive(self.distances, sensitive)
         for qi in self.hierarchies:
             if qi not in table.quasi_identifiers:
                 raise ParameterError(
@@ -714,12 +709,7 @@ def _distances(
     named = (
         {sa: distance for sa in sensitive} if isinstance(distance, str) else dict(distance or {})
     )
-    for sa in [*named, *hierarchies, *matrices]:
-        if sa not in sensitive:
-            raise ParameterError(
-                f"a t-closeness distance, hierarchy or matrix is given for {sa!r}, which is not "
-                f"a sensitive column ({', '.join(sensitive) or 'none given'})"
-            )
+    _refuse_not_sensitive([*named, *hierarchies, *matrices], sensitive)
     result: dict[str, Distance] = {}
     for sa in sensitive:
         default = "hierarchical" if sa in hierarchies else "matrix" if sa in matrices else "equal"
@@ -751,6 +741,16 @@ def _distances(
             else EqualDistance()
         )
     return result
+
+
+def _refuse_not_sensitive(names: Iterable[str], sensitive: Sequence[str]) -> None:
+    """Refuse a ground distance (or its hierarchy or matrix) named for a non-SA column."""
+    for sa in names:
+        if sa not in sensitive:
+            raise ParameterError(
+                f"a t-closeness distance, hierarchy or matrix is given for {sa!r}, which is not "
+                f"a sensitive column ({', '.join(sensitive) or 'none given'})"
+            )
 
 
 def deprecated(

@@ -24,7 +24,7 @@ suppressed records over the records audited.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -36,6 +36,7 @@ from numpy.typing import NDArray
 from anonaudit.checks._classes import TOLERANCE, FailingClasses
 from anonaudit.checks.utility import InformationLoss, information_loss
 from anonaudit.classtable import Classes, ClassTable
+from anonaudit.vocabulary import Judged
 
 if TYPE_CHECKING:
     from anonaudit.auditing import AuditReport
@@ -202,30 +203,32 @@ def _failing(
     each of its classes' id among ``classes``. The masks are the checks' own
     (:class:`~anonaudit.checks._classes.FailingClasses`), never their listings.
     """
-    failing = {"k-anonymity": report.k_anonymity.failing}
-    for sa in report.sensitive:
-        failing[f"l-diversity of {sa}"] = report.l_diversity[sa].failing
-        failing[f"t-closeness of {sa}"] = report.t_closeness[sa].failing
-        failing[f"disclosure of {sa}"] = report.disclosure[sa].failing
+    per_sa: dict[Judged, Mapping[str, Any]] = {  # each result has its FailingClasses
+        Judged.L_DIVERSITY: report.l_diversity,
+        Judged.T_CLOSENESS: report.t_closeness,
+        Judged.DISCLOSURE: report.disclosure,
+    }
     result = []
     for verdict in report.verdicts():
         if verdict.passed:
             continue
-        name = verdict.name
+        judged = verdict.judged
         mask = np.zeros(len(classes), dtype=bool)
-        if name in failing:
-            mask[origin[failing[name].mask]] = True
-        elif name == "k-map":  # classes matching fewer population records than asked
+        if judged is Judged.K_ANONYMITY:
+            mask[origin[report.k_anonymity.failing.mask]] = True
+        elif judged in per_sa and verdict.sensitive is not None:
+            mask[origin[per_sa[judged][verdict.sensitive].failing.mask]] = True
+        elif judged is Judged.K_MAP:  # classes matching fewer population records than asked
             assert report.linkage is not None
             k_map = report.linkage.k_map
             mask[origin[k_map.matches < (k_map.threshold or 0)]] = True
-        elif name == "re-identification risk":  # records whose risk 1/f exceeds the bound
+        elif judged is Judged.RISK:  # records whose risk 1/f exceeds the bound
             bound = report.risk.max_highest
             assert bound is not None
             mask = 1.0 / classes.sizes > bound + TOLERANCE
         else:  # an attack across releases: no class of this table alone accounts for it
             continue
-        result.append((name, mask))
+        result.append((verdict.name, mask))
     return result
 
 
