@@ -8,23 +8,14 @@ import math
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import pyarrow.compute as pc
 
-from anonaudit.checks import (
-    DisclosureResult,
-    KAnonymityResult,
-    LDiversityResult,
-    RiskResult,
-    TClosenessResult,
-    attribute_disclosure,
-    k_anonymity,
-    l_diversity,
-    prosecutor_risk,
-    t_closeness,
-)
+from anonaudit.checks.disclosure import DisclosureResult
 from anonaudit.checks.individual import IndividualRisk, individual_risk
+from anonaudit.checks.kanonymity import KAnonymityResult
+from anonaudit.checks.ldiversity import LDiversityResult
 from anonaudit.checks.population import (
     JournalistRisk,
     MarketerRisk,
@@ -35,8 +26,10 @@ from anonaudit.checks.population import (
 )
 from anonaudit.checks.qi_analysis import QIAnalysis, default_max_subset_size
 from anonaudit.checks.qi_analysis import qi_analysis as analyse_quasi_identifiers
+from anonaudit.checks.risk import RiskResult
 from anonaudit.checks.suda import DEFAULT_DIS_FRACTION, SudaResult
 from anonaudit.checks.suda import suda as find_special_uniques
+from anonaudit.checks.tcloseness import TClosenessResult
 from anonaudit.checks.utility import InformationLoss, information_loss
 from anonaudit.checks.wildcard import NullPolicy, class_frequencies
 from anonaudit.classtable import ClassTable, SourceStats
@@ -47,6 +40,7 @@ from anonaudit.hierarchy import GroundDistance, Hierarchy
 from anonaudit.identifiers import Identifier, find_identifiers, sample_sources
 from anonaudit.linkage.population import PopulationLinkage, population_linkage
 from anonaudit.loading import Source, load
+from anonaudit.measures import Context, Measure, in_order, registered
 from anonaudit.options import (
     AUDIT_KEYWORDS,
     KEYWORDS,
@@ -98,10 +92,11 @@ class AuditReport:
         Records left out because a QI was null (``null_policy="drop"``).
     policy : Policy
         The thresholds checked.
-    k_anonymity : KAnonymityResult
-    l_diversity, t_closeness, disclosure : dict of str to result
-        Per SA.
-    risk : RiskResult
+    results : mapping of str to result
+        Every measure's result (:data:`anonaudit.measures.MEASURES`) by its key; a
+        measure per SA holds a dict of SA to result. :meth:`result` reads one; the
+        properties :attr:`k_anonymity`, :attr:`l_diversity`, :attr:`t_closeness`,
+        :attr:`disclosure` and :attr:`risk` name the built-in ones.
     utility : InformationLoss
         Information loss of the audited (possibly generalized) table
         (:mod:`anonaudit.checks.utility`).
@@ -155,11 +150,7 @@ class AuditReport:
     null_policy: NullPolicy
     dropped_records: int
     policy: Policy
-    k_anonymity: KAnonymityResult
-    l_diversity: dict[str, LDiversityResult]
-    t_closeness: dict[str, TClosenessResult]
-    disclosure: dict[str, DisclosureResult]
-    risk: RiskResult
+    results: Mapping[str, Any] = field(repr=False)
     utility: InformationLoss
     table: ClassTable = field(repr=False)
     audited_at: _dt.datetime = field(default_factory=lambda: _dt.datetime.now(_dt.UTC))
@@ -177,6 +168,36 @@ class AuditReport:
     linkage: PopulationLinkage | None = None
     history: ReleaseHistory | None = field(default=None, repr=False)
 
+    def result(self, measure: Measure[_Result], sensitive: str | None = None) -> _Result:
+        """The result of ``measure`` (of SA ``sensitive``, for a measure per SA)."""
+        found = self.results[measure.key]
+        return cast("_Result", found[sensitive] if measure.per_sensitive else found)
+
+    @property
+    def k_anonymity(self) -> KAnonymityResult:
+        """k-anonymity (:mod:`anonaudit.measures.k_anonymity`)."""
+        return cast("KAnonymityResult", self.results["k_anonymity"])
+
+    @property
+    def l_diversity(self) -> dict[str, LDiversityResult]:
+        """l-diversity per SA (:mod:`anonaudit.measures.l_diversity`)."""
+        return cast("dict[str, LDiversityResult]", self.results["l_diversity"])
+
+    @property
+    def t_closeness(self) -> dict[str, TClosenessResult]:
+        """t-closeness per SA (:mod:`anonaudit.measures.t_closeness`)."""
+        return cast("dict[str, TClosenessResult]", self.results["t_closeness"])
+
+    @property
+    def disclosure(self) -> dict[str, DisclosureResult]:
+        """alpha, beta and delta per SA (:mod:`anonaudit.measures.disclosure`)."""
+        return cast("dict[str, DisclosureResult]", self.results["disclosure"])
+
+    @property
+    def risk(self) -> RiskResult:
+        """Prosecutor risk (:mod:`anonaudit.measures.risk`)."""
+        return cast("RiskResult", self.results["risk"])
+
     def verdicts(self) -> list[Verdict]:
         """A :class:`~anonaudit.vocabulary.Verdict` for every threshold group the policy
         sets (one per measure, and per SA for the measures of an SA)."""
@@ -186,12 +207,8 @@ class AuditReport:
             if passed is not None:
                 result.append(Verdict(judged, passed, sensitive))
 
-        add(Judged.K_ANONYMITY, self.k_anonymity.passed)
-        for sa in self.sensitive:
-            add(Judged.L_DIVERSITY, self.l_diversity[sa].passed, sa)
-            add(Judged.T_CLOSENESS, self.t_closeness[sa].passed, sa)
-            add(Judged.DISCLOSURE, self.disclosure[sa].passed, sa)
-        add(Judged.RISK, self.risk.passed)
+        for measure, sa in in_order(self.sensitive):
+            add(measure.judged, measure.passed(self.result(measure, sa)), sa)
         if self.linkage is not None:
             add(Judged.K_MAP, self.linkage.k_map.passed)
         if self.history is not None:
@@ -398,7 +415,6 @@ def audit_table(
     if audited.rows == 0:
         raise ColumnError("every record has a null quasi-identifier; nothing is left to audit")
     risk_threshold = options.risk_threshold
-    recursive_c, recursive_l = policy.recursive or (None, None)
     fk = class_frequencies(audited, nulls="wildcard")[0] if nulls == "wildcard" else None
     sampled = options.population
     individual = None
@@ -431,6 +447,13 @@ def audit_table(
                 "class-subset checks",
             )
     qi_asked, suda_asked = analyses.qi_analysis, analyses.suda
+    context = Context(audited, policy, risk_threshold, distances, wildcard_sizes=fk)
+    measured: dict[str, Any] = {m.key: {} for m in registered() if m.per_sensitive}
+    for measure, sa in in_order(table.sensitive):
+        if sa is None:
+            measured[measure.key] = measure.compute(context, None)
+        else:
+            measured[measure.key][sa] = measure.compute(context, sa)
     report = AuditReport(
         quasi_identifiers=table.quasi_identifiers,
         sensitive=table.sensitive,
@@ -440,37 +463,7 @@ def audit_table(
         null_policy=nulls,
         dropped_records=rows_read - audited.rows,
         policy=policy,
-        k_anonymity=k_anonymity(audited, k=policy.k, fk=fk),
-        l_diversity={
-            sa: l_diversity(
-                audited,
-                sa,
-                l=policy.l,
-                entropy_l=policy.entropy_l,
-                c=recursive_c,
-                recursive_l=None if recursive_l is None else int(recursive_l),
-            )
-            for sa in table.sensitive
-        },
-        t_closeness={
-            sa: t_closeness(
-                audited,
-                sa,
-                t=policy.t,
-                distance=distances[sa].name,
-                order=getattr(distances[sa], "order", None),
-                hierarchy=getattr(distances[sa], "hierarchy", None),
-                ground=getattr(distances[sa], "matrix", None),
-            )
-            for sa in table.sensitive
-        },
-        disclosure={
-            sa: attribute_disclosure(
-                audited, sa, alpha=policy.alpha, beta=policy.beta, delta=policy.delta
-            )
-            for sa in table.sensitive
-        },
-        risk=prosecutor_risk(audited, threshold=risk_threshold, max_highest=policy.max_risk, fk=fk),
+        results=measured,
         individual=individual,
         linkage=None
         if population_table is None

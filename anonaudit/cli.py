@@ -21,6 +21,7 @@ from typing import Any
 
 from anonaudit import __version__
 from anonaudit.errors import AnonauditError, ParameterError
+from anonaudit.policy import threshold_fields
 from anonaudit.vocabulary import (
     ADDITIVE,
     DISTANCES,
@@ -286,15 +287,12 @@ def _parser() -> argparse.ArgumentParser:
 
 def _add_thresholds(group: argparse._ArgumentGroup) -> None:
     """The policy's thresholds, shared by ``audit`` and ``advise``."""
-    group.add_argument("-k", type=int, help="smallest class size (k-anonymity)")
-    group.add_argument("-l", type=int, help="distinct sensitive values per class (l-diversity)")
-    group.add_argument("--entropy-l", type=float, help="entropy l-diversity")
-    group.add_argument("--recursive", metavar="C,L", help="recursive (c,l)-diversity")
-    group.add_argument("-t", type=float, help="t-closeness: largest EMD between class and table")
-    group.add_argument("--alpha", type=float, help="largest share of one value in a class")
-    group.add_argument("--beta", type=float, help="basic beta-likeness")
-    group.add_argument("--delta", type=float, help="delta-disclosure privacy")
-    group.add_argument("--max-risk", type=float, help="largest prosecutor risk of a record")
+    for threshold in threshold_fields():
+        flag, kind, text = (threshold.metadata[key] for key in ("flag", "kind", "help"))
+        if kind == "pair":
+            group.add_argument(flag, metavar="C,L", help=text)
+        else:
+            group.add_argument(flag, type=int if kind == "whole" else float, help=text)
 
 
 def _addcolumns(parser: argparse.ArgumentParser) -> None:

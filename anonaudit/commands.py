@@ -36,6 +36,7 @@ from anonaudit.errors import OptionError, ParameterError
 from anonaudit.linkage import cli as linkage_cli
 from anonaudit.loading import load
 from anonaudit.options import Analyses, AuditOptions, EngineOptions, ReadOptions, Roles
+from anonaudit.policy import threshold_fields
 from anonaudit.report.html import save_html, write_listings
 from anonaudit.report.json import (
     SCHEMA_VERSION,
@@ -134,17 +135,18 @@ def _override(config: AuditConfig, args: argparse.Namespace) -> None:
         config.quasi_identifiers = [c for item in args.qi for c in columns(item)]
     if args.sensitive:
         config.sensitive = [c for item in args.sensitive for c in columns(item)]
-    for name in ("k", "l", "entropy_l", "t", "alpha", "beta", "delta", "max_risk"):
-        if getattr(args, name) is not None:
-            config.thresholds[name] = getattr(args, name)
-    if args.recursive:
-        c, _, l = args.recursive.partition(",")
-        try:
-            config.thresholds["recursive"] = (float(c), int(l))
-        except ValueError:
-            raise ParameterError(
-                f"--recursive takes C,L such as 3,2 (got {args.recursive!r})"
-            ) from None
+    for threshold in threshold_fields():
+        value = getattr(args, threshold.name)
+        if value is None:
+            continue
+        if threshold.metadata["kind"] == "pair":
+            c, _, l = value.partition(",")
+            try:
+                value = (float(c), int(l))
+            except ValueError:
+                flag = threshold.metadata["flag"]
+                raise ParameterError(f"{flag} takes C,L such as 3,2 (got {value!r})") from None
+        config.thresholds[threshold.name] = value
     if args.t_distance:
         if "=" in args.t_distance:
             config.t_distance = assignments(args.t_distance.split(","), "--t-distance")

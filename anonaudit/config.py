@@ -92,7 +92,7 @@ from anonaudit.options import (
     Roles,
     from_keywords,
 )
-from anonaudit.policy import Policy
+from anonaudit.policy import Policy, threshold_fields
 from anonaudit.sources.storage import is_url
 from anonaudit.work import DEFAULT_MAX_WORK
 
@@ -206,21 +206,18 @@ _SCALAR = _Value(
     "strings, numbers or booleans",
     lambda v: isinstance(v, (str, int, float)),
 )
+_PAIR = _Value(
+    "[c, l]: a number and a whole number, such as [3.0, 2]",
+    "",
+    lambda v: isinstance(v, list) and len(v) == 2 and _number(v[0]) and _whole(v[1]),
+)
+#: The ``[thresholds]`` keys: the policy's thresholds, each with the type of its kind.
 _THRESHOLDS = _Table(
     {
-        "k": _WHOLE,
-        "l": _WHOLE,
-        "entropy_l": _NUMBER,
-        "recursive": _Value(
-            "[c, l]: a number and a whole number, such as [3.0, 2]",
-            "",
-            lambda v: isinstance(v, list) and len(v) == 2 and _number(v[0]) and _whole(v[1]),
-        ),
-        "t": _NUMBER,
-        "alpha": _NUMBER,
-        "beta": _NUMBER,
-        "delta": _NUMBER,
-        "max_risk": _NUMBER,
+        threshold.name: {"whole": _WHOLE, "number": _NUMBER, "pair": _PAIR}[
+            threshold.metadata["kind"]
+        ]
+        for threshold in threshold_fields()
     }
 )
 _DATASET: dict[str, _Value | _Items | _Table] = {
@@ -367,9 +364,10 @@ class AuditConfig:
     def policy(self) -> Policy:
         """The thresholds as a :class:`Policy`."""
         values = dict(self.thresholds)
-        if values.get("recursive") is not None:
-            c, l = values["recursive"]
-            values["recursive"] = (float(c), int(l))
+        for threshold in threshold_fields():
+            pair = values.get(threshold.name)
+            if threshold.metadata["kind"] == "pair" and pair is not None:
+                values[threshold.name] = (float(pair[0]), int(pair[1]))
         return Policy(**values)
 
     def _keywords(self) -> Keywords:

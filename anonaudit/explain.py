@@ -35,7 +35,6 @@ from markupsafe import Markup, escape
 __all__ = [
     "MEASURES",
     "REFERENCES",
-    "REPORT_MEASURES",
     "About",
     "AboutEntry",
     "Measure",
@@ -871,15 +870,6 @@ MEASURES: tuple[Measure, ...] = (
     DIFFERENTIAL_PRIVACY,
 )
 
-#: The measures the HTML report explains, in its order.
-REPORT_MEASURES: tuple[Measure, ...] = (
-    K_ANONYMITY,
-    L_DIVERSITY,
-    T_CLOSENESS,
-    DISCLOSURE,
-    PROSECUTOR_RISK,
-)
-
 
 def _unique(references: Sequence[Reference]) -> tuple[Reference, ...]:
     return tuple(dict.fromkeys(references))
@@ -975,7 +965,7 @@ def escape_markdown(text: str) -> str:
     return re.sub(r"([\\`*_\[\]|])", r"\\\1", text).replace("<", "&lt;")
 
 
-def report_about(measures: Sequence[Measure] = REPORT_MEASURES) -> About:
+def report_about(measures: Sequence[Measure]) -> About:
     """The HTML report's explanation of ``measures`` and its numbered references.
 
     References are numbered in the order of the measures' ``citations``; every

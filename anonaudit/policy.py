@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
-from typing import Any
+from dataclasses import Field, dataclass, field, fields
+from typing import Any, Literal, TypeAlias
 
 from anonaudit.errors import OptionError, ParameterError
 
-__all__ = ["Policy"]
+__all__ = ["Policy", "ThresholdKind", "threshold_fields"]
+
+#: The kind of value a threshold takes: a whole number, a number, or a pair ``(c, l)``
+#: of a number and a whole number (``C,L`` on the command line, ``[c, l]`` in a file).
+ThresholdKind: TypeAlias = Literal["whole", "number", "pair"]
+
+
+def _threshold(flag: str, kind: ThresholdKind, help: str) -> Any:
+    """A threshold of the policy: unset by default, with its command-line ``flag``, the
+    ``kind`` of its value and its ``help``, from which the command line and the policy
+    files take their options and keys (:func:`threshold_fields`)."""
+    return field(default=None, metadata={"flag": flag, "kind": kind, "help": help})
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -41,15 +52,19 @@ class Policy:
     {'k': 5, 't': 0.2}
     """
 
-    k: int | None = None
-    l: int | None = None
-    entropy_l: float | None = None
-    recursive: tuple[float, int] | None = None
-    t: float | None = None
-    alpha: float | None = None
-    beta: float | None = None
-    delta: float | None = None
-    max_risk: float | None = None
+    k: int | None = _threshold("-k", "whole", "smallest class size (k-anonymity)")
+    l: int | None = _threshold("-l", "whole", "distinct sensitive values per class (l-diversity)")
+    entropy_l: float | None = _threshold("--entropy-l", "number", "entropy l-diversity")
+    recursive: tuple[float, int] | None = _threshold(
+        "--recursive", "pair", "recursive (c,l)-diversity"
+    )
+    t: float | None = _threshold("-t", "number", "t-closeness: largest EMD between class and table")
+    alpha: float | None = _threshold("--alpha", "number", "largest share of one value in a class")
+    beta: float | None = _threshold("--beta", "number", "basic beta-likeness")
+    delta: float | None = _threshold("--delta", "number", "delta-disclosure privacy")
+    max_risk: float | None = _threshold(
+        "--max-risk", "number", "largest prosecutor risk of a record"
+    )
 
     def __post_init__(self) -> None:
         if self.k is not None and not self.k >= 1:
@@ -68,3 +83,13 @@ class Policy:
         return {
             f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) is not None
         }
+
+
+def threshold_fields() -> tuple[Field[Any], ...]:
+    """The thresholds of :class:`Policy`, each with its ``metadata``: ``flag`` (the
+    command-line option), ``kind`` (:data:`ThresholdKind`) and ``help``.
+
+    >>> [f.metadata["flag"] for f in threshold_fields()][:3]
+    ['-k', '-l', '--entropy-l']
+    """
+    return fields(Policy)

@@ -1,7 +1,8 @@
 """MkDocs hook: the page per measure, generated from :mod:`anonaudit.explain` at build time.
 
 ``mkdocs.yml`` lists this file under ``hooks:``. For every entry of
-``anonaudit.explain.MEASURES`` it adds ``measures/<slug>.md`` (definition, citations,
+``anonaudit.measures.explained()`` (the registry's measures and the other entries
+of ``anonaudit.explain.MEASURES``) it adds ``measures/<slug>.md`` (definition, citations,
 what it protects, what it misses, and where anonaudit reports it), and it publishes the
 JSON Schema of the reports as ``schema/report.schema.json``. Nothing is written to
 ``docs/``: the pages exist only in the build.
@@ -20,32 +21,14 @@ if str(ROOT) not in sys.path:  # the checkout, when anonaudit is not installed
 from mkdocs.structure.files import File, Files  # noqa: E402
 
 from anonaudit import explain  # noqa: E402
+from anonaudit.measures import MEASURES, explained  # noqa: E402
 
 SCHEMA = ROOT / "anonaudit" / "schema" / "report.schema.json"
 
-#: Where anonaudit computes and reports each measure: options, JSON keys, Python.
-USAGE: dict[str, str] = {
-    "k-anonymity": (
-        "`-k K` (policy file: `[thresholds] k`); JSON `k_anonymity`; Python "
-        "`report.k_anonymity`, `anonaudit.checks.k_anonymity`."
-    ),
-    "l-diversity": (
-        "`-l L`, `--entropy-l X`, `--recursive C,L`; JSON `l_diversity.<SA>`; Python "
-        "`report.l_diversity[sa]`, `anonaudit.checks.l_diversity`."
-    ),
-    "t-closeness": (
-        "`-t T`, `--t-distance`, `--hierarchy COL=FILE`, `--order`, `--ground-distance`; "
-        "JSON `t_closeness.<SA>`; Python `report.t_closeness[sa]`, "
-        "`anonaudit.checks.t_closeness`."
-    ),
-    "disclosure": (
-        "`--alpha A`, `--beta B`, `--delta D`; JSON `disclosure.<SA>`; Python "
-        "`report.disclosure[sa]`, `anonaudit.checks.attribute_disclosure`."
-    ),
-    "re-identification-risk": (
-        "`--max-risk R`, `--risk-threshold R`; JSON `risk`; Python `report.risk`, "
-        "`anonaudit.checks.prosecutor_risk`; per record in `--records-out`."
-    ),
+#: Where anonaudit computes and reports each measure that is not a module of
+#: :mod:`anonaudit.measures` (those declare their own ``usage``): options, JSON keys,
+#: Python.
+_OTHERS: dict[str, str] = {
     "population-risk": (
         "`--population-size N` or `--sampling-fraction F`, `--population-model`; JSON "
         "`risk.population`, `risk.journalist`, `risk.marketer`; Python "
@@ -88,6 +71,10 @@ USAGE: dict[str, str] = {
 }
 
 
+#: Where anonaudit computes and reports each measure, by slug.
+USAGE: dict[str, str] = {measure.about.slug: measure.usage for measure in MEASURES} | _OTHERS
+
+
 def measure_page(measure: explain.Measure) -> str:
     """The Markdown page of one measure."""
     if measure.slug not in USAGE:
@@ -123,7 +110,7 @@ def measure_page(measure: explain.Measure) -> str:
 
 def on_files(files: Files, config: Any) -> Files:
     """Add the generated measure pages and the JSON Schema to the build."""
-    for measure in explain.MEASURES:
+    for measure in explained():
         files.append(
             File.generated(config, f"measures/{measure.slug}.md", content=measure_page(measure))
         )

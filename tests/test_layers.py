@@ -45,6 +45,7 @@ TOP = {
     "classtable": "classtable",
     "engines": "engines",
     "checks": "measures",
+    "measures": "measures",
     "hierarchy": "measures",
     "generalization": "measures",
     "identifiers": "measures",

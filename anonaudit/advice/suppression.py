@@ -24,7 +24,7 @@ suppressed records over the records audited.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -33,10 +33,11 @@ import pandas as pd
 import pyarrow as pa
 from numpy.typing import NDArray
 
-from anonaudit.checks._classes import TOLERANCE, FailingClasses
+from anonaudit.checks._classes import FailingClasses
 from anonaudit.checks.utility import InformationLoss, information_loss
 from anonaudit.classtable import Classes, ClassTable
-from anonaudit.vocabulary import Judged
+from anonaudit.measures import in_order
+from anonaudit.vocabulary import Judged, Verdict
 
 if TYPE_CHECKING:
     from anonaudit.auditing import AuditReport
@@ -203,32 +204,23 @@ def _failing(
     each of its classes' id among ``classes``. The masks are the checks' own
     (:class:`~anonaudit.checks._classes.FailingClasses`), never their listings.
     """
-    per_sa: dict[Judged, Mapping[str, Any]] = {  # each result has its FailingClasses
-        Judged.L_DIVERSITY: report.l_diversity,
-        Judged.T_CLOSENESS: report.t_closeness,
-        Judged.DISCLOSURE: report.disclosure,
-    }
     result = []
-    for verdict in report.verdicts():
-        if verdict.passed:
+    for measure, sa in in_order(report.sensitive):
+        measured = report.result(measure, sa)
+        if measure.passed(measured) is not False:
             continue
-        judged = verdict.judged
+        failing = measure.failing(measured, report.table)
+        if failing is not None:  # else no class accounts for the failure
+            mask = np.zeros(len(classes), dtype=bool)
+            mask[origin[failing]] = True
+            result.append((Verdict(measure.judged, False, sa).name, mask))
+    linkage = report.linkage
+    if linkage is not None and linkage.k_map.passed is False:  # classes matching fewer
+        k_map = linkage.k_map  # population records than asked
         mask = np.zeros(len(classes), dtype=bool)
-        if judged is Judged.K_ANONYMITY:
-            mask[origin[report.k_anonymity.failing.mask]] = True
-        elif judged in per_sa and verdict.sensitive is not None:
-            mask[origin[per_sa[judged][verdict.sensitive].failing.mask]] = True
-        elif judged is Judged.K_MAP:  # classes matching fewer population records than asked
-            assert report.linkage is not None
-            k_map = report.linkage.k_map
-            mask[origin[k_map.matches < (k_map.threshold or 0)]] = True
-        elif judged is Judged.RISK:  # records whose risk 1/f exceeds the bound
-            bound = report.risk.max_highest
-            assert bound is not None
-            mask = 1.0 / classes.sizes > bound + TOLERANCE
-        else:  # an attack across releases: no class of this table alone accounts for it
-            continue
-        result.append((verdict.name, mask))
+        mask[origin[k_map.matches < (k_map.threshold or 0)]] = True
+        result.append((Verdict(Judged.K_MAP, False).name, mask))
+    # An attack across releases fails no class of this table alone: nothing to suppress.
     return result
 
 

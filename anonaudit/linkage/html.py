@@ -30,28 +30,25 @@ from anonaudit.errors import ParameterError
 from anonaudit.linkage.composition import COMBINATION_RULE, Composition, DPComposition
 from anonaudit.linkage.differencing import Differencing
 from anonaudit.linkage.report import _fixed
+from anonaudit.measures.present import (
+    Fact,
+    Listing,
+    Options,
+    _bytes,
+    _count,
+    _plural,
+    _probability,
+    _real,
+    join_names,
+    slugs,
+)
 from anonaudit.report.html import DEFAULT_MAX_ROWS, Section, _environment
 from anonaudit.report.view_releases import (
     composition_facts,
     differencing_facts,
     disclosing_listing,
 )
-from anonaudit.report.views import (
-    _MECHANISM_WORDS,
-    Fact,
-    Listing,
-    Options,
-    SourceRow,
-    _bytes,
-    _count,
-    _digest,
-    _plural,
-    _probability,
-    _real,
-    contents_notice,
-    join_names,
-    slugs,
-)
+from anonaudit.report.views import _MECHANISM_WORDS, SourceRow, _digest, contents_notice
 
 __all__ = [
     "CompositionView",

@@ -3,7 +3,7 @@ r"""The HTML report: one self-contained page a privacy officer can read, file an
 :func:`render_html` lays an :class:`~anonaudit.auditing.AuditReport` out as one HTML file:
 a verdict in plain words, the data audited (with the SHA-256 of each input file and the
 command that reproduces the audit), one section per measure with its charts
-(:mod:`anonaudit.report.charts`) and the classes that fail, an explanation of the
+(:mod:`anonaudit.measures.charts`) and the classes that fail, an explanation of the
 measures and their limits, and references. CSS is inline; there is no script, no font
 and no request to any server (the page's Content-Security-Policy forbids them). The page
 is a document people e-mail, so its size is bounded whatever the data's: each listing of
@@ -21,10 +21,11 @@ The page (``report.html.j2``) is a list of :class:`Section` objects. A section i
 template under ``templates/sections/`` fed by one view object: a frozen dataclass built
 from one result in :mod:`anonaudit.report.views`, holding only text ready to print
 (numbers formatted, values redacted, charts drawn). Templates never compute. Most
-sections share ``sections/measure.html.j2`` and a :class:`~anonaudit.report.views.MeasureView`
+sections share ``sections/measure.html.j2`` and a :class:`~anonaudit.report.MeasureView`
 (facts, charts, failing classes); the differential-privacy companion, when the report
 has one, is ``sections/dp.html.j2`` fed by a :class:`~anonaudit.report.views.DPView`.
-To add a section:
+Each measure of the registry (:mod:`anonaudit.measures`) gives its own section, in
+order; a measure is added by its module alone. To add another section:
 
 1. build its view from the result in a function in :mod:`anonaudit.report.views` (a
    ``MeasureView``, or a dataclass of its own with a template
@@ -49,6 +50,8 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from anonaudit import __version__, explain
 from anonaudit.errors import ParameterError
+from anonaudit.measures import in_order, registered
+from anonaudit.measures.present import Listing, Options, join_names, listing_csv
 from anonaudit.report import (
     view_advice,
     view_individual,
@@ -57,7 +60,7 @@ from anonaudit.report import (
     view_releases,
     views,
 )
-from anonaudit.report.views import Listing, contents_notice, describe_call, listing_csv
+from anonaudit.report.views import contents_notice, describe_call
 from anonaudit.util import atomic_write_text
 
 if TYPE_CHECKING:
@@ -194,7 +197,7 @@ def write_listings(
 
 def _options(
     redact: bool, max_rows: int, max_classes: int | None, listings_href: str | None
-) -> views.Options:
+) -> Options:
     if isinstance(max_rows, bool) or not isinstance(max_rows, int) or max_rows < 1:
         raise ParameterError(f"max_rows must be a whole number >= 1 (got {max_rows!r})")
     if max_classes is not None and (
@@ -203,13 +206,13 @@ def _options(
         raise ParameterError(
             f"max_classes must be a whole number >= 1 or None (got {max_classes!r})"
         )
-    return views.Options(
+    return Options(
         redact=redact, max_rows=max_rows, max_classes=max_classes, listings_href=listings_href
     )
 
 
 def _render(
-    report: AuditReport, redact: bool, command: str | None, options: views.Options
+    report: AuditReport, redact: bool, command: str | None, options: Options
 ) -> tuple[str, list[Listing]]:
     """The page, and the listings it holds."""
     sections = tuple(_sections(report, command=command, options=options))
@@ -220,8 +223,8 @@ def _render(
         title=f"Anonymity audit of {names}" + (" (redacted)" if redact else ""),
         subtitle=(
             f"{report.rows:,} records in {report.k_anonymity.classes:,} equivalence classes "
-            f"over {views.join_names(report.quasi_identifiers)}"
-            + (f"; sensitive: {views.join_names(report.sensitive)}" if report.sensitive else "")
+            f"over {join_names(report.quasi_identifiers)}"
+            + (f"; sensitive: {join_names(report.sensitive)}" if report.sensitive else "")
         ),
         redacted=redact,
         notice=contents_notice(
@@ -245,7 +248,7 @@ def _about(report: AuditReport) -> tuple[explain.Measure, ...]:
     population table, k-map; with earlier releases, the attacks run on them."""
     history = report.history
     return (
-        *explain.REPORT_MEASURES,
+        *(measure.about for measure in registered()),
         *((explain.POPULATION_RISK,) if report.population is not None else ()),
         *((explain.POPULATION_LINKAGE,) if report.linkage is not None else ()),
         *((explain.COMPOSITION,) if history is not None and history.composition else ()),
@@ -275,7 +278,7 @@ def _write(listings: list[Listing], directory: Path) -> list[Path]:
     return written
 
 
-def _sections(report: AuditReport, *, command: str | None, options: views.Options) -> list[Section]:
+def _sections(report: AuditReport, *, command: str | None, options: Options) -> list[Section]:
     """Every section of the page, in order: the one list to extend with a new section."""
     sections = [
         Section("sections/verdict.html.j2", "verdict", "Verdict", views.verdict_view(report)),
@@ -295,31 +298,10 @@ def _sections(report: AuditReport, *, command: str | None, options: views.Option
                 views.identifiers_view(report),
             )
         )
-    sections.append(Section(_MEASURE, "k-anonymity", "k-anonymity", views.k_view(report, options)))
-    for sa, slug in zip(report.sensitive, views.slugs(report.sensitive), strict=True):
-        sections += [
-            Section(
-                _MEASURE,
-                f"l-diversity-{slug}",
-                f"l-diversity of {sa}",
-                views.l_view(report.l_diversity[sa], report, options),
-            ),
-            Section(
-                _MEASURE,
-                f"t-closeness-{slug}",
-                f"t-closeness of {sa}",
-                views.t_view(report.t_closeness[sa], report, options, chart_id=f"t-{slug}"),
-            ),
-            Section(
-                _MEASURE,
-                f"disclosure-{slug}",
-                f"Attribute disclosure of {sa}",
-                views.disclosure_view(report.disclosure[sa], report, options),
-            ),
-        ]
-    sections.append(
-        Section(_MEASURE, "risk", "Re-identification risk", views.risk_view(report.risk, report))
-    )
+    for measure, sa in in_order(report.sensitive):
+        anchor = views.section_anchor(measure, sa, report.sensitive)
+        view = measure.view(report.result(measure, sa), report, options, anchor)
+        sections.append(Section(_MEASURE, anchor, measure.title(sa), view))
     if report.history is not None:
         sections.append(
             Section(

@@ -8,13 +8,10 @@ infinity); every other number is finite. The layout is documented in docs/json.m
 from __future__ import annotations
 
 import json
-import math
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from anonaudit import __version__
 from anonaudit.engines.local import FileStats
@@ -24,9 +21,11 @@ from anonaudit.linkage.report import (
     disclosing_rows,
     entry_to_dict,
 )
+from anonaudit.measures import in_order, registered
+from anonaudit.measures.present import Layout, json_classes, json_number
 from anonaudit.report.criteria import criteria
 from anonaudit.report.view_population import population_caveats
-from anonaudit.report.views import REDACTED, contents_notice
+from anonaudit.report.views import contents_notice
 from anonaudit.vocabulary import SCHEMA_VERSION
 
 if TYPE_CHECKING:
@@ -48,41 +47,14 @@ __all__ = [
 ]
 
 
-def _number(value: float | int | None) -> float | int | str | None:
-    if value is None:
-        return None
-    if isinstance(value, (int, np.integer)):
-        return int(value)
-    value = float(value)
-    if math.isinf(value):
-        return "inf" if value > 0 else "-inf"
-    return value
 
 
-@dataclass(frozen=True)
-class _Layout:
-    """How listings are written: at most ``limit`` classes each, QI values redacted or not."""
-
-    qi: tuple[str, ...]
-    limit: int | None
-    redact: bool
-
-    def qi_values(self, values: Mapping[Any, Any]) -> dict[str, Any]:
-        return {name: REDACTED if self.redact else values[name] for name in self.qi}
 
 
-def _classes(frame: pd.DataFrame, layout: _Layout) -> dict[str, Any]:
-    shown = frame if layout.limit is None else frame.head(layout.limit)
-    rows = []
-    for record in shown.to_dict(orient="records"):
-        entry: dict[str, Any] = {"quasi_identifiers": layout.qi_values(record)}
-        entry.update({str(k): _number(v) for k, v in record.items() if k not in layout.qi})
-        rows.append(entry)
-    return {"count": len(frame), "truncated": len(shown) < len(frame), "classes": rows}
 
 
 def _contents(
-    document: dict[str, Any], layout: _Layout, listings_dir: str | None
+    document: dict[str, Any], layout: Layout, listings_dir: str | None
 ) -> dict[str, Any]:
     """The ``contents`` notice: rows of QI values the document holds, listings capped."""
     listings = [
@@ -170,14 +142,16 @@ def report_to_dict(
     listings_dir : str, optional
         Where the full listings were written as CSV files, for the ``contents`` notice.
     """
-    layout = _Layout(report.quasi_identifiers, max_classes, redact)
+    layout = Layout(report.quasi_identifiers, max_classes, redact)
     document = _report(report, layout)
     contents = _contents(document, layout, listings_dir)
     return {"schema_version": document.pop("schema_version"), "contents": contents, **document}
 
 
-def _report(report: AuditReport, layout: _Layout) -> dict[str, Any]:
-    k = report.k_anonymity
+def _report(report: AuditReport, layout: Layout) -> dict[str, Any]:
+    measured = _measured(report, layout)
+    # The population, individual and linkage risks extend the prosecutor risk's entry.
+    measured["risk"] |= _population(report) | _individual(report, layout) | _linkage(report)
     return {
         "schema_version": SCHEMA_VERSION,
         "anonaudit_version": __version__,
@@ -198,69 +172,7 @@ def _report(report: AuditReport, layout: _Layout) -> dict[str, Any]:
         "passed": report.passed,
         "verdicts": [{"measure": v.name, "passed": v.passed} for v in report.verdicts()],
         **_advice(report, layout),
-        "k_anonymity": {
-            "k": k.k,
-            "classes": k.classes,
-            "threshold": k.threshold,
-            "passed": k.passed,
-            "histogram": {str(size): n for size, n in k.histogram.items()},
-            "violating_records": k.violating_records,
-            "violating": _classes(k.violating, layout),
-        },
-        "l_diversity": {
-            sa: {
-                "distinct": r.distinct,
-                "entropy": _number(r.entropy),
-                "recursive": {"c": _number(r.recursive_c), "l": r.recursive_l},
-                "nulls": r.nulls,
-                "thresholds": {"l": r.l, "entropy_l": r.entropy_l, "c": r.c},
-                "passed": r.passed,
-                "violating_records": r.violating_records,
-                "violating": _classes(r.violating, layout),
-            }
-            for sa, r in report.l_diversity.items()
-        },
-        "t_closeness": {
-            sa: {
-                "t": _number(r.t),
-                "distance": r.distance,
-                "threshold": r.threshold,
-                "nulls_excluded": r.nulls_excluded,
-                "passed": r.passed,
-                "violating_records": r.violating_records,
-                "violating": _classes(r.violating, layout),
-            }
-            for sa, r in report.t_closeness.items()
-        },
-        "disclosure": {
-            sa: {
-                "alpha": _number(r.alpha),
-                "beta": _number(r.beta),
-                "delta": _number(r.delta),
-                "thresholds": {"alpha": r.max_alpha, "beta": r.max_beta, "delta": r.max_delta},
-                "passed": r.passed,
-                "violating_records": r.violating_records,
-                "violating": _classes(r.violating, layout),
-            }
-            for sa, r in report.disclosure.items()
-        },
-        "risk": {
-            "model": "prosecutor",
-            "highest": _number(report.risk.highest),
-            "average": _number(report.risk.average),
-            "lowest": _number(report.risk.lowest),
-            "threshold": report.risk.threshold,
-            "records_at_risk": report.risk.records_at_risk,
-            "records_at_risk_fraction": _number(report.risk.records_at_risk_fraction),
-            "sample_uniques": report.risk.sample_uniques,
-            "sample_uniques_fraction": _number(report.risk.sample_uniques_fraction),
-            "bands": {str(edge): n for edge, n in report.risk.bands.items()},
-            "max_highest": report.risk.max_highest,
-            "passed": report.risk.passed,
-        }
-        | _population(report)
-        | _individual(report, layout)
-        | _linkage(report),
+        **measured,
         "criteria": {
             c.key: {
                 "question": c.question,
@@ -282,7 +194,20 @@ def _report(report: AuditReport, layout: _Layout) -> dict[str, Any]:
     }
 
 
-def _history(report: AuditReport, layout: _Layout) -> dict[str, Any]:
+def _measured(report: AuditReport, layout: Layout) -> dict[str, Any]:
+    """Every measure's entry (:data:`anonaudit.measures.MEASURES`): ``key`` or
+    ``key.<SA>``."""
+    measured: dict[str, Any] = {measure.key: {} for measure in registered()}
+    for measure, sa in in_order(report.sensitive):
+        entry = measure.to_json(report.result(measure, sa), layout)
+        if sa is None:
+            measured[measure.key] = entry
+        else:
+            measured[measure.key][sa] = entry
+    return measured
+
+
+def _history(report: AuditReport, layout: Layout) -> dict[str, Any]:
     """``releases``: the release against the earlier ones in the ledger (else none)."""
     history = report.history
     if history is None:
@@ -329,8 +254,8 @@ def _linkage(report: AuditReport) -> dict[str, Any]:
             "unmatched_records": k.unmatched_records,
         },
         "delta_presence": {
-            "min": _number(presence.min),
-            "max": _number(presence.max),
+            "min": json_number(presence.min),
+            "max": json_number(presence.max),
             "classes": presence.classes,
         },
         "linkage": {
@@ -340,7 +265,7 @@ def _linkage(report: AuditReport) -> dict[str, Any]:
     }
 
 
-def _advice(report: AuditReport, layout: _Layout) -> dict[str, Any]:
+def _advice(report: AuditReport, layout: Layout) -> dict[str, Any]:
     """``utility``, ``generalization`` and ``suppression`` (the last two may be null)."""
     g, s = report.generalization, report.suppression
     return {
@@ -358,25 +283,25 @@ def _advice(report: AuditReport, layout: _Layout) -> dict[str, Any]:
             "passed": s.passed,
             "classes": s.classes,
             "records": s.records,
-            "fraction": _number(s.fraction),
+            "fraction": json_number(s.fraction),
             "rounds": s.rounds,
             "measures": [
                 {"measure": m.measure, "classes": m.classes, "records": m.records}
                 for m in s.measures
             ],
             "utility": None if s.utility is None else _loss(s.utility),
-            "suppressed": _classes(s.suppressed, layout),
+            "suppressed": json_classes(s.suppressed, layout),
         },
     }
 
 
 def _loss(loss: InformationLoss) -> dict[str, Any]:
     return {
-        "discernibility": _number(loss.discernibility),
-        "average_class_size": _number(loss.average_class_size),
+        "discernibility": json_number(loss.discernibility),
+        "average_class_size": json_number(loss.average_class_size),
         "k": loss.k,
         "height": loss.height,
-        "precision": _number(loss.precision),
+        "precision": json_number(loss.precision),
         "suppressed": loss.suppressed,
     }
 
@@ -391,31 +316,31 @@ def _population(report: AuditReport) -> dict[str, Any]:
             "model": p.model_used,
             "requested_model": p.model,
             "reason": p.reason,
-            "uniques": _number(p.uniques),
-            "uniques_fraction": _number(p.uniques_fraction),
-            "population_size": _number(p.population_size),
-            "sampling_fraction": _number(p.sampling_fraction),
+            "uniques": json_number(p.uniques),
+            "uniques_fraction": json_number(p.uniques_fraction),
+            "population_size": json_number(p.population_size),
+            "sampling_fraction": json_number(p.sampling_fraction),
             "sample_uniques": p.sample_uniques,
             "estimates": {
-                "pitman": _number(p.pitman),
-                "zayatz": _number(p.zayatz),
-                "snb": _number(p.snb),
+                "pitman": json_number(p.pitman),
+                "zayatz": json_number(p.zayatz),
+                "snb": json_number(p.snb),
             },
             "caveats": population_caveats(report),
         },
         "journalist": {
-            "highest": _number(j.highest),
-            "average": _number(j.average),
+            "highest": json_number(j.highest),
+            "average": json_number(j.average),
             "threshold": j.threshold,
             "records_at_risk": j.records_at_risk,
-            "records_at_risk_fraction": _number(j.records_at_risk_fraction),
+            "records_at_risk_fraction": json_number(j.records_at_risk_fraction),
             "population_class_sizes": j.basis,
         },
-        "marketer": {"average": _number(m.average), "population_class_sizes": m.basis},
+        "marketer": {"average": json_number(m.average), "population_class_sizes": m.basis},
     }
 
 
-def _individual(report: AuditReport, layout: _Layout) -> dict[str, Any]:
+def _individual(report: AuditReport, layout: Layout) -> dict[str, Any]:
     """``risk.individual``: sdcMicro's individual and global risk, when computed."""
     r = report.individual
     if r is None:
@@ -425,19 +350,19 @@ def _individual(report: AuditReport, layout: _Layout) -> dict[str, Any]:
             "method": r.method,
             "weights": r.weights,
             "basis": r.basis,
-            "population_size": _number(r.population_size),
-            "expected_reidentifications": _number(r.expected_reidentifications),
-            "global_risk": _number(r.global_risk),
-            "highest": _number(r.highest),
+            "population_size": json_number(r.population_size),
+            "expected_reidentifications": json_number(r.expected_reidentifications),
+            "global_risk": json_number(r.global_risk),
+            "highest": json_number(r.highest),
             "threshold": r.threshold,
             "records_at_risk": r.records_at_risk,
-            "records_at_risk_fraction": _number(r.records_at_risk_fraction),
-            "at_risk": _classes(r.at_risk, layout),
+            "records_at_risk_fraction": json_number(r.records_at_risk_fraction),
+            "at_risk": json_classes(r.at_risk, layout),
         }
     }
 
 
-def _identifying(report: AuditReport, layout: _Layout) -> dict[str, Any]:
+def _identifying(report: AuditReport, layout: Layout) -> dict[str, Any]:
     """``qi_analysis``, ``qi_analysis_summary`` and ``suda``, when asked for."""
     result: dict[str, Any] = {}
     q, su = report.qi_analysis, report.suda
@@ -511,7 +436,7 @@ def advice_to_dict(advice: Advice) -> dict[str, Any]:
             "passing": advice.passing,
             "monotone": advice.monotone,
             "front": advice.front,
-            "seconds": _number(advice.seconds),
+            "seconds": json_number(advice.seconds),
             "blocked_by": [{"measure": b.measure, "reason": b.reason} for b in advice.blocked_by],
         },
         "advice": [
@@ -519,7 +444,7 @@ def advice_to_dict(advice: Advice) -> dict[str, Any]:
                 "levels": dict(t.levels),
                 "height": t.height,
                 "suppressed": t.suppressed,
-                "suppressed_fraction": _number(t.suppressed / (t.report.rows + t.suppressed)),
+                "suppressed_fraction": json_number(t.suppressed / (t.report.rows + t.suppressed)),
                 "passed": t.passed,
                 "verdicts": [
                     {"measure": v.name, "passed": v.passed} for v in t.report.verdicts()
@@ -527,21 +452,21 @@ def advice_to_dict(advice: Advice) -> dict[str, Any]:
                 "measures": {
                     "k": t.report.k_anonymity.k,
                     "classes": t.report.k_anonymity.classes,
-                    "highest_risk": _number(t.report.risk.highest),
+                    "highest_risk": json_number(t.report.risk.highest),
                     "l_diversity": {
                         sa: {
                             "distinct": r.distinct,
-                            "entropy": _number(r.entropy),
-                            "recursive_c": _number(r.recursive_c),
+                            "entropy": json_number(r.entropy),
+                            "recursive_c": json_number(r.recursive_c),
                         }
                         for sa, r in t.report.l_diversity.items()
                     },
-                    "t_closeness": {sa: _number(r.t) for sa, r in t.report.t_closeness.items()},
+                    "t_closeness": {sa: json_number(r.t) for sa, r in t.report.t_closeness.items()},
                     "disclosure": {
                         sa: {
-                            "alpha": _number(r.alpha),
-                            "beta": _number(r.beta),
-                            "delta": _number(r.delta),
+                            "alpha": json_number(r.alpha),
+                            "beta": json_number(r.beta),
+                            "delta": json_number(r.delta),
                         }
                         for sa, r in t.report.disclosure.items()
                     },
@@ -574,13 +499,13 @@ def _dp_internal(report: DPReport) -> dict[str, Any]:
     return {
         "note": _INTERNAL_NOTE,
         "mechanism": r.mechanism,
-        "epsilon": _number(r.epsilon),
-        "delta": _number(r.delta),
-        "noise_scale": _number(r.noise_scale),
+        "epsilon": json_number(r.epsilon),
+        "delta": json_number(r.delta),
+        "noise_scale": json_number(r.noise_scale),
         "neighbouring": s.neighbouring,
         "privacy_unit": report.privacy_unit,
         "max_contributions": s.max_contributions,
-        "sensitivity": {"l0": s.l0, "l1": s.l1, "l2": _number(s.l2), "linf": s.linf},
+        "sensitivity": {"l0": s.l0, "l1": s.l1, "l2": json_number(s.l2), "linf": s.linf},
         "domain": {"kind": r.domain, "cells": r.cells, "threshold": r.threshold},
         "released": {"rows": r.table.rows, "combinations": len(r.table)},
         "not_released": {
@@ -588,32 +513,32 @@ def _dp_internal(report: DPReport) -> dict[str, Any]:
             "bounded_records": report.bounded_records,
         },
         "accounting": {
-            "epsilon": _number(a.epsilon),
-            "delta": _number(a.delta),
-            "epsilon_pure": _number(a.cost.epsilon),
-            "rho": _number(a.rho),
-            "delta_threshold": _number(a.cost.delta),
-            "epsilon_exact_gaussian": _number(a.epsilon_exact_gaussian),
-            "epsilon_pld": _number(a.epsilon_pld),
-            "renyi": [{"alpha": alpha, "epsilon": _number(e)} for alpha, e in a.renyi],
+            "epsilon": json_number(a.epsilon),
+            "delta": json_number(a.delta),
+            "epsilon_pure": json_number(a.cost.epsilon),
+            "rho": json_number(a.rho),
+            "delta_threshold": json_number(a.cost.delta),
+            "epsilon_exact_gaussian": json_number(a.epsilon_exact_gaussian),
+            "epsilon_pld": json_number(a.epsilon_pld),
+            "renyi": [{"alpha": alpha, "epsilon": json_number(e)} for alpha, e in a.renyi],
         },
         "privacy_loss": {
-            "epsilon": _number(loss.epsilon),
-            "mean": _number(loss.mean),
-            "kl_bound": _number(loss.kl_bound),
-            "profile": [{"epsilon": e, "delta": _number(d)} for e, d in report.profile],
+            "epsilon": json_number(loss.epsilon),
+            "mean": json_number(loss.mean),
+            "kl_bound": json_number(loss.kl_bound),
+            "profile": [{"epsilon": e, "delta": json_number(d)} for e, d in report.profile],
         },
         "utility": {
             "cells": u.cells,
-            "expected_mean_absolute_error": _number(u.expected_mean_absolute_error),
-            "expected_rmse": _number(u.expected_rmse),
+            "expected_mean_absolute_error": json_number(u.expected_mean_absolute_error),
+            "expected_rmse": json_number(u.expected_rmse),
             "expected_within": u.expected_within,
             "confidence": u.confidence,
-            "mean_absolute_error": _number(u.mean_absolute_error),
-            "rmse": _number(u.rmse),
+            "mean_absolute_error": json_number(u.mean_absolute_error),
+            "rmse": json_number(u.rmse),
             "max_absolute_error": u.max_absolute_error,
-            "bias": _number(u.bias),
-            "share_within": _number(u.share_within),
+            "bias": json_number(u.bias),
+            "share_within": json_number(u.share_within),
             "classes": u.classes,
             "classes_released": u.classes_released,
             "classes_hidden": u.classes_hidden,
@@ -635,13 +560,13 @@ def _contrast_to_dict(report: DPReport) -> dict[str, Any]:
         a = report.attackers[sa]
         gain = a.equal_gain
         result[sa] = {
-            "epsilon": _number(c.epsilon),
-            "delta": _number(a.delta),
+            "epsilon": json_number(c.epsilon),
+            "delta": json_number(a.delta),
             "neighbouring": a.neighbouring,
-            "max_posterior": _number(c.max_posterior),
-            "dp_posterior_bound": _number(c.dp_posterior_bound),
-            "max_pml": _number(c.max_pml),
-            "min_entropy": _number(c.min_entropy),
+            "max_posterior": json_number(c.max_posterior),
+            "dp_posterior_bound": json_number(c.dp_posterior_bound),
+            "max_pml": json_number(c.max_pml),
+            "min_entropy": json_number(c.min_entropy),
             "disclosed_classes": c.disclosed_classes,
             "disclosed_records": c.disclosed_records,
             "classes_above_bound": c.classes_above_bound,
@@ -652,21 +577,21 @@ def _contrast_to_dict(report: DPReport) -> dict[str, Any]:
                 "dp_informed": _posteriors(a.dp_informed),
             },
             "equivalent_epsilon": {
-                "max": _number(a.max_equivalent_epsilon),
+                "max": json_number(a.max_equivalent_epsilon),
                 "infinite_classes": a.infinite_classes,
                 "infinite_records": a.infinite_records,
                 "equal_gain": None
                 if gain is None
                 else {
-                    "epsilon": _number(gain.epsilon),
-                    "noise_scale": _number(gain.noise_scale),
+                    "epsilon": json_number(gain.epsilon),
+                    "noise_scale": json_number(gain.noise_scale),
                     "within": gain.within,
                     "confidence": gain.confidence,
                 },
             },
             "pml": {
-                "prior_factor": _number(a.prior_factor),
-                "max_over_priors": _number(a.max_pml_family),
+                "prior_factor": json_number(a.prior_factor),
+                "max_over_priors": json_number(a.max_pml_family),
                 "syntactic": _disclosure(a.syntactic_disclosure),
                 "dp": _disclosure(a.dp_disclosure),
             },
@@ -677,19 +602,19 @@ def _contrast_to_dict(report: DPReport) -> dict[str, Any]:
 def _posteriors(s: PosteriorSummary) -> dict[str, Any]:
     return {
         "records": s.records,
-        "median": _number(s.median),
-        "p90": _number(s.p90),
-        "p99": _number(s.p99),
-        "max": _number(s.max),
-        "share_above_half": _number(s.share_above_half),
-        "share_above_bound": _number(s.share_above_bound),
+        "median": json_number(s.median),
+        "p90": json_number(s.p90),
+        "p99": json_number(s.p99),
+        "max": json_number(s.max),
+        "share_above_half": json_number(s.share_above_half),
+        "share_above_bound": json_number(s.share_above_bound),
     }
 
 
 def _disclosure(d: Disclosure) -> dict[str, Any]:
     return {
-        "leakage": _number(d.leakage),
-        "epsilon_star": _number(d.epsilon_star),
+        "leakage": json_number(d.leakage),
+        "epsilon_star": json_number(d.epsilon_star),
         "discloses_nothing": d.discloses_nothing,
         "features_maybe_disclosed": list(d.features),
     }
@@ -702,8 +627,8 @@ def _measures(measures: Measures | None) -> dict[str, Any] | None:
         "k": measures.k,
         "classes": measures.classes,
         "distinct_l": measures.distinct_l,
-        "entropy_l": {sa: _number(v) for sa, v in measures.entropy_l.items()},
-        "t": {sa: _number(v) for sa, v in measures.t.items()},
+        "entropy_l": {sa: json_number(v) for sa, v in measures.entropy_l.items()},
+        "t": {sa: json_number(v) for sa, v in measures.t.items()},
     }
 
 

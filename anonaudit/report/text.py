@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING
 
 from anonaudit.engines.local import FileStats
+from anonaudit.measures import in_order
+from anonaudit.measures.present import _fmt, _mark
 from anonaudit.report.criteria import criteria
 from anonaudit.report.view_advice import suppression_sentence
 from anonaudit.report.view_population import population_caveats
@@ -20,20 +21,15 @@ if TYPE_CHECKING:
 __all__ = ["advice_summary", "dp_summary", "summary"]
 
 
-def _fmt(value: float) -> str:
-    return "inf" if math.isinf(value) else f"{value:.4g}"
 
 
-def _mark(passed: bool | None) -> str:
-    return {None: "", True: "  [pass]", False: "  [FAIL]"}[passed]
 
 
 def summary(report: AuditReport) -> str:
     """A few lines per measure, with pass/fail marks where the policy sets a threshold."""
-    k = report.k_anonymity
-    risk = report.risk
     lines = [
-        f"anonaudit: {report.rows:,} records, {k.classes:,} equivalence classes over "
+        f"anonaudit: {report.rows:,} records, {len(report.table.classes):,} equivalence "
+        "classes over "
         f"{', '.join(report.quasi_identifiers)}",
     ]
     if report.dropped_records:
@@ -45,37 +41,15 @@ def summary(report: AuditReport) -> str:
         for part in source.files
         if isinstance(part, FileStats) and part.null_columns
     ]
-    wanted = f" (policy: k >= {k.threshold})" if k.threshold is not None else ""
-    lines.append(
-        f"k-anonymity: k = {k.k}{wanted}; {k.violating_records:,} records in "
-        f"{len(k.violating):,} classes below the threshold{_mark(k.passed)}"
-        if k.threshold is not None
-        else f"k-anonymity: k = {k.k}"
-    )
-    for sa in report.sensitive:
-        ld, tc, dc = report.l_diversity[sa], report.t_closeness[sa], report.disclosure[sa]
-        lines.append(f"{sa}:")
-        recursive = (
-            f"recursive (c,{ld.recursive_l}) for c > {_fmt(ld.recursive_c)}"
-            if not math.isinf(ld.recursive_c)
-            else f"recursive (c,{ld.recursive_l}) for no c (a class has < {ld.recursive_l} values)"
-        )
-        lines.append(
-            f"  l-diversity: distinct {ld.distinct}, entropy {_fmt(ld.entropy)}, "
-            f"{recursive}{_mark(ld.passed)}"
-        )
-        lines.append(f"  t-closeness ({tc.distance}): t = {_fmt(tc.t)}{_mark(tc.passed)}")
-        lines.append(
-            f"  disclosure: alpha {_fmt(dc.alpha)}, beta {_fmt(dc.beta)}, "
-            f"delta {_fmt(dc.delta)}{_mark(dc.passed)}"
-        )
-        if ld.nulls:
-            lines.append(f"  records with a null {sa}: {ld.nulls:,}")
-    lines.append(
-        f"risk (prosecutor): highest {_fmt(risk.highest)}, average {_fmt(risk.average)}, "
-        f"{risk.sample_uniques:,} sample uniques ({risk.sample_uniques_fraction:.2%}), "
-        f"{risk.records_at_risk:,} records above {_fmt(risk.threshold)}{_mark(risk.passed)}"
-    )
+    shown: str | None = None
+    for measure, sa in in_order(report.sensitive):
+        if sa != shown:
+            lines.extend(_nulls_of(report, shown))
+            shown = sa
+            if sa is not None:
+                lines.append(f"{sa}:")
+        lines += measure.summary(report.result(measure, sa))
+    lines.extend(_nulls_of(report, shown))
     population = report.population
     if population is not None:
         lines.append(
@@ -129,6 +103,14 @@ def summary(report: AuditReport) -> str:
     if report.dp is not None:
         lines.append(dp_summary(report.dp))
     return "\n".join(lines)
+
+
+def _nulls_of(report: AuditReport, sensitive: str | None) -> list[str]:
+    """The line closing an SA's measures: its null values, if any."""
+    if sensitive is None:
+        return []
+    nulls = report.table.sensitive_counts(sensitive).nulls
+    return [f"  records with a null {sensitive}: {nulls:,}"] if nulls else []
 
 
 def identifier_lines(report: AuditReport) -> list[str]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from anonaudit.report.views import (
+from anonaudit.measures.present import (
     Fact,
     Listing,
     Options,

@@ -11,7 +11,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from anonaudit.report.views import Fact, Listing, Options, _count, _listing, _plural, _real, _share
+from anonaudit.measures.present import (
+    Fact,
+    Listing,
+    Options,
+    _count,
+    _listing,
+    _plural,
+    _real,
+    _share,
+)
 
 if TYPE_CHECKING:
     from anonaudit.auditing import AuditReport

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import pyarrow.compute as pc
 
-from anonaudit.report.views import Fact, _plural, _real, _share
+from anonaudit.measures.present import Fact, _plural, _real, _share
 
 if TYPE_CHECKING:
     from anonaudit.auditing import AuditReport

@@ -15,11 +15,10 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
-from anonaudit.report.views import (
+from anonaudit.measures.present import (
     Fact,
     Listing,
     Options,
-    TableRow,
     _count,
     _exact,
     _none_as_null,
@@ -30,6 +29,7 @@ from anonaudit.report.views import (
     join_names,
     make_listing,
 )
+from anonaudit.report.views import TableRow
 
 if TYPE_CHECKING:
     from anonaudit.auditing import AuditReport

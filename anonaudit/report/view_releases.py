@@ -17,7 +17,7 @@ import pandas as pd
 import pyarrow as pa
 
 from anonaudit.linkage.report import _fixed
-from anonaudit.report.views import (
+from anonaudit.measures.present import (
     Fact,
     Listing,
     Options,

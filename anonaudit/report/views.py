@@ -1,8 +1,11 @@
-"""The views of the HTML report: one frozen dataclass per section, built from one result.
+"""The views of the HTML report's other sections: one frozen dataclass per section.
 
-A view holds only text ready to print: numbers formatted, quasi-identifier values
-redacted when asked, charts drawn (:mod:`anonaudit.report.charts`), failing classes cut
-to the rows shown plus a CSV ``data:`` link holding all of them. The templates under
+The measures build their own sections (:meth:`anonaudit.measures.base.Measure.view`,
+from the parts in :mod:`anonaudit.measures.present`); the verdict, the data audited,
+the direct identifiers and the DP companion are built here. A view holds only text
+ready to print: numbers formatted, quasi-identifier values redacted when asked, charts
+drawn (:mod:`anonaudit.measures.charts`), failing classes cut to the rows shown plus a
+CSV ``data:`` link holding all of them. The templates under
 ``templates/`` print views and never compute; :mod:`anonaudit.report.html` lists the
 sections and renders them. Nothing here computes a measure: sentences compare nothing
 the results have not already judged (their ``passed`` and ``verdicts``).
@@ -10,38 +13,38 @@ the results have not already judged (their ``passed`` and ``verdicts``).
 
 from __future__ import annotations
 
-import base64
 import math
-import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
-
-import numpy as np
-import pandas as pd
-import pyarrow as pa
-from numpy.typing import NDArray
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from anonaudit import __version__
-from anonaudit.csvfile import table_to_csv
 from anonaudit.identifiers import SAMPLE_ROWS
+from anonaudit.measures import Measure, charts, in_order
+from anonaudit.measures.charts import Chart
+from anonaudit.measures.present import (
+    Fact,
+    VerdictRow,
+    _bytes,
+    _count,
+    _nats,
+    _none_as_null,
+    _plural,
+    _probability,
+    _real,
+    _share,
+    _signed,
+    join_names,
+    slugs,
+)
 from anonaudit.options import DISTANCE_CLASSES
-from anonaudit.report import charts
-from anonaudit.report.charts import Chart
 from anonaudit.report.criteria import criteria
 from anonaudit.sources.storage import is_url
 from anonaudit.vocabulary import REDACTED
 
 if TYPE_CHECKING:
     from anonaudit.auditing import AuditReport
-    from anonaudit.checks import (
-        DisclosureResult,
-        KAnonymityResult,
-        LDiversityResult,
-        RiskResult,
-        TClosenessResult,
-    )
-    from anonaudit.classtable import Classes, SourceStats
+    from anonaudit.classtable import SourceStats
     from anonaudit.dp.companion import DPReport
     from anonaudit.dp.contrast import AttackerContrast, SensitiveContrast
     from anonaudit.dp.utility import Measures
@@ -52,138 +55,28 @@ __all__ = [
     "ContrastRow",
     "DPView",
     "DatasetView",
-    "Fact",
     "IdentifiersView",
-    "Listing",
-    "MeasureView",
-    "Options",
     "SourceRow",
     "TableRow",
-    "VerdictRow",
     "VerdictView",
     "audit_time",
     "contents_notice",
     "dataset_view",
     "describe_call",
-    "disclosure_view",
     "dp_view",
     "identifiers_view",
-    "join_names",
-    "k_view",
-    "l_view",
-    "listing_csv",
-    "make_listing",
-    "risk_view",
-    "slugs",
-    "t_view",
+    "section_anchor",
     "verdict_view",
 ]
 
-_OPEN_ROWS = 10  # tables with more rows start collapsed
-_FARTHEST = 3  # classes drawn beside the whole table's distribution
 
 
-@dataclass(frozen=True)
-class Fact:
-    """One measured value, as printed: ``label`` and ``value``."""
-
-    label: str
-    value: str
 
 
-@dataclass(frozen=True)
-class Listing:
-    """A table of classes: the first rows on the page, all of them in a CSV download.
-
-    Attributes
-    ----------
-    caption : str
-        What the rows are and in which order.
-    summary : str
-        The text of the ``<summary>`` that opens the table.
-    headers : tuple of str
-        Column headings.
-    numeric_from : int
-        Index of the first numeric column (the QI columns come first).
-    rows : tuple of tuple of str
-        The rows shown, as printed.
-    collapsed : bool
-        Whether the table starts closed (a long one).
-    csv_href : str
-        ``data:text/csv;base64,...`` link holding the first ``embedded`` rows,
-        formula-safe.
-    csv_name : str
-        File name offered for the download, and of the full listing's file.
-    download : str
-        The text of the download link.
-    embedded : int
-        Rows in the page's CSV download (at most :attr:`Options.max_classes`).
-    total : int
-        Rows of the whole listing.
-    identifying : bool
-        Whether the rows carry values from the data (quasi-identifier values), which the
-        page's notice counts.
-    file_href : str or None
-        Link to the file holding every row, written beside the report
-        (:attr:`Options.listings_href`); ``None`` when none is written.
-    full : pyarrow.Table or None
-        Every row, for that file; never printed.
-    """
-
-    caption: str
-    summary: str
-    headers: tuple[str, ...]
-    numeric_from: int
-    rows: tuple[tuple[str, ...], ...]
-    collapsed: bool
-    csv_href: str
-    csv_name: str
-    download: str
-    embedded: int
-    total: int
-    identifying: bool
-    file_href: str | None
-    full: pa.Table | None = field(default=None, repr=False, compare=False)
 
 
-@dataclass(frozen=True)
-class MeasureView:
-    """A measure's section: what it is, the values, the charts, the failing classes.
-
-    Attributes
-    ----------
-    lead : str
-        One sentence on what the measure says.
-    about : str
-        Anchor of its explanation under "What the measures mean".
-    facts : tuple of Fact
-        Measured values and thresholds.
-    charts : tuple of Chart
-        Drawn in order.
-    outcome : str
-        Which classes fail, or that none does, or that no threshold is set.
-    listing : Listing or None
-        The failing classes, if any.
-    """
-
-    lead: str
-    about: str
-    facts: tuple[Fact, ...]
-    charts: tuple[Chart, ...]
-    outcome: str
-    listing: Listing | None
 
 
-@dataclass(frozen=True)
-class VerdictRow:
-    """One threshold of the policy: the measured value, the bound and a sentence."""
-
-    check: str
-    anchor: str
-    measured: str
-    asks: str
-    passed: bool
-    sentence: str
 
 
 @dataclass(frozen=True)
@@ -321,37 +214,8 @@ class IdentifiersView:
     note: str
 
 
-@dataclass(frozen=True)
-class Options:
-    """What the reader asked for.
-
-    Attributes
-    ----------
-    redact : bool
-        Replace the QI values by :data:`REDACTED`.
-    max_rows : int
-        Rows shown per table.
-    max_classes : int or None
-        Rows per listing embedded in the page (its CSV download); ``None``: all.
-    listings_href : str or None
-        Where the full listings are written, as a link relative to the page (ending in
-        ``/``); ``None``: they are not written.
-    """
-
-    redact: bool
-    max_rows: int
-    max_classes: int | None = 100
-    listings_href: str | None = None
 
 
-class _Failing(Protocol):
-    """A result that lists its failing classes (k-anonymity, l-diversity, ...)."""
-
-    @property
-    def violating(self) -> pd.DataFrame: ...
-
-    @property
-    def violating_records(self) -> int: ...
 
 
 # -- builders ------------------------------------------------------------------------
@@ -401,13 +265,13 @@ anonaudit.AuditOptions(policy=anonaudit.Policy(k=2), nulls='value', risk_thresho
 
 def verdict_view(report: AuditReport) -> VerdictView:
     """Every threshold of the policy: measured value, bound, pass or fail, in words."""
-    qi = join_names(report.quasi_identifiers)
-    rows = [*_k_verdicts(report.k_anonymity, qi)]
-    for sa, slug in zip(report.sensitive, slugs(report.sensitive), strict=True):
-        rows += _l_verdicts(report.l_diversity[sa], f"l-diversity-{slug}")
-        rows += _t_verdicts(report.t_closeness[sa], f"t-closeness-{slug}")
-        rows += _disclosure_verdicts(report.disclosure[sa], f"disclosure-{slug}")
-    rows += _risk_verdicts(report.risk, qi)
+    rows = [
+        row
+        for measure, sa in in_order(report.sensitive)
+        for row in measure.verdict_rows(
+            report.result(measure, sa), report, section_anchor(measure, sa, report.sensitive)
+        )
+    ]
     rows += _k_map_verdicts(report)
     rows += _releases_verdicts(report)
     # Counted as the summary and the JSON report count them: one check per measure (and
@@ -447,175 +311,21 @@ def verdict_view(report: AuditReport) -> VerdictView:
     )
 
 
-def _k_verdicts(result: KAnonymityResult, qi: str) -> list[VerdictRow]:
-    if result.threshold is None or result.passed is None:
-        return []
-    sentence = (
-        f"The smallest group of people who share these attributes ({qi}) has "
-        f"{_plural(result.k, 'member')}; the policy asks for {result.threshold}."
-    )
-    if not result.passed:
-        sentence += (
-            f" {_plural(result.violating_records, 'record')} are in "
-            f"{_plural(len(result.violating), 'group')} smaller than that."
-        )
-    return [
-        VerdictRow(
-            "k-anonymity",
-            "k-anonymity",
-            f"k = {result.k}",
-            f"k ≥ {result.threshold}",
-            result.passed,
-            sentence,
-        )
-    ]
 
 
-def _l_verdicts(result: LDiversityResult, anchor: str) -> list[VerdictRow]:
-    sa, rows = result.sensitive, []
-    for name, passed in result.verdicts.items():
-        if name == "l":
-            rows.append(
-                VerdictRow(
-                    f"distinct l-diversity of {sa}",
-                    anchor,
-                    f"l = {result.distinct}",
-                    f"l ≥ {result.l}",
-                    passed,
-                    f"In the least varied group, {sa} takes "
-                    f"{_plural(result.distinct, 'different value')}; the policy asks for at "
-                    f"least {result.l} in every group.",
-                )
-            )
-        elif name == "entropy_l":
-            rows.append(
-                VerdictRow(
-                    f"entropy l-diversity of {sa}",
-                    anchor,
-                    f"entropy l = {_real(result.entropy)}",
-                    f"entropy l ≥ {_real(result.entropy_l)}",
-                    passed,
-                    f"Measured by entropy, the least varied group's {sa} is as mixed as "
-                    f"{_real(result.entropy)} equally common "
-                    f"{'value' if _real(result.entropy) == '1' else 'values'} would be; the "
-                    f"policy asks for at least {_real(result.entropy_l)}.",
-                )
-            )
-        else:
-            c, at_l = _real(result.c), result.recursive_l
-            rest = _after_most_common(at_l)
-            if math.isinf(result.recursive_c):
-                sentence = (
-                    f"Some group has fewer than {at_l} different values of {sa}, so nothing "
-                    f"outweighs its most common value; the policy asks that the most common "
-                    f"value be less than {c} times as frequent as {rest}."
-                )
-            else:
-                sentence = (
-                    f"In the worst group, the most common {sa} is "
-                    f"{_real(result.recursive_c)} times as frequent as {rest}; the policy "
-                    f"asks for less than {c} times."
-                )
-            rows.append(
-                VerdictRow(
-                    f"recursive ({c}, {at_l})-diversity of {sa}",
-                    anchor,
-                    f"c* = {_real(result.recursive_c)}",
-                    f"c* < {c}",
-                    passed,
-                    sentence,
-                )
-            )
-    return rows
 
 
-def _t_verdicts(result: TClosenessResult, anchor: str) -> list[VerdictRow]:
-    if result.threshold is None or result.passed is None:
-        return []
-    sa = result.sensitive
-    return [
-        VerdictRow(
-            f"t-closeness of {sa}",
-            anchor,
-            f"t = {_real(result.t)}",
-            f"t ≤ {_real(result.threshold)}",
-            result.passed,
-            f"The group whose {sa} differs most from the whole table's is at distance "
-            f"{_real(result.t)} (earth mover's distance, {result.distance} ground distance: "
-            f"0 is the same distribution, 1 as different as can be); the policy allows at "
-            f"most {_real(result.threshold)}.",
-        )
-    ]
 
 
-def _disclosure_verdicts(result: DisclosureResult, anchor: str) -> list[VerdictRow]:
-    sa, rows = result.sensitive, []
-    for name, passed in result.verdicts.items():
-        if name == "alpha":
-            rows.append(
-                VerdictRow(
-                    f"(α,k)-anonymity of {sa}",
-                    anchor,
-                    f"α = {_share(result.alpha)}",
-                    f"α ≤ {_share(result.max_alpha)}",
-                    passed,
-                    f"In the worst group, a single value of {sa} makes up "
-                    f"{_share(result.alpha)} of its records; the policy allows at most "
-                    f"{_share(result.max_alpha)}.",
-                )
-            )
-        elif name == "beta":
-            rows.append(
-                VerdictRow(
-                    f"β-likeness of {sa}",
-                    anchor,
-                    f"β = {_real(result.beta)}",
-                    f"β ≤ {_real(result.max_beta)}",
-                    passed,
-                    f"In the worst group, a value of {sa} is {_share(result.beta)} more "
-                    f"common than in the whole table; the policy allows at most "
-                    f"{_share(result.max_beta)} more.",
-                )
-            )
-        else:
-            bound = _real(result.max_delta)
-            sentence = (
-                f"Some group lacks a value of {sa} that the whole table has, which tells "
-                f"an attacker that nobody in it has that value (δ is infinite); the policy "
-                f"asks for δ < {bound}."
-                if math.isinf(result.delta)
-                else f"In the worst group, the share of a value of {sa} differs from the whole "
-                f"table's by a log-ratio of {_real(result.delta)}; the policy asks for less "
-                f"than {bound}."
-            )
-            rows.append(
-                VerdictRow(
-                    f"δ-disclosure of {sa}",
-                    anchor,
-                    f"δ = {_real(result.delta)}",
-                    f"δ < {bound}",
-                    passed,
-                    sentence,
-                )
-            )
-    return rows
 
 
-def _risk_verdicts(result: RiskResult, qi: str) -> list[VerdictRow]:
-    if result.max_highest is None or result.passed is None:
-        return []
-    return [
-        VerdictRow(
-            "re-identification risk",
-            "risk",
-            f"highest = {_share(result.highest)}",
-            f"highest ≤ {_share(result.max_highest)}",
-            result.passed,
-            f"An attacker who knows that someone is in the data and knows their {qi} picks "
-            f"out the most exposed record with a chance of {_share(result.highest)}; the "
-            f"policy allows at most {_share(result.max_highest)}.",
-        )
-    ]
+
+
+def section_anchor(measure: Measure[Any], sensitive: str | None, names: Sequence[str]) -> str:
+    """The id of ``measure``'s HTML section (of SA ``sensitive`` among the SAs ``names``)."""
+    if sensitive is None:
+        return measure.anchor
+    return f"{measure.anchor}-{slugs(names)[list(names).index(sensitive)]}"
 
 
 def _k_map_verdicts(report: AuditReport) -> list[VerdictRow]:
@@ -739,204 +449,14 @@ def identifiers_view(report: AuditReport) -> IdentifiersView:
     )
 
 
-def k_view(report: AuditReport, options: Options) -> MeasureView:
-    """k-anonymity: class sizes, their chart and the classes smaller than k."""
-    result = report.k_anonymity
-    rule = None if result.threshold is None else f"k ≥ {result.threshold}"
-    outcome, listing = _failing(
-        result,
-        report,
-        options,
-        rule=rule,
-        order="smallest first",
-        measures=[("size", "records", _count)],
-        name="k-anonymity",
-    )
-    return MeasureView(
-        lead="Every record should share its quasi-identifier values "
-        f"({join_names(report.quasi_identifiers)}) with at least k − 1 others, so that someone "
-        "who knows those values cannot narrow a person down to fewer than k records.",
-        about="about-k",
-        facts=(
-            Fact("smallest class (k)", f"{result.k:,}"),
-            Fact("equivalence classes", f"{result.classes:,}"),
-            Fact("records", f"{result.rows:,}"),
-            Fact("policy", rule or "none"),
-        ),
-        charts=(charts.class_size_chart(result.histogram, k=result.threshold, chart_id="k"),),
-        outcome=outcome,
-        listing=listing,
-    )
 
 
-def l_view(result: LDiversityResult, report: AuditReport, options: Options) -> MeasureView:
-    """l-diversity of one SA and the classes that fail it."""
-    sa = result.sensitive
-    rule = _rule(
-        None if result.l is None else f"l ≥ {result.l}",
-        None if result.entropy_l is None else f"entropy l ≥ {_real(result.entropy_l)}",
-        None if result.c is None else f"recursive ({_real(result.c)}, {result.recursive_l})",
-    )
-    outcome, listing = _failing(
-        result,
-        report,
-        options,
-        rule=rule and f"{rule} on {sa}",
-        order="fewest distinct values first",
-        measures=[
-            ("size", "records", _count),
-            ("distinct", "distinct values", _count),
-            ("entropy_l", "entropy l", _real),
-            ("recursive_c", "recursive c*", _real),
-        ],
-        name=f"l-diversity-{sa}",
-    )
-    return MeasureView(
-        lead=f"Every class should hold several well-represented values of {sa}, so that "
-        f"knowing someone's class does not reveal their {sa}.",
-        about="about-l",
-        facts=(
-            Fact("fewest distinct values in a class (distinct l)", f"{result.distinct:,}"),
-            Fact("entropy l", _real(result.entropy)),
-            Fact(
-                f"recursive (c, {result.recursive_l}): c* (diverse for every c > c*)",
-                _real(result.recursive_c),
-            ),
-            Fact(f"records with a null {sa}", f"{result.nulls:,}"),
-            Fact("policy", rule or "none"),
-        ),
-        charts=(),
-        outcome=outcome,
-        listing=listing,
-    )
 
 
-def t_view(
-    result: TClosenessResult, report: AuditReport, options: Options, *, chart_id: str
-) -> MeasureView:
-    """t-closeness of one SA: the distance histogram, the farthest classes beside the
-    whole table, and the classes farther than t."""
-    sa = result.sensitive
-    rule = None if result.threshold is None else f"t ≤ {_real(result.threshold)}"
-    outcome, listing = _failing(
-        result,
-        report,
-        options,
-        rule=rule and f"{rule} on {sa}",
-        order="farthest first",
-        measures=[("size", "records", _count), ("distance", "distance (EMD)", _real)],
-        name=f"t-closeness-{sa}",
-    )
-    classes = report.table.classes
-    labels = [
-        (class_id, _class_label(classes, class_id, rank, result.per_class, options))
-        for rank, class_id in enumerate(_farthest(result.per_class, classes), start=1)
-    ]
-    return MeasureView(
-        lead=f"The distribution of {sa} within every class should be close to its "
-        "distribution in the whole table, so that learning someone's class tells an "
-        f"attacker little more about their {sa} than the table as a whole does.",
-        about="about-t",
-        facts=(
-            Fact("largest distance of a class from the whole table (t)", _real(result.t)),
-            Fact("ground distance", result.distance),
-            Fact(
-                f"records with a null {sa} left out of the distributions",
-                f"{result.nulls_excluded:,}",
-            ),
-            Fact("policy", rule or "none"),
-        ),
-        charts=(
-            charts.distance_chart(
-                result.per_class,
-                classes.sizes,
-                t=result.threshold,
-                sensitive=sa,
-                chart_id=f"{chart_id}-distance",
-            ),
-            charts.distribution_chart(
-                report.table.sensitive_counts(sa),
-                labels,
-                named_by=report.quasi_identifiers,
-                chart_id=f"{chart_id}-values",
-            ),
-        ),
-        outcome=outcome,
-        listing=listing,
-    )
 
 
-def disclosure_view(result: DisclosureResult, report: AuditReport, options: Options) -> MeasureView:
-    """(alpha,k)-anonymity, beta-likeness and delta-disclosure of one SA."""
-    sa = result.sensitive
-    rule = _rule(
-        None if result.max_alpha is None else f"α ≤ {_share(result.max_alpha)}",
-        None if result.max_beta is None else f"β ≤ {_real(result.max_beta)}",
-        None if result.max_delta is None else f"δ < {_real(result.max_delta)}",
-    )
-    outcome, listing = _failing(
-        result,
-        report,
-        options,
-        rule=rule and f"{rule} on {sa}",
-        order="largest α first",
-        measures=[
-            ("size", "records", _count),
-            ("alpha", "α", _share),
-            ("beta", "β", _real),
-            ("delta", "δ", _real),
-        ],
-        name=f"disclosure-{sa}",
-    )
-    return MeasureView(
-        lead=f"How much more an attacker learns about {sa} from someone's class than from "
-        "the whole table: the largest share of one value in a class (α), its largest "
-        "relative gain (β) and the largest log-ratio of shares (δ).",
-        about="about-disclosure",
-        facts=(
-            Fact("largest share of one value in a class (α)", _share(result.alpha)),
-            Fact("largest relative gain of a value in a class (β)", _real(result.beta)),
-            Fact("largest |ln(class share / table share)| (δ)", _real(result.delta)),
-            Fact("policy", rule or "none"),
-        ),
-        charts=(),
-        outcome=outcome,
-        listing=listing,
-    )
 
 
-def risk_view(result: RiskResult, report: AuditReport) -> MeasureView:
-    """Prosecutor re-identification risk and the share of records per risk band."""
-    facts = (
-        Fact("highest risk of a record", _share(result.highest)),
-        Fact("average risk", _share(result.average)),
-        Fact("lowest risk", _share(result.lowest)),
-        Fact(
-            f"records at risk (above {_share(result.threshold)})",
-            f"{result.records_at_risk:,} ({_share(result.records_at_risk_fraction)})",
-        ),
-        Fact(
-            "sample uniques (alone in their class)",
-            f"{result.sample_uniques:,} ({_share(result.sample_uniques_fraction)})",
-        ),
-        Fact(
-            "policy",
-            "none" if result.max_highest is None else f"highest ≤ {_share(result.max_highest)}",
-        ),
-    )
-    return MeasureView(
-        lead="The prosecutor model: an attacker knows that a person is in the data and knows "
-        f"their {join_names(report.quasi_identifiers)}; picking one record of that class at "
-        "random finds the person with a chance of 1 / (class size).",
-        about="about-risk",
-        facts=facts,
-        charts=(charts.risk_chart(result.bands, threshold=result.threshold, chart_id="risk"),),
-        outcome=f"{_plural(result.records_at_risk, 'record')} "
-        f"({_share(result.records_at_risk_fraction)}) have a risk above "
-        f"{_share(result.threshold)}; the classes they are in are those smaller than "
-        f"{_real(1 / result.threshold)} (see k-anonymity).",
-        listing=None,
-    )
 
 
 # -- differential privacy -------------------------------------------------------------
@@ -1394,88 +914,10 @@ def _contrast_table(
 # -- failing classes ------------------------------------------------------------------
 
 
-def _rule(*parts: str | None) -> str | None:
-    """The thresholds that are set, joined; ``None`` when none is."""
-    return ", ".join(part for part in parts if part) or None
 
 
-def _failing(
-    result: _Failing,
-    report: AuditReport,
-    options: Options,
-    *,
-    rule: str | None,
-    order: str,
-    measures: Sequence[tuple[str, str, Callable[[Any], str]]],
-    name: str,
-) -> tuple[str, Listing | None]:
-    """A sentence on the classes that fail ``rule`` (``None``: the policy sets no
-    threshold), and the table of them."""
-    frame, records = result.violating, result.violating_records
-    if rule is None:
-        return "The policy sets no threshold here, so no class is listed.", None
-    if frame.empty:
-        return "No class fails.", None
-    outcome = (
-        f"{_plural(len(frame), 'class')} holding {_plural(records, 'record')} "
-        f"({_share(records / report.rows)} of all) fail {rule}; they are listed {order}."
-    )
-    caption = f"Classes failing {rule}, {order}"
-    return outcome, _listing(frame, report, options, measures=measures, caption=caption, name=name)
 
 
-def _listing(
-    frame: pd.DataFrame,
-    report: AuditReport,
-    options: Options,
-    *,
-    measures: Sequence[tuple[str, str, Callable[[Any], str]]],
-    caption: str,
-    name: str,
-) -> Listing:
-    """The classes of ``frame`` (QI columns, then ``measures``: column, heading, format)."""
-    qi = list(report.quasi_identifiers)
-    shown = min(options.max_rows, len(frame))
-
-    def values(rows: pd.DataFrame) -> list[list[str | None]]:
-        return [[_qi_value(v, options.redact) for v in rows[column].tolist()] for column in qi]
-
-    def table(limit: int | None) -> pa.Table:
-        rows = frame if limit is None else frame.head(limit)
-        return pa.Table.from_arrays(
-            [pa.array(column, pa.string()) for column in values(rows)]
-            + [
-                pa.array([_exact(v) for v in rows[column].tolist()], pa.string())
-                for column, _, _ in measures
-            ],
-            names=[*qi, *(column for column, _, _ in measures)],
-        )
-
-    head = frame.head(shown)
-    numbers = [head[column].tolist() for column, _, _ in measures]
-    rows = tuple(
-        tuple(
-            [_none_as_null(column[i]) for column in values(head)]
-            + [fmt(column[i]) for column, (_, _, fmt) in zip(numbers, measures, strict=True)]
-        )
-        for i in range(shown)
-    )
-    return make_listing(
-        caption=f"{caption} ({shown:,} of {len(frame):,} shown)",
-        summary=(
-            f"Show the {shown:,} worst of {len(frame):,} classes"
-            if shown < len(frame)
-            else f"Show {'the class' if shown == 1 else f'all {shown:,} classes'}"
-        ),
-        headers=(*qi, *(heading for _, heading, _ in measures)),
-        numeric_from=len(qi),
-        rows=rows,
-        total=len(frame),
-        table=table,
-        name=name,
-        noun="class",
-        options=options,
-    )
 
 
 def contents_notice(rows: int, capped: int, max_classes: int | None, *, redacted: bool) -> str:
@@ -1502,115 +944,20 @@ def contents_notice(rows: int, capped: int, max_classes: int | None, *, redacted
     return f"This report contains {rows:,} {what} ({cap}); redacted: {'yes' if redacted else 'no'}."
 
 
-def make_listing(
-    *,
-    caption: str,
-    summary: str,
-    headers: tuple[str, ...],
-    numeric_from: int,
-    rows: tuple[tuple[str, ...], ...],
-    total: int,
-    table: Callable[[int | None], pa.Table],
-    name: str,
-    noun: str,
-    options: Options,
-    identifying: bool = True,
-) -> Listing:
-    """A :class:`Listing` of ``total`` rows, ``rows`` of them shown.
-
-    ``table(limit)`` builds the first ``limit`` rows (``None``: all) as text columns: the
-    page's CSV download holds at most :attr:`Options.max_classes` of them, and the full
-    table is kept for a file beside the report when :attr:`Options.listings_href` asks.
-    """
-    embedded = total if options.max_classes is None else min(options.max_classes, total)
-    full = None if options.listings_href is None else table(None)
-    csv_name = f"{_slug(name)}.csv"
-    return Listing(
-        caption=caption,
-        summary=summary,
-        headers=headers,
-        numeric_from=numeric_from,
-        rows=rows,
-        collapsed=len(rows) > _OPEN_ROWS,
-        csv_href=_csv_href(full if full is not None and embedded == total else table(embedded)),
-        csv_name=csv_name,
-        download=f"Download all {_plural(total, noun)} as CSV"
-        if embedded == total
-        else f"Download the first {embedded:,} of {_plural(total, noun)} as CSV",
-        embedded=embedded,
-        total=total,
-        identifying=identifying,
-        file_href=None if full is None else f"{options.listings_href}{csv_name}",
-        full=full,
-    )
 
 
-def listing_csv(table: pa.Table) -> str:
-    """``table`` as formula-safe CSV text with a byte-order mark, so that spreadsheets
-    read it as UTF-8: the page's downloads and the listing files beside it."""
-    return "\ufeff" + table_to_csv(table)
 
 
-def _csv_href(table: pa.Table) -> str:
-    """A ``data:`` link to ``table`` as :func:`listing_csv` writes it."""
-    data = listing_csv(table).encode("utf-8")
-    return "data:text/csv;charset=utf-8;base64," + base64.b64encode(data).decode("ascii")
 
 
-def _qi_value(value: Any, redact: bool) -> str | None:
-    if redact:
-        return REDACTED
-    return None if value is None or pd.isna(value) else str(value)
 
 
-def _none_as_null(value: str | None) -> str:
-    return "(null)" if value is None else value
 
 
-def _exact(value: Any) -> str:
-    """A number for the CSV: 12 significant digits (``inf`` for infinity).
-
-    Enough to compare with any threshold, and stable where the engine's summation order
-    changes the last bit between runs; the JSON report has every digit. A text value (a
-    sensitive value listed beside the numbers) is written as it is, a null as empty.
-    """
-    if value is None or isinstance(value, str):
-        return "" if value is None else value
-    if isinstance(value, (int, np.integer)):
-        return str(int(value))
-    return f"{float(value):.12g}"
 
 
-def _farthest(per_class: NDArray[Any], classes: Classes) -> list[int]:
-    """Ids of the classes farthest from the whole table, ties broken by size (largest
-    first) then QI values, so the choice does not depend on the engine's class order."""
-    if not len(per_class):
-        return []
-    # Rounded so a last-bit difference between runs does not change the choice.
-    distance = np.round(per_class, 9)
-    n = min(_FARTHEST, len(distance))
-    candidates = np.flatnonzero(distance >= np.partition(distance, -n)[-n])
-    keys = classes.keys.take(pa.array(candidates)).to_pylist()
-
-    def order(i: int) -> tuple[float, int, tuple[tuple[bool, str], ...]]:
-        values = tuple((v is None, v or "") for v in keys[i].values())
-        return (-float(distance[candidates[i]]), -int(classes.sizes[candidates[i]]), values)
-
-    return [int(candidates[i]) for i in sorted(range(len(candidates)), key=order)[:n]]
 
 
-def _class_label(
-    classes: Classes, class_id: int, rank: int, per_class: NDArray[Any], options: Options
-) -> str:
-    if options.redact:
-        described = f"class {rank} {REDACTED}"
-    else:
-        key = classes.keys.slice(class_id, 1).to_pylist()[0]
-        described = ", ".join(_none_as_null(_qi_value(value, False)) for value in key.values())
-    return (
-        f"{described} — {_plural(int(classes.sizes[class_id]), 'record')}, "
-        f"distance {_real(float(per_class[class_id]))}"
-    )
 
 
 # -- formatting -----------------------------------------------------------------------
@@ -1658,76 +1005,27 @@ def audit_time(report: AuditReport) -> str:
     return report.audited_at.strftime("%Y-%m-%d %H:%M:%S %Z").strip()
 
 
-def join_names(names: Sequence[str]) -> str:
-    """Column names as a list in a sentence."""
-    return ", ".join(names)
 
 
-def _slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "column"
 
 
-def slugs(names: Sequence[str]) -> list[str]:
-    """Anchor-safe names, unique: numbered when two names give the same slug."""
-    slugs = [_slug(name) for name in names]
-    if len(set(slugs)) < len(slugs):
-        slugs = [f"{i}-{slug}" for i, slug in enumerate(slugs, start=1)]
-    return slugs
 
 
-def _after_most_common(at_l: int) -> str:
-    """What recursive (c, l) weighs the most common value against, in words."""
-    if at_l <= 1:
-        return "all the group's values together"
-    if at_l == 2:
-        return "all other values together"
-    return f"the values after the {at_l - 1} most common, together"
 
 
-def _plural(n: int, word: str) -> str:
-    plural = word + ("es" if word.endswith("s") else "s")
-    return f"{n:,} {word if n == 1 else plural}"
 
 
-def _count(value: Any) -> str:
-    return f"{int(value):,}"
 
 
-def _real(value: Any) -> str:
-    value = float(value)
-    if math.isinf(value):
-        return "∞"
-    return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.3g}"
 
 
-def _nats(value: float) -> str:
-    return f"{_real(value)} {'nat' if _real(value) == '1' else 'nats'}"
 
 
-def _signed(value: float) -> str:
-    return ("+" if value > 0 else "−" if value < 0 else "") + _real(abs(value))
 
 
-_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
-def _probability(value: float) -> str:
-    """A small probability as printed: ``1 × 10⁻⁶`` below 0.001, else 3 digits."""
-    if value == 0 or value >= 1e-3:
-        return f"{value:.3g}"
-    mantissa, exponent = f"{value:.2e}".split("e")
-    digits = mantissa.rstrip("0").rstrip(".")
-    power = f"10{str(int(exponent)).translate(_SUPERSCRIPT)}"
-    return power if digits == "1" else f"{digits} × {power}"
 
 
-def _share(value: Any) -> str:
-    value = float(value)
-    return "∞" if math.isinf(value) else f"{value * 100:.3g}%"
 
 
-def _bytes(size: int) -> str:
-    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
-        if size >= scale:
-            return f"{size / scale:.1f} {unit} ({size:,} bytes)"
-    return f"{size:,} bytes"

@@ -1,0 +1,71 @@
+"""The measures an audit reports, one module each: the registry.
+
+Every module of this package that defines ``MEASURE`` (a
+:class:`~anonaudit.measures.base.Measure`) is a measure of the audit: :func:`audit_table`
+computes it, :meth:`AuditReport.verdicts` judges it, the suppression advice suppresses
+the classes failing it, and the text, JSON and HTML reports show it, in the order of
+:attr:`~anonaudit.measures.base.Measure.position`. Adding a measure is adding its
+module (and its tests): nothing else lists the measures.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from anonaudit import explain
+from anonaudit.measures.base import Context, Measure
+
+__all__ = ["MEASURES", "Context", "Measure", "explained", "in_order", "registered"]
+
+
+def _discover() -> tuple[Measure[Any], ...]:
+    """The ``MEASURE`` of every module of this package, by position."""
+    found = []
+    for module in pkgutil.iter_modules(__path__):
+        measure = getattr(importlib.import_module(f"{__name__}.{module.name}"), "MEASURE", None)
+        if isinstance(measure, Measure):
+            found.append(measure)
+    return tuple(sorted(found, key=lambda m: m.position))
+
+
+#: Every measure of the audit, in the order reports show them.
+MEASURES: tuple[Measure[Any], ...] = _discover()
+
+
+def registered() -> tuple[Measure[Any], ...]:
+    """:data:`MEASURES`, read when called (a test may add a measure to it)."""
+    return MEASURES
+
+
+def in_order(
+    sensitive: Sequence[str], measures: Sequence[Measure[Any]] | None = None
+) -> Iterator[tuple[Measure[Any], str | None]]:
+    """Each measure with its SA (``None`` for a measure of the whole table), in report
+    order: the measures per SA are taken together, SA by SA, where the first of them
+    stands among the others.
+
+    >>> [(m.key, sa) for m, sa in in_order(["disease", "income"])][:5]
+    ... # doctest: +NORMALIZE_WHITESPACE
+    [('k_anonymity', None), ('l_diversity', 'disease'), ('t_closeness', 'disease'),
+     ('disclosure', 'disease'), ('l_diversity', 'income')]
+    """
+    measures = registered() if measures is None else measures
+    per_sa = [m for m in measures if m.per_sensitive]
+    shown = False
+    for measure in measures:
+        if not measure.per_sensitive:
+            yield measure, None
+        elif not shown:
+            shown = True
+            for sa in sensitive:
+                for each in per_sa:
+                    yield each, sa
+
+
+def explained() -> tuple[explain.Measure, ...]:
+    """Every measure the docs explain: :data:`anonaudit.explain.MEASURES`, then the
+    explanation of each measure of the registry that is not among them."""
+    return tuple(dict.fromkeys([*explain.MEASURES, *(m.about for m in registered())]))

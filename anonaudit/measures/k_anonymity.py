@@ -1,0 +1,133 @@
+"""k-anonymity (Sweeney 2002): the smallest equivalence class, and those below k."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from anonaudit import explain
+from anonaudit.checks import KAnonymityResult, k_anonymity
+from anonaudit.measures import charts
+from anonaudit.measures.base import ClassMeasure, Context
+from anonaudit.measures.present import (
+    Audited,
+    Fact,
+    Layout,
+    MeasureView,
+    Options,
+    VerdictRow,
+    _count,
+    _failing,
+    _mark,
+    _plural,
+    join_names,
+    json_classes,
+)
+from anonaudit.vocabulary import Judged
+
+if TYPE_CHECKING:
+    pass
+
+__all__ = ["MEASURE", "KAnonymity"]
+
+
+class KAnonymity(ClassMeasure[KAnonymityResult]):
+    """k-anonymity of the whole table (:func:`anonaudit.checks.k_anonymity`)."""
+
+    key = "k_anonymity"
+    judged = Judged.K_ANONYMITY
+    position = 10
+    anchor = "k-anonymity"
+    about = explain.K_ANONYMITY
+    thresholds = ("k",)
+    usage = (
+        "`-k K` (policy file: `[thresholds] k`); JSON `k_anonymity`; Python "
+        "`report.k_anonymity`, `anonaudit.checks.k_anonymity`."
+    )
+
+    def compute(self, context: Context, sensitive: str | None) -> KAnonymityResult:
+        return k_anonymity(context.table, k=context.policy.k, fk=context.wildcard_sizes)
+
+    def title(self, sensitive: str | None) -> str:
+        return "k-anonymity"
+
+    def summary(self, result: KAnonymityResult) -> list[str]:
+        k = result
+        wanted = f" (policy: k >= {k.threshold})" if k.threshold is not None else ""
+        return [
+            f"k-anonymity: k = {k.k}{wanted}; {k.violating_records:,} records in "
+            f"{len(k.violating):,} classes below the threshold{_mark(k.passed)}"
+            if k.threshold is not None
+            else f"k-anonymity: k = {k.k}"
+        ]
+
+    def to_json(self, result: KAnonymityResult, layout: Layout) -> dict[str, Any]:
+        k = result
+        return {
+            "k": k.k,
+            "classes": k.classes,
+            "threshold": k.threshold,
+            "passed": k.passed,
+            "histogram": {str(size): n for size, n in k.histogram.items()},
+            "violating_records": k.violating_records,
+            "violating": json_classes(k.violating, layout),
+        }
+
+    def verdict_rows(
+        self, result: KAnonymityResult, audited: Audited, anchor: str
+    ) -> list[VerdictRow]:
+        qi = join_names(audited.quasi_identifiers)
+        if result.threshold is None or result.passed is None:
+            return []
+        sentence = (
+            f"The smallest group of people who share these attributes ({qi}) has "
+            f"{_plural(result.k, 'member')}; the policy asks for {result.threshold}."
+        )
+        if not result.passed:
+            sentence += (
+                f" {_plural(result.violating_records, 'record')} are in "
+                f"{_plural(len(result.violating), 'group')} smaller than that."
+            )
+        return [
+            VerdictRow(
+                "k-anonymity",
+                anchor,
+                f"k = {result.k}",
+                f"k ≥ {result.threshold}",
+                result.passed,
+                sentence,
+            )
+        ]
+
+    def view(
+        self, result: KAnonymityResult, audited: Audited, options: Options, anchor: str
+    ) -> MeasureView:
+        """Class sizes, their chart and the classes smaller than k."""
+        rule = None if result.threshold is None else f"k ≥ {result.threshold}"
+        outcome, listing = _failing(
+            result,
+            audited,
+            options,
+            rule=rule,
+            order="smallest first",
+            measures=[("size", "records", _count)],
+            name="k-anonymity",
+        )
+        return MeasureView(
+            lead="Every record should share its quasi-identifier values "
+            f"({join_names(audited.quasi_identifiers)}) with at least k − 1 others, so that "
+            "someone who knows those values cannot narrow a person down to fewer than k "
+            "records.",
+            about=self.about.anchor,
+            facts=(
+                Fact("smallest class (k)", f"{result.k:,}"),
+                Fact("equivalence classes", f"{result.classes:,}"),
+                Fact("records", f"{result.rows:,}"),
+                Fact("policy", rule or "none"),
+            ),
+            charts=(charts.class_size_chart(result.histogram, k=result.threshold, chart_id="k"),),
+            outcome=outcome,
+            listing=listing,
+        )
+
+
+MEASURE = KAnonymity()

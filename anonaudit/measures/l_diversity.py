@@ -1,0 +1,196 @@
+"""l-diversity (Machanavajjhala et al. 2007): distinct, entropy and recursive (c,l)."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+from anonaudit import explain
+from anonaudit.checks import LDiversityResult, l_diversity
+from anonaudit.measures.base import ClassMeasure, Context
+from anonaudit.measures.present import (
+    Audited,
+    Fact,
+    Layout,
+    MeasureView,
+    Options,
+    VerdictRow,
+    _after_most_common,
+    _count,
+    _failing,
+    _fmt,
+    _mark,
+    _plural,
+    _real,
+    _rule,
+    json_classes,
+    json_number,
+)
+from anonaudit.vocabulary import Judged
+
+if TYPE_CHECKING:
+    pass
+
+__all__ = ["MEASURE", "LDiversity"]
+
+
+class LDiversity(ClassMeasure[LDiversityResult]):
+    """l-diversity of each SA (:func:`anonaudit.checks.l_diversity`)."""
+
+    key = "l_diversity"
+    judged = Judged.L_DIVERSITY
+    per_sensitive = True
+    position = 20
+    anchor = "l-diversity"
+    about = explain.L_DIVERSITY
+    thresholds = ("l", "entropy_l", "recursive")
+    usage = (
+        "`-l L`, `--entropy-l X`, `--recursive C,L`; JSON `l_diversity.<SA>`; Python "
+        "`report.l_diversity[sa]`, `anonaudit.checks.l_diversity`."
+    )
+
+    def compute(self, context: Context, sensitive: str | None) -> LDiversityResult:
+        assert sensitive is not None
+        policy = context.policy
+        c, recursive_l = policy.recursive or (None, None)
+        return l_diversity(
+            context.table,
+            sensitive,
+            l=policy.l,
+            entropy_l=policy.entropy_l,
+            c=c,
+            recursive_l=None if recursive_l is None else int(recursive_l),
+        )
+
+    def title(self, sensitive: str | None) -> str:
+        return f"l-diversity of {sensitive}"
+
+    def summary(self, result: LDiversityResult) -> list[str]:
+        ld = result
+        recursive = (
+            f"recursive (c,{ld.recursive_l}) for c > {_fmt(ld.recursive_c)}"
+            if not math.isinf(ld.recursive_c)
+            else f"recursive (c,{ld.recursive_l}) for no c (a class has < {ld.recursive_l} values)"
+        )
+        return [
+            f"  l-diversity: distinct {ld.distinct}, entropy {_fmt(ld.entropy)}, "
+            f"{recursive}{_mark(ld.passed)}"
+        ]
+
+    def to_json(self, result: LDiversityResult, layout: Layout) -> dict[str, Any]:
+        r = result
+        return {
+            "distinct": r.distinct,
+            "entropy": json_number(r.entropy),
+            "recursive": {"c": json_number(r.recursive_c), "l": r.recursive_l},
+            "nulls": r.nulls,
+            "thresholds": {"l": r.l, "entropy_l": r.entropy_l, "c": r.c},
+            "passed": r.passed,
+            "violating_records": r.violating_records,
+            "violating": json_classes(r.violating, layout),
+        }
+
+    def verdict_rows(
+        self, result: LDiversityResult, audited: Audited, anchor: str
+    ) -> list[VerdictRow]:
+        sa, rows = result.sensitive, []
+        for name, passed in result.verdicts.items():
+            if name == "l":
+                rows.append(
+                    VerdictRow(
+                        f"distinct l-diversity of {sa}",
+                        anchor,
+                        f"l = {result.distinct}",
+                        f"l ≥ {result.l}",
+                        passed,
+                        f"In the least varied group, {sa} takes "
+                        f"{_plural(result.distinct, 'different value')}; the policy asks for at "
+                        f"least {result.l} in every group.",
+                    )
+                )
+            elif name == "entropy_l":
+                rows.append(
+                    VerdictRow(
+                        f"entropy l-diversity of {sa}",
+                        anchor,
+                        f"entropy l = {_real(result.entropy)}",
+                        f"entropy l ≥ {_real(result.entropy_l)}",
+                        passed,
+                        f"Measured by entropy, the least varied group's {sa} is as mixed as "
+                        f"{_real(result.entropy)} equally common "
+                        f"{'value' if _real(result.entropy) == '1' else 'values'} would be; the "
+                        f"policy asks for at least {_real(result.entropy_l)}.",
+                    )
+                )
+            else:
+                c, at_l = _real(result.c), result.recursive_l
+                rest = _after_most_common(at_l)
+                if math.isinf(result.recursive_c):
+                    sentence = (
+                        f"Some group has fewer than {at_l} different values of {sa}, so nothing "
+                        f"outweighs its most common value; the policy asks that the most common "
+                        f"value be less than {c} times as frequent as {rest}."
+                    )
+                else:
+                    sentence = (
+                        f"In the worst group, the most common {sa} is "
+                        f"{_real(result.recursive_c)} times as frequent as {rest}; the policy "
+                        f"asks for less than {c} times."
+                    )
+                rows.append(
+                    VerdictRow(
+                        f"recursive ({c}, {at_l})-diversity of {sa}",
+                        anchor,
+                        f"c* = {_real(result.recursive_c)}",
+                        f"c* < {c}",
+                        passed,
+                        sentence,
+                    )
+                )
+        return rows
+
+    def view(
+        self, result: LDiversityResult, audited: Audited, options: Options, anchor: str
+    ) -> MeasureView:
+        """l-diversity of one SA and the classes that fail it."""
+        sa = result.sensitive
+        rule = _rule(
+            None if result.l is None else f"l ≥ {result.l}",
+            None if result.entropy_l is None else f"entropy l ≥ {_real(result.entropy_l)}",
+            None if result.c is None else f"recursive ({_real(result.c)}, {result.recursive_l})",
+        )
+        outcome, listing = _failing(
+            result,
+            audited,
+            options,
+            rule=rule and f"{rule} on {sa}",
+            order="fewest distinct values first",
+            measures=[
+                ("size", "records", _count),
+                ("distinct", "distinct values", _count),
+                ("entropy_l", "entropy l", _real),
+                ("recursive_c", "recursive c*", _real),
+            ],
+            name=f"l-diversity-{sa}",
+        )
+        return MeasureView(
+            lead=f"Every class should hold several well-represented values of {sa}, so that "
+            f"knowing someone's class does not reveal their {sa}.",
+            about=self.about.anchor,
+            facts=(
+                Fact("fewest distinct values in a class (distinct l)", f"{result.distinct:,}"),
+                Fact("entropy l", _real(result.entropy)),
+                Fact(
+                    f"recursive (c, {result.recursive_l}): c* (diverse for every c > c*)",
+                    _real(result.recursive_c),
+                ),
+                Fact(f"records with a null {sa}", f"{result.nulls:,}"),
+                Fact("policy", rule or "none"),
+            ),
+            charts=(),
+            outcome=outcome,
+            listing=listing,
+        )
+
+
+MEASURE = LDiversity()

@@ -1,0 +1,148 @@
+"""Prosecutor re-identification risk (El Emam & Dankar 2008): 1 / class size per record."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from anonaudit import explain
+from anonaudit.checks import RiskResult, prosecutor_risk
+from anonaudit.checks._classes import TOLERANCE
+from anonaudit.measures import charts
+from anonaudit.measures.base import Context, Measure
+from anonaudit.measures.present import (
+    Audited,
+    Fact,
+    Layout,
+    MeasureView,
+    Options,
+    VerdictRow,
+    _fmt,
+    _mark,
+    _plural,
+    _real,
+    _share,
+    join_names,
+    json_number,
+)
+from anonaudit.vocabulary import Judged
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+    from anonaudit.classtable import ClassTable
+
+__all__ = ["MEASURE", "ProsecutorRisk"]
+
+
+class ProsecutorRisk(Measure[RiskResult]):
+    """The prosecutor risk of every record (:func:`anonaudit.checks.prosecutor_risk`)."""
+
+    key = "risk"
+    judged = Judged.RISK
+    position = 50
+    anchor = "risk"
+    about = explain.PROSECUTOR_RISK
+    thresholds = ("max_risk",)
+    usage = (
+        "`--max-risk R`, `--risk-threshold R`; JSON `risk`; Python `report.risk`, "
+        "`anonaudit.checks.prosecutor_risk`; per record in `--records-out`."
+    )
+
+    def compute(self, context: Context, sensitive: str | None) -> RiskResult:
+        return prosecutor_risk(
+            context.table,
+            threshold=context.risk_threshold,
+            max_highest=context.policy.max_risk,
+            fk=context.wildcard_sizes,
+        )
+
+    def passed(self, result: RiskResult) -> bool | None:
+        return result.passed
+
+    def failing(self, result: RiskResult, table: ClassTable) -> NDArray[Any]:
+        """The classes whose records' risk ``1 / f`` exceeds the bound."""
+        assert result.max_highest is not None
+        return 1.0 / table.classes.sizes > result.max_highest + TOLERANCE
+
+    def title(self, sensitive: str | None) -> str:
+        return "Re-identification risk"
+
+    def summary(self, result: RiskResult) -> list[str]:
+        risk = result
+        return [
+            f"risk (prosecutor): highest {_fmt(risk.highest)}, average {_fmt(risk.average)}, "
+            f"{risk.sample_uniques:,} sample uniques ({risk.sample_uniques_fraction:.2%}), "
+            f"{risk.records_at_risk:,} records above {_fmt(risk.threshold)}{_mark(risk.passed)}"
+        ]
+
+    def to_json(self, result: RiskResult, layout: Layout) -> dict[str, Any]:
+        risk = result
+        return {
+            "model": "prosecutor",
+            "highest": json_number(risk.highest),
+            "average": json_number(risk.average),
+            "lowest": json_number(risk.lowest),
+            "threshold": risk.threshold,
+            "records_at_risk": risk.records_at_risk,
+            "records_at_risk_fraction": json_number(risk.records_at_risk_fraction),
+            "sample_uniques": risk.sample_uniques,
+            "sample_uniques_fraction": json_number(risk.sample_uniques_fraction),
+            "bands": {str(edge): n for edge, n in risk.bands.items()},
+            "max_highest": risk.max_highest,
+            "passed": risk.passed,
+        }
+
+    def verdict_rows(self, result: RiskResult, audited: Audited, anchor: str) -> list[VerdictRow]:
+        qi = join_names(audited.quasi_identifiers)
+        if result.max_highest is None or result.passed is None:
+            return []
+        return [
+            VerdictRow(
+                "re-identification risk",
+                anchor,
+                f"highest = {_share(result.highest)}",
+                f"highest ≤ {_share(result.max_highest)}",
+                result.passed,
+                f"An attacker who knows that someone is in the data and knows their {qi} picks "
+                f"out the most exposed record with a chance of {_share(result.highest)}; the "
+                f"policy allows at most {_share(result.max_highest)}.",
+            )
+        ]
+
+    def view(
+        self, result: RiskResult, audited: Audited, options: Options, anchor: str
+    ) -> MeasureView:
+        """Prosecutor re-identification risk and the share of records per risk band."""
+        facts = (
+            Fact("highest risk of a record", _share(result.highest)),
+            Fact("average risk", _share(result.average)),
+            Fact("lowest risk", _share(result.lowest)),
+            Fact(
+                f"records at risk (above {_share(result.threshold)})",
+                f"{result.records_at_risk:,} ({_share(result.records_at_risk_fraction)})",
+            ),
+            Fact(
+                "sample uniques (alone in their class)",
+                f"{result.sample_uniques:,} ({_share(result.sample_uniques_fraction)})",
+            ),
+            Fact(
+                "policy",
+                "none" if result.max_highest is None else f"highest ≤ {_share(result.max_highest)}",
+            ),
+        )
+        return MeasureView(
+            lead="The prosecutor model: an attacker knows that a person is in the data and knows "
+            f"their {join_names(audited.quasi_identifiers)}; picking one record of that class at "
+            "random finds the person with a chance of 1 / (class size).",
+            about=self.about.anchor,
+            facts=facts,
+            charts=(charts.risk_chart(result.bands, threshold=result.threshold, chart_id="risk"),),
+            outcome=f"{_plural(result.records_at_risk, 'record')} "
+            f"({_share(result.records_at_risk_fraction)}) have a risk above "
+            f"{_share(result.threshold)}; the classes they are in are those smaller than "
+            f"{_real(1 / result.threshold)} (see k-anonymity).",
+            listing=None,
+        )
+
+
+MEASURE = ProsecutorRisk()

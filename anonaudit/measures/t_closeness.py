@@ -1,0 +1,162 @@
+"""t-closeness (Li, Li & Venkatasubramanian 2007): the earth mover's distance of each
+class's SA distribution from the whole table's."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from anonaudit import explain
+from anonaudit.checks import TClosenessResult, t_closeness
+from anonaudit.measures import charts
+from anonaudit.measures.base import ClassMeasure, Context
+from anonaudit.measures.present import (
+    Audited,
+    Fact,
+    Layout,
+    MeasureView,
+    Options,
+    VerdictRow,
+    _class_label,
+    _count,
+    _failing,
+    _farthest,
+    _fmt,
+    _mark,
+    _real,
+    json_classes,
+    json_number,
+)
+from anonaudit.vocabulary import Judged
+
+if TYPE_CHECKING:
+    pass
+
+__all__ = ["MEASURE", "TCloseness"]
+
+
+class TCloseness(ClassMeasure[TClosenessResult]):
+    """t-closeness of each SA under its ground distance
+    (:func:`anonaudit.checks.t_closeness`)."""
+
+    key = "t_closeness"
+    judged = Judged.T_CLOSENESS
+    per_sensitive = True
+    position = 30
+    anchor = "t-closeness"
+    about = explain.T_CLOSENESS
+    thresholds = ("t",)
+    usage = (
+        "`-t T`, `--t-distance`, `--hierarchy COL=FILE`, `--order`, `--ground-distance`; "
+        "JSON `t_closeness.<SA>`; Python `report.t_closeness[sa]`, "
+        "`anonaudit.checks.t_closeness`."
+    )
+
+    def compute(self, context: Context, sensitive: str | None) -> TClosenessResult:
+        assert sensitive is not None
+        distance = context.distances[sensitive]
+        return t_closeness(
+            context.table,
+            sensitive,
+            t=context.policy.t,
+            distance=distance.name,
+            order=getattr(distance, "order", None),
+            hierarchy=getattr(distance, "hierarchy", None),
+            ground=getattr(distance, "matrix", None),
+        )
+
+    def title(self, sensitive: str | None) -> str:
+        return f"t-closeness of {sensitive}"
+
+    def summary(self, result: TClosenessResult) -> list[str]:
+        tc = result
+        return [f"  t-closeness ({tc.distance}): t = {_fmt(tc.t)}{_mark(tc.passed)}"]
+
+    def to_json(self, result: TClosenessResult, layout: Layout) -> dict[str, Any]:
+        r = result
+        return {
+            "t": json_number(r.t),
+            "distance": r.distance,
+            "threshold": r.threshold,
+            "nulls_excluded": r.nulls_excluded,
+            "passed": r.passed,
+            "violating_records": r.violating_records,
+            "violating": json_classes(r.violating, layout),
+        }
+
+    def verdict_rows(
+        self, result: TClosenessResult, audited: Audited, anchor: str
+    ) -> list[VerdictRow]:
+        if result.threshold is None or result.passed is None:
+            return []
+        sa = result.sensitive
+        return [
+            VerdictRow(
+                f"t-closeness of {sa}",
+                anchor,
+                f"t = {_real(result.t)}",
+                f"t ≤ {_real(result.threshold)}",
+                result.passed,
+                f"The group whose {sa} differs most from the whole table's is at distance "
+                f"{_real(result.t)} (earth mover's distance, {result.distance} ground distance: "
+                f"0 is the same distribution, 1 as different as can be); the policy allows at "
+                f"most {_real(result.threshold)}.",
+            )
+        ]
+
+    def view(
+        self, result: TClosenessResult, audited: Audited, options: Options, anchor: str
+    ) -> MeasureView:
+        """t-closeness of one SA: the distance histogram, the farthest classes beside the
+        whole table, and the classes farther than t."""
+        sa = result.sensitive
+        chart_id = anchor.replace("t-closeness", "t", 1)
+        rule = None if result.threshold is None else f"t ≤ {_real(result.threshold)}"
+        outcome, listing = _failing(
+            result,
+            audited,
+            options,
+            rule=rule and f"{rule} on {sa}",
+            order="farthest first",
+            measures=[("size", "records", _count), ("distance", "distance (EMD)", _real)],
+            name=f"t-closeness-{sa}",
+        )
+        classes = audited.table.classes
+        labels = [
+            (class_id, _class_label(classes, class_id, rank, result.per_class, options))
+            for rank, class_id in enumerate(_farthest(result.per_class, classes), start=1)
+        ]
+        return MeasureView(
+            lead=f"The distribution of {sa} within every class should be close to its "
+            "distribution in the whole table, so that learning someone's class tells an "
+            f"attacker little more about their {sa} than the table as a whole does.",
+            about=self.about.anchor,
+            facts=(
+                Fact("largest distance of a class from the whole table (t)", _real(result.t)),
+                Fact("ground distance", result.distance),
+                Fact(
+                    f"records with a null {sa} left out of the distributions",
+                    f"{result.nulls_excluded:,}",
+                ),
+                Fact("policy", rule or "none"),
+            ),
+            charts=(
+                charts.distance_chart(
+                    result.per_class,
+                    classes.sizes,
+                    t=result.threshold,
+                    sensitive=sa,
+                    chart_id=f"{chart_id}-distance",
+                ),
+                charts.distribution_chart(
+                    audited.table.sensitive_counts(sa),
+                    labels,
+                    named_by=audited.quasi_identifiers,
+                    chart_id=f"{chart_id}-values",
+                ),
+            ),
+            outcome=outcome,
+            listing=listing,
+        )
+
+
+MEASURE = TCloseness()

@@ -1,0 +1,208 @@
+"""The measure registry: every measure declared once, and a new one shown everywhere.
+
+A measure is a module of :mod:`anonaudit.measures` with a ``MEASURE``; the audit, the
+verdicts, the suppression advice and the three reports loop over the registry. The last
+tests add a measure the package does not have (the largest class's share of the
+records) and check that the audit computes it and every report shows it, with no other
+change.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import pkgutil
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+from numpy.typing import NDArray
+
+import anonaudit.measures
+from anonaudit import AuditOptions, Policy, Roles, audit, explain
+from anonaudit.classtable import ClassTable
+from anonaudit.measures import MEASURES, Context, Measure, explained, in_order
+from anonaudit.measures.present import (
+    Audited,
+    Fact,
+    Layout,
+    MeasureView,
+    Options,
+    VerdictRow,
+    _share,
+)
+from anonaudit.policy import Policy as PolicyType
+from anonaudit.report.text import summary
+from anonaudit.vocabulary import Judged
+
+pytestmark = pytest.mark.unit
+
+RECORDS = pd.DataFrame(
+    {
+        "zip": ["02139", "02139", "02139", "02138", "02138", "02141"],
+        "age": ["30", "30", "30", "40", "40", "50"],
+        "disease": ["flu", "cold", "flu", "flu", "flu", "cancer"],
+    }
+)
+
+
+def test_every_measure_module_is_registered_once() -> None:
+    modules = [
+        importlib.import_module(f"anonaudit.measures.{m.name}")
+        for m in pkgutil.iter_modules(anonaudit.measures.__path__)
+    ]
+    declared = [m.MEASURE for m in modules if hasattr(m, "MEASURE")]
+    assert sorted(m.key for m in declared) == sorted(m.key for m in MEASURES)
+    assert [m.key for m in MEASURES] == [
+        "k_anonymity",
+        "l_diversity",
+        "t_closeness",
+        "disclosure",
+        "risk",
+    ]
+    for attribute in ("key", "position", "anchor", "judged"):
+        values = [getattr(m, attribute) for m in MEASURES]
+        assert len(set(values)) == len(values), attribute
+
+
+def test_each_measure_names_real_thresholds_and_explains_itself() -> None:
+    policy_fields = {f.name for f in dataclasses.fields(PolicyType)}
+    claimed = [name for m in MEASURES for name in m.thresholds]
+    assert sorted(claimed) == sorted(policy_fields)  # every threshold judged by one measure
+    for m in MEASURES:
+        assert m.about in explained() and m.usage.strip()
+        assert f"JSON `{m.key}" in m.usage
+
+
+def test_in_order_groups_the_measures_of_each_sensitive_attribute() -> None:
+    order = [(m.key, sa) for m, sa in in_order(["a", "b"])]
+    assert order == [
+        ("k_anonymity", None),
+        ("l_diversity", "a"),
+        ("t_closeness", "a"),
+        ("disclosure", "a"),
+        ("l_diversity", "b"),
+        ("t_closeness", "b"),
+        ("disclosure", "b"),
+        ("risk", None),
+    ]
+    assert [(m.key, sa) for m, sa in in_order([])] == [("k_anonymity", None), ("risk", None)]
+
+
+def test_verdicts_and_masks_come_from_the_measures() -> None:
+    report = audit(
+        RECORDS, Roles(["zip", "age"], ["disease"]), AuditOptions(policy=Policy(k=2, l=2))
+    )
+    assert [(v.judged, v.passed, v.sensitive) for v in report.verdicts()] == [
+        (Judged.K_ANONYMITY, False, None),
+        (Judged.L_DIVERSITY, False, "disease"),
+    ]
+    k = anonaudit.measures.k_anonymity.MEASURE
+    mask = k.failing(report.k_anonymity, report.table)
+    assert mask is not None
+    assert int(report.table.classes.sizes[mask].sum()) == 1  # the one record of 02141
+    advice = report.suppression
+    assert advice is not None and advice.passed
+    assert [m.measure for m in advice.measures] == ["k-anonymity", "l-diversity of disease"]
+
+
+# -- a measure the package does not have --------------------------------------------------
+
+LARGEST = explain.Measure(
+    name="largest class share",
+    anchor="about-largest-class",
+    slug="largest-class-share",
+    summary="The share of the records in the largest class [@sweeney].",
+    definition="max over classes E of |E| / n.",
+    citations=(explain.SWEENEY,),
+    protects="Nothing by itself: it says how unevenly the records are spread.",
+    misses="every attack on small classes.",
+)
+
+
+@dataclass(frozen=True)
+class LargestResult:
+    """The share of the records in the largest class."""
+
+    share: float
+    passed: bool | None = None
+
+
+class LargestClass(Measure[LargestResult]):
+    """A measure without parameters, declared as a new module would declare it."""
+
+    key = "largest_class"
+    judged = Judged.K_ANONYMITY
+    position = 60
+    anchor = "largest-class"
+    about = LARGEST
+    usage = "JSON `largest_class`."
+
+    def compute(self, context: Context, sensitive: str | None) -> LargestResult:
+        sizes = context.table.classes.sizes
+        return LargestResult(float(sizes.max()) / float(sizes.sum()))
+
+    def passed(self, result: LargestResult) -> bool | None:
+        return result.passed
+
+    def failing(self, result: LargestResult, table: ClassTable) -> NDArray[Any] | None:
+        return None
+
+    def title(self, sensitive: str | None) -> str:
+        return "Largest class"
+
+    def summary(self, result: LargestResult) -> list[str]:
+        return [f"largest class: {result.share:.4g} of the records"]
+
+    def to_json(self, result: LargestResult, layout: Layout) -> dict[str, Any]:
+        return {"share": result.share}
+
+    def verdict_rows(
+        self, result: LargestResult, audited: Audited, anchor: str
+    ) -> list[VerdictRow]:
+        return []
+
+    def view(
+        self, result: LargestResult, audited: Audited, options: Options, anchor: str
+    ) -> MeasureView:
+        return MeasureView(
+            lead="How unevenly the records are spread over the classes.",
+            about=self.about.anchor,
+            facts=(Fact("largest class", _share(result.share)),),
+            charts=(),
+            outcome="No threshold.",
+            listing=None,
+        )
+
+
+@pytest.fixture
+def with_largest(monkeypatch: pytest.MonkeyPatch) -> LargestClass:
+    measure = LargestClass()
+    monkeypatch.setattr(anonaudit.measures, "MEASURES", (*MEASURES, measure))
+    return measure
+
+
+def test_a_new_measure_is_computed_and_shown_everywhere(with_largest: LargestClass) -> None:
+    report = audit(RECORDS, Roles(["zip", "age"], ["disease"]))
+    assert report.result(with_largest) == LargestResult(0.5)
+    lines = summary(report).splitlines()
+    assert lines[lines.index("largest class: 0.5 of the records") - 1].startswith("risk (prosecutor)")
+    document = report.to_dict()
+    assert document["largest_class"] == {"share": 0.5}
+    assert list(document).index("largest_class") == list(document).index("risk") + 1
+    page = report.to_html()
+    assert '<section id="largest-class"' in page and "Largest class</h2>" in page
+    assert "50%" in page and '<h3 id="about-largest-class">' in page
+    assert report.verdicts() == []  # it judges nothing: no verdict
+
+
+def test_a_new_measure_gets_its_page_in_the_docs(with_largest: LargestClass) -> None:
+    assert LARGEST in explained()
+    assert np.isclose(with_largest.compute(_context(), None).share, 0.5)
+
+
+def _context() -> Context:
+    table = ClassTable.from_frame(RECORDS.assign(count=1), quasi_identifiers=["zip", "age"])
+    return Context(table, Policy(), 0.2, {})
