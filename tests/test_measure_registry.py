@@ -188,7 +188,8 @@ def test_a_new_measure_is_computed_and_shown_everywhere(with_largest: LargestCla
     report = audit(RECORDS, Roles(["zip", "age"], ["disease"]))
     assert report.result(with_largest) == LargestResult(0.5)
     lines = summary(report).splitlines()
-    assert lines[lines.index("largest class: 0.5 of the records") - 1].startswith("risk (prosecutor)")
+    line = lines.index("largest class: 0.5 of the records")
+    assert lines[line - 1].startswith("risk (prosecutor)")
     document = report.to_dict()
     assert document["largest_class"] == {"share": 0.5}
     assert list(document).index("largest_class") == list(document).index("risk") + 1
