@@ -23,7 +23,7 @@ estimated number of people in the population sharing the class's QI values (Bene
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -40,6 +40,10 @@ __all__ = ["ClassTable", "Classes", "SensitiveCounts", "SourceStats"]
 
 _COUNT = "__anonaudit_count__"
 _WEIGHT = "__anonaudit_weight__"
+#: Tables of at least this many rows encode their columns in parallel, one per core.
+_PARALLEL_ROWS = 100_000
+#: Where :meth:`SensitiveCounts.class_local` keeps its arrays (in the instance's dict).
+_CLASS_LOCAL = "_class_local_arrays"
 
 
 @dataclass(frozen=True)
@@ -189,6 +193,33 @@ class SensitiveCounts:
         result = np.full(self.n_classes, -np.inf)
         np.maximum.at(result, self.class_ids, values)
         return result
+
+    def class_local(self, key: Hashable, compute: Callable[[], NDArray[Any]]) -> NDArray[Any]:
+        """A per-class array that depends on each class's own entries alone, computed once.
+
+        The checks keep here what they compute class by class (distinct values, entropy,
+        recursive c, the largest share): the suppression advice re-audits subsets of the
+        table round after round, and a subset that keeps whole classes
+        (:meth:`ClassTable.without_classes`) takes these arrays at its classes instead of
+        computing them again (the same entries in the same order give the same floats).
+
+        Parameters
+        ----------
+        key : hashable
+            What the array is, such as ``"entropy"`` or ``("recursive_c", 2)``.
+        compute : callable
+            Computes it from this distribution, when it is not known yet.
+
+        Returns
+        -------
+        numpy.ndarray
+            Length :attr:`n_classes`, read-only: every later caller shares it.
+        """
+        cache: dict[Hashable, NDArray[Any]] = self.__dict__.setdefault(_CLASS_LOCAL, {})
+        found = cache.get(key)
+        if found is None:
+            found = cache[key] = _read_only(np.asarray(compute()))
+        return found
 
 
 @dataclass(frozen=True)
@@ -546,7 +577,7 @@ class ClassTable:
         self.__dict__["classes"] = classes
         if sensitive_counts:
             self.__dict__["_sensitive_counts"] = {
-                name: self._kept_entries(counts, present, renumber, sizes)
+                name: self._kept_entries(counts, present, renumber, sizes, ids)
                 for name, counts in sensitive_counts.items()
             }
 
@@ -556,14 +587,17 @@ class ClassTable:
         present: NDArray[Any],
         renumber: NDArray[Any],
         sizes: NDArray[Any],
+        ids: NDArray[Any],
     ) -> SensitiveCounts:
         """``counts`` restricted to the classes marked ``present``, whole, renumbered by
         ``renumber`` (sizes ``sizes``): what :meth:`_make_sensitive_counts` finds on their
-        rows, entries in the same order (class, then value)."""
+        rows, entries in the same order (class, then value). ``ids`` are the kept
+        classes: the per-class arrays ``counts`` knows (:meth:`SensitiveCounts.class_local`)
+        are taken at them."""
         entries = np.flatnonzero(present[counts.class_ids])
         values, codes = _compact(counts.values, counts.codes[entries])
         kept = counts.counts[entries]
-        return SensitiveCounts(
+        result = SensitiveCounts(
             name=counts.name,
             values=values,
             class_ids=renumber[counts.class_ids[entries]],
@@ -572,6 +606,12 @@ class ClassTable:
             class_sizes=sizes,
             totals=np.bincount(codes, weights=kept, minlength=len(values)).astype(np.int64),
         )
+        known: dict[Hashable, NDArray[Any]] = counts.__dict__.get(_CLASS_LOCAL, {})
+        if known:  # each class keeps its entries, in order: its values are the same
+            result.__dict__[_CLASS_LOCAL] = {
+                key: _read_only(array[ids]) for key, array in known.items()
+            }
+        return result
 
     def _know_unique(self, name: str) -> None:
         """Record that QI ``name`` differs in every row (the engine checked it): every
@@ -606,7 +646,7 @@ class ClassTable:
             column = table.column(key[1])
             return _encode(column) if key[0] == "sorted" else _group_codes(column)
 
-        workers = min(len(missing), os.cpu_count() or 1) if len(self) >= 100_000 else 1
+        workers = min(len(missing), os.cpu_count() or 1) if len(self) >= _PARALLEL_ROWS else 1
         if workers > 1:
             with ThreadPoolExecutor(workers) as pool:
                 cache.update(zip(missing, pool.map(encode, missing), strict=True))
@@ -624,6 +664,42 @@ class ClassTable:
         if cached is not None:
             return int(cached[0])
         return int(pc.count_distinct(self.keys.column(name), mode="all").as_py())
+
+    def _first_appearances(self, name: str, n: int) -> NDArray[Any] | None:
+        """The rows where the first ``n`` distinct values of column ``name`` first appear.
+
+        In order: the rows of ``pc.unique(column)[:n]`` (nulls included), found from the
+        codes the classes or the SA distributions were computed with (:attr:`_encodings`),
+        so the column's values are not hashed again.
+
+        Parameters
+        ----------
+        name : str
+            A column of :attr:`keys`.
+        n : int
+            How many distinct values are wanted (at least 0).
+
+        Returns
+        -------
+        numpy.ndarray or None
+            Ascending row numbers (at most ``n``); ``None`` when no codes of ``name``
+            are known.
+        """
+        known = self.__dict__.get("_encodings", {})
+        if ("group", name) in known:
+            width, codes = known["group", name]
+        elif ("sorted", name) in known:
+            values, codes = known["sorted", name]
+            width = len(values)
+        else:
+            return None
+        if width == len(codes):  # a value of its own in every row
+            return np.arange(min(n, len(codes)), dtype=np.int64)
+        if len(codes) > 2 * n:  # many values: the first n are likely in a short prefix
+            where = np.unique(codes[: 2 * n], return_index=True)[1]
+            if len(where) >= n:
+                return np.sort(where)[:n].astype(np.int64, copy=False)
+        return _first_rows(codes, int(width))[:n]
 
     def _encoded(self, *names: str) -> list[tuple[tuple[str | None, ...], NDArray[Any]]]:
         """The :func:`_encode` (sorted values, codes) of columns ``names``, once each."""
@@ -645,7 +721,14 @@ class ClassTable:
                 key=lambda name: known.get(("group", name), (None,))[0] != len(self),
             )
             if known.get(("group", names[0]), (None,))[0] != len(self):
-                self._encode_all([("group", name) for name in names])  # all needed, at once
+                # All needed, at once; on a table large enough to encode in parallel, the
+                # SAs' codes too (their distributions need them next): one pool of
+                # columns, shared out evenly, rather than a second pool for the SAs.
+                parallel = len(self) >= _PARALLEL_ROWS
+                self._encode_all(
+                    [("group", name) for name in names]
+                    + [("sorted", name) for name in self.sensitive if parallel]
+                )
             qi = []
             for name in names:
                 qi.extend(self._encode_all([("group", name)]))
@@ -695,8 +778,8 @@ class ClassTable:
         # Each class's entries in value order: the engine returns groups in a parallel,
         # run-dependent order, and float sums over a class must not depend on it.
         if len(pairs) > 1 and not bool(np.all(pairs[1:] > pairs[:-1])):
-            order = _sort_unique(pairs, bound=len(classes) * m)
-            pairs, counts = pairs[order], counts[order]
+            order, pairs = _sort_unique(pairs, bound=len(classes) * m)
+            counts = counts[order]
         class_ids, codes = pairs // m, pairs % m
         return SensitiveCounts(
             name=name,
@@ -770,21 +853,76 @@ def _group_codes(column: pa.ChunkedArray) -> tuple[int, NDArray[Any]]:
     return max(len(encoded.dictionary), 1), codes
 
 
-def _sort_unique(keys: NDArray[Any], *, bound: int) -> NDArray[Any]:
-    """The order that sorts ``keys``, distinct integers in ``[0, bound)``.
+def _sort_unique(keys: NDArray[Any], *, bound: int) -> tuple[NDArray[Any], NDArray[Any]]:
+    """The order that sorts ``keys``, distinct integers in ``[0, bound)``, and ``keys`` in it.
 
     When the range is not much wider than the number of keys, placing each key in its
-    slot is linear and several times faster than a comparison sort.
+    slot is linear and several times faster than a comparison sort; the sorted keys are
+    then read off the slots in turn, not gathered from ``keys``.
     """
     if bound > 8 * len(keys) + 1024:
-        return np.argsort(keys)
+        order = np.argsort(keys)
+        return order, keys[order]
     slot = np.full(bound, -1, dtype=np.int64)
     slot[keys] = np.arange(len(keys), dtype=np.int64)
-    return slot[slot >= 0]
+    present = slot >= 0
+    return slot[present], np.flatnonzero(present).astype(keys.dtype, copy=False)
 
 
 #: Keys spanning at most this many times the rows are grouped by direct addressing.
 _DIRECT_GROUPING = 16
+#: The same when groups are numbered in order of first appearance (it takes two tables of
+#: ``bound`` slots, one at a time).
+_DIRECT_ORDERED = 4
+
+
+def _read_only(array: NDArray[Any]) -> NDArray[Any]:
+    """A read-only view of ``array`` (``array`` itself stays writeable).
+
+    Parameters
+    ----------
+    array : numpy.ndarray
+        Any array.
+
+    Returns
+    -------
+    numpy.ndarray
+        A view of the same data that refuses writes.
+    """
+    view = array.view()
+    view.setflags(write=False)
+    return view
+
+
+def _first_rows(key: NDArray[Any], bound: int) -> NDArray[Any]:
+    """The row where each distinct value of ``key`` first appears, in order of appearance.
+
+    Linear and without hashing: a table of ``bound`` slots keeps each value's first row.
+
+    Parameters
+    ----------
+    key : numpy.ndarray
+        Integers in ``[0, bound)``.
+    bound : int
+        An upper bound of ``key`` (exclusive).
+
+    Returns
+    -------
+    numpy.ndarray
+        Ascending row numbers (``int64``), one per distinct value: the representative
+        rows of a hash factorization (``pandas.factorize``) of ``key``, in its group order.
+
+    Examples
+    --------
+    >>> _first_rows(np.array([3, 1, 3, 0, 1]), 4).tolist()
+    [0, 1, 3]
+    """
+    rows = len(key)
+    slot = np.full(bound, rows, dtype=np.int64)
+    np.minimum.at(slot, key, np.arange(rows, dtype=np.int64))
+    starts = np.zeros(rows, dtype=bool)
+    starts[slot[slot < rows]] = True
+    return np.flatnonzero(starts)
 
 
 def _combine(
@@ -795,14 +933,16 @@ def _combine(
     Returns a row of each group and each row's group id. Codes are packed into one
     int64 key column by column, re-factorizing when the next column would overflow;
     grouping is a hash factorization, linear in the number of rows, with groups
-    numbered in order of first appearance and represented by their first row.
+    numbered in order of first appearance and represented by their first row; keys of a
+    small range are grouped by direct addressing instead, with the same numbering.
     ``widths``, when known, bound each column's codes (``0 <= code < width``) and spare
     a pass over it. With ``ordered=False`` the numbering and representative rows may be
-    any, and keys of a small range are grouped by direct addressing instead.
+    any, and direct addressing takes wider ranges.
     """
     key: NDArray[Any] | None = None
     bound = 1
     known = iter(widths) if widths is not None else None
+    owned = False  # whether ``key`` is an array of this function's, to update in place
     for column in codes:
         width = next(known) if known is not None else int(column.max()) + 1 if len(column) else 1
         if key is None:
@@ -811,7 +951,13 @@ def _combine(
         if bound * width >= 2**62:
             key = pd.factorize(key)[0].astype(np.int64)
             bound = int(key.max()) + 1 if len(key) else 1
-        key, bound = key * width + column, bound * width
+            owned = True
+        if owned and key.dtype == np.result_type(key, column):
+            key *= width
+            key += column
+        else:
+            key, owned = key * width + column, True
+        bound *= width
     assert key is not None
     if not ordered and bound <= _DIRECT_GROUPING * len(key) + 1024:
         present = np.zeros(bound, dtype=np.int64)
@@ -820,6 +966,11 @@ def _combine(
         some = np.empty(int(present.sum()), dtype=np.int64)
         some[index] = np.arange(len(key), dtype=np.int64)
         return some, index
+    if bound <= _DIRECT_ORDERED * len(key) + 1024:
+        first = _first_rows(key, bound)
+        group = np.empty(bound, dtype=np.int64)
+        group[key[first]] = np.arange(len(first), dtype=np.int64)
+        return first, group[key]
     index = pd.factorize(key)[0].astype(np.int64)
     first = np.empty(int(index.max()) + 1 if len(index) else 0, dtype=np.int64)
     first[index[::-1]] = np.arange(len(index) - 1, -1, -1, dtype=np.int64)

@@ -341,7 +341,7 @@ def find_identifiers(
     roles: dict[str, Role] = {qi: "quasi-identifier" for qi in table.quasi_identifiers}
     roles |= {sa: "sensitive" for sa in table.sensitive}
     values: dict[str, pa.Array] = {
-        column: _first_distinct(table.keys.column(column), _MAX_VALUES) for column in roles
+        column: _table_distinct(table, column, _MAX_VALUES) for column in roles
     }
     distinct = {qi: table.distinct(qi) for qi in table.quasi_identifiers}
     rows = {qi: table.rows for qi in table.quasi_identifiers}
@@ -369,21 +369,49 @@ def find_identifiers(
     return tuple(found)
 
 
+def _table_distinct(table: ClassTable, column: str, n: int) -> pa.Array:
+    """The first ``n`` distinct values of the class table's ``column``, as
+    :func:`_first_distinct` finds them, but taken at the rows where they first appear
+    when the table knows the column's codes already (its classes or SA distributions
+    were computed with them): then the column is not hashed at all.
+
+    Parameters
+    ----------
+    table : ClassTable
+        The audited class table.
+    column : str
+        One of its columns.
+    n : int
+        How many distinct values to return, at most.
+
+    Returns
+    -------
+    pyarrow.Array
+        ``pc.unique(table.keys.column(column))[:n]``: nulls included, in order of first
+        appearance.
+    """
+    rows = table._first_appearances(column, n)
+    values = table.keys.column(column)
+    if rows is None:
+        return _first_distinct(values, n)
+    return values.take(pa.array(rows)).combine_chunks()
+
+
 def _first_distinct(column: pa.ChunkedArray, n: int) -> pa.Array:
     """The first ``n`` distinct values of ``column`` (nulls included), in order of first
-    appearance: ``pc.unique(column)[:n]``, from the shortest prefix that holds them, so a
-    column of millions of distinct values is not hashed whole.
+    appearance: ``pc.unique(column)[:n]``, from a prefix of ``2 n`` rows when it holds
+    them (a column of millions of distinct values is not hashed whole), else from the
+    whole column (hashed once more, not in growing prefixes).
 
     >>> _first_distinct(pa.chunked_array([["a", "b", "a", None, "c"]]), 3).to_pylist()
     ['a', 'b', None]
     """
     rows = len(column)
-    prefix = min(rows, 2 * n)
-    while True:
-        found = pc.unique(column.slice(0, prefix))
-        if len(found) >= n or prefix >= rows:
+    if rows > 2 * n:
+        found = pc.unique(column.slice(0, 2 * n))
+        if len(found) >= n:
             return found.slice(0, n)
-        prefix = min(rows, 4 * prefix)
+    return pc.unique(column).slice(0, n)
 
 
 def _columns(sources: Sequence[Source]) -> list[str]:

@@ -138,10 +138,13 @@ def attribute_disclosure(
     counts = table.sensitive_counts(sensitive)
     share = counts.posterior()
     prior = counts.prior()[counts.codes]
-    per_alpha = counts.per_class_max(share)
+    # alpha and the distinct values are the class's own (SensitiveCounts.class_local);
+    # beta and delta depend on the table's distribution too.
+    per_alpha = counts.class_local("alpha", lambda: counts.per_class_max(share))
     per_beta = counts.per_class_max(np.maximum((share - prior) / prior, 0.0))
     per_delta = counts.per_class_max(np.abs(np.log(share / prior)))
-    per_delta = np.where(counts.distinct_per_class() < len(counts.values), np.inf, per_delta)
+    distinct = counts.class_local("distinct", counts.distinct_per_class)
+    per_delta = np.where(distinct < len(counts.values), np.inf, per_delta)
     mask = np.zeros(len(per_alpha), dtype=bool)
     if alpha is not None:
         mask |= per_alpha > alpha + TOLERANCE

@@ -64,15 +64,22 @@ class Distributions:
 
     @classmethod
     def from_sensitive(cls, counts: SensitiveCounts, position: NDArray[Any]) -> Distributions:
-        """Re-code ``counts`` so value ``v`` gets code ``position[v]``; -1 leaves it out."""
+        """Re-code ``counts`` so value ``v`` gets code ``position[v]``; -1 leaves it out.
+
+        The entries' arrays are ``counts``'s own (not copied) when every value is kept,
+        and their codes too when no value is re-coded.
+        """
+        m = int(position.max()) + 1 if len(position) else 0
+        if bool(np.all(position >= 0)):  # every entry kept
+            identity = position.dtype == counts.codes.dtype and bool(
+                np.array_equal(position, np.arange(len(position)))
+            )
+            codes = counts.codes if identity else position[counts.codes]
+            return cls(counts.class_ids, codes, counts.counts, counts.n_classes, m)
         new_codes = position[counts.codes]
         keep = new_codes >= 0
         return cls(
-            counts.class_ids[keep],
-            new_codes[keep],
-            counts.counts[keep],
-            counts.n_classes,
-            int(position.max()) + 1 if len(position) else 0,
+            counts.class_ids[keep], new_codes[keep], counts.counts[keep], counts.n_classes, m
         )
 
     def sorted(self) -> Distributions:
@@ -108,10 +115,12 @@ def equal_distance(d: Distributions) -> NDArray[Any]:
     Values absent from a class contribute ``q_i``, so only the entries present are
     visited: ``1/2 (sum_present |p_i - q_i| + 1 - sum_present q_i)``.
     """
+    sizes = d.sizes  # once: d.p() would sum the classes again
     q = d.q[d.codes]
-    distance = 0.5 * (d.per_class_sum(np.abs(d.p() - q)) + 1.0 - d.per_class_sum(q))
+    p = d.counts / sizes[d.class_ids]
+    distance = 0.5 * (d.per_class_sum(np.abs(p - q)) + 1.0 - d.per_class_sum(q))
     # Rounding can leave -1e-16 where P = Q; the EMD lies in [0, 1].
-    return np.where(d.sizes > 0, np.clip(distance, 0.0, 1.0), 0.0)
+    return np.where(sizes > 0, np.clip(distance, 0.0, 1.0), 0.0)
 
 
 def cdf_distance(d: Distributions, positions: NDArray[Any]) -> NDArray[Any]:

@@ -182,9 +182,11 @@ def l_diversity(
         raise ParameterError(f"recursive c must be a number > 0 (got {c!r})")
     at_l = recursive_l if recursive_l is not None else (l if l is not None else 2)
     counts = table.sensitive_counts(sensitive)
-    distinct = counts.distinct_per_class()
-    entropy = class_entropy(counts)
-    per_class_c = recursive_c(counts, at_l)
+    # Class by class: known once per distribution, and taken by the subsets the
+    # suppression advice re-audits (SensitiveCounts.class_local).
+    distinct = counts.class_local("distinct", counts.distinct_per_class)
+    entropy = counts.class_local("entropy", lambda: class_entropy(counts))
+    per_class_c = counts.class_local(("recursive_c", at_l), lambda: recursive_c(counts, at_l))
     mask = np.zeros(len(distinct), dtype=bool)
     if l is not None:
         mask |= distinct < l

@@ -1,0 +1,426 @@
+"""The fast paths of the class table and the checks against the straightforward computations.
+
+Each shortcut taken for speed (issue 13) must give the same result, bit for bit, as the
+computation it replaces: grouping codes by direct addressing (:func:`_combine`), the
+rows where values first appear (:func:`_first_rows`, the identifiers' distinct values),
+the SA distributions' sort, the equal-distance EMD without copies, and the class-local
+measures a subset takes from the table it was cut from. The references here are the
+plain computations (``pandas.factorize``, ``pyarrow.compute.unique``, a fresh class
+table of the same records); no test is timed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from numpy.typing import NDArray
+from strategies import VALUE, class_table, rows
+
+import anonaudit.classtable as classtable
+from anonaudit.checks import attribute_disclosure, l_diversity, t_closeness
+from anonaudit.checks.emd import Distributions, equal_distance
+from anonaudit.checks.ldiversity import class_entropy, recursive_c
+from anonaudit.classtable import ClassTable, SensitiveCounts, _combine, _first_rows, _sort_unique
+from anonaudit.identifiers import _first_distinct, _table_distinct, find_identifiers
+
+SETTINGS = settings(max_examples=80, deadline=None)
+
+#: Columns of small codes: (width, codes) pairs of one length.
+CODE_COLUMNS = st.integers(0, 40).flatmap(
+    lambda length: st.lists(
+        st.integers(1, 6).flatmap(
+            lambda width: st.tuples(
+                st.just(width),
+                st.lists(st.integers(0, width - 1), min_size=length, max_size=length),
+            )
+        ),
+        min_size=1,
+        max_size=4,
+    )
+)
+
+
+def _reference_combine(columns: Sequence[NDArray[np.int64]]) -> tuple[NDArray, NDArray]:
+    """Group rows by their tuple of codes with a hash factorization: group ids in order of
+    first appearance, and each group's first row."""
+    tuples = pd.Series(list(zip(*columns, strict=True)), dtype=object)
+    index = pd.factorize(tuples)[0].astype(np.int64)
+    first = np.array(
+        [int(np.flatnonzero(index == g)[0]) for g in range(len(set(index)))], dtype=np.int64
+    )
+    return first, index
+
+
+def _records(sa_values: Sequence[str | None] = ("flu", "hiv", "cold", "cancer", None)):
+    """Records (q1, q2, s) with counts, from small alphabets (nulls included)."""
+    values = (st.sampled_from(["a", "b", "c"]), VALUE, st.sampled_from(sa_values))
+    return rows(*values, max_size=30).flatmap(
+        lambda drawn: st.tuples(
+            st.just(drawn), st.lists(st.integers(1, 5), min_size=len(drawn), max_size=len(drawn))
+        )
+    )
+
+
+def _same(left: NDArray, right: NDArray) -> None:
+    """Equal bit for bit: dtype, shape and bytes (NaN and signed zeros included)."""
+    left, right = np.asarray(left), np.asarray(right)
+    assert left.dtype == right.dtype
+    assert left.shape == right.shape
+    assert left.tobytes() == right.tobytes()
+
+
+# --------------------------------------------------------------------------- grouping
+
+
+@SETTINGS
+@given(CODE_COLUMNS, st.booleans())
+def test_combine_direct_addressing_is_a_factorization(columns, give_widths) -> None:
+    codes = [np.array(c, dtype=np.int64) for _, c in columns]
+    widths = [w for w, _ in columns] if give_widths else None
+    first, index = _combine(codes, widths)
+    expected_first, expected_index = _reference_combine(codes)
+    _same(index, expected_index)
+    _same(first, expected_first)
+
+
+def test_combine_paths_agree_on_wide_and_narrow_keys() -> None:
+    """Keys of a narrow range take direct addressing, keys of a wide one the hash
+    factorization; both number groups alike."""
+    rng = np.random.default_rng(7)
+    rows_ = 5_000
+    for widths in ([3, 5, 7], [2**20, 2**20, 50]):  # bound below / far above 4 x rows
+        codes = [rng.integers(0, min(w, 40), size=rows_).astype(np.int64) for w in widths]
+        first, index = _combine(codes, widths)
+        expected = pd.factorize(pd.Series(list(zip(*codes, strict=True)), dtype=object))[0]
+        _same(index, expected.astype(np.int64))
+        _same(first, np.unique(expected, return_index=True)[1].astype(np.int64))
+
+
+def test_combine_leaves_its_inputs_alone() -> None:
+    codes = [np.array([1, 0, 1, 2]), np.array([0, 1, 0, 1]), np.array([3, 3, 3, 0])]
+    before = [c.copy() for c in codes]
+    _combine(codes, [3, 2, 4])
+    for column, kept in zip(codes, before, strict=True):
+        _same(column, kept)
+
+
+def test_combine_of_no_rows() -> None:
+    first, index = _combine([np.array([], dtype=np.int64)] * 2, [3, 4])
+    assert first.dtype == index.dtype == np.int64
+    assert len(first) == len(index) == 0
+
+
+@SETTINGS
+@given(st.lists(st.integers(0, 9), max_size=60))
+def test_first_rows_are_the_first_occurrences(values) -> None:
+    key = np.array(values, dtype=np.int64)
+    expected = np.sort(np.unique(key, return_index=True)[1]).astype(np.int64)
+    _same(_first_rows(key, 10), expected)
+
+
+@SETTINGS
+@given(st.lists(st.integers(0, 10_000), unique=True, max_size=80), st.booleans())
+def test_sort_unique_sorts_keys_and_reads_them_off(values, wide) -> None:
+    keys = np.array(values, dtype=np.int64)
+    bound = 10**9 if wide else 10_001  # the comparison sort, or the slots
+    order, ordered = _sort_unique(keys, bound=bound)
+    _same(order, np.argsort(keys).astype(order.dtype))
+    _same(ordered, np.sort(keys))
+
+
+# --------------------------------------------------------------------------- classes
+
+
+def _fresh(table: ClassTable) -> ClassTable:
+    """The same rows as a new table: nothing cached."""
+    return ClassTable(
+        table.quasi_identifiers,
+        table.sensitive,
+        table.keys,
+        table.counts,
+        table.sources,
+        table.weights,
+    )
+
+
+def _assert_same_counts(left: SensitiveCounts, right: SensitiveCounts) -> None:
+    assert left.values == right.values
+    for name in ("class_ids", "codes", "counts", "class_sizes", "totals"):
+        _same(getattr(left, name), getattr(right, name))
+
+
+@SETTINGS
+@given(_records())
+def test_classes_encoded_with_the_sensitive_columns_at_once(drawn) -> None:
+    """A large table encodes its SAs in the classes' pool; a small one after: the
+    classes and SA distributions are the same."""
+    records, counts = drawn
+    table = class_table(records, ["q1", "q2"], ["s"], counts=counts)
+    one_by_one = _fresh(table)
+    at_once = _fresh(table)
+    saved = classtable._PARALLEL_ROWS
+    classtable._PARALLEL_ROWS = 1  # as if the table were large
+    try:
+        at_once.classes  # noqa: B018
+    finally:
+        classtable._PARALLEL_ROWS = saved
+    assert ("sorted", "s") in at_once._encodings
+    for left, right in ((one_by_one.classes, at_once.classes),):
+        _same(left.index, right.index)
+        _same(left.sizes, right.sizes)
+        assert left.keys.equals(right.keys)
+    _assert_same_counts(one_by_one.sensitive_counts("s"), at_once.sensitive_counts("s"))
+
+
+def test_sensitive_counts_sorted_either_way() -> None:
+    """Entries sorted by class then value, by slots (narrow range) or argsort (wide)."""
+    rng = np.random.default_rng(3)
+    n = 400
+    frame = pd.DataFrame(
+        {
+            "q": [f"q{i}" for i in rng.integers(0, 150, size=n)],
+            "s": [f"s{i}" for i in rng.integers(0, 40, size=n)],
+            "count": rng.integers(1, 4, size=n),
+        }
+    )
+    table = ClassTable.from_frame(frame, quasi_identifiers=["q"], sensitive=["s"])
+    counts = table.sensitive_counts("s")
+    pairs = counts.class_ids * len(counts.values) + counts.codes
+    assert bool(np.all(pairs[1:] > pairs[:-1]))
+    expected = (
+        pd.DataFrame({"c": table.classes.index, "s": table._encoded("s")[0][1], "n": table.counts})
+        .groupby(["c", "s"])["n"]
+        .sum()
+    )
+    _same(counts.class_ids, expected.index.get_level_values(0).to_numpy().astype(np.int64))
+    _same(counts.codes, expected.index.get_level_values(1).to_numpy().astype(np.int64))
+    _same(counts.counts, expected.to_numpy().astype(np.int64))
+
+
+# --------------------------------------------------------------------------- identifiers
+
+
+@SETTINGS
+@given(st.lists(st.sampled_from(["a", "b", "c", "d", "e", None]), min_size=1, max_size=40))
+def test_first_distinct_is_the_unique_prefix(values) -> None:
+    column = pa.chunked_array([pa.array(values, pa.string())])
+    for n in (1, 2, 3, 10):
+        expected = pc.unique(column).slice(0, n)
+        assert _first_distinct(column, n).equals(expected)
+
+
+@SETTINGS
+@given(_records(("x", "y", "z", None)), st.sampled_from([1, 2, 3, 5, 100]))
+def test_table_distinct_from_codes_is_the_unique_prefix(drawn, n) -> None:
+    """From the grouping codes (QIs), the sorted codes (SA), or none: the first ``n``
+    distinct values of the column, in order of first appearance."""
+    records, counts = drawn
+    table = class_table(records, ["q1", "q2"], ["s"], counts=counts)
+    uncached = _fresh(table)
+    table.classes  # noqa: B018
+    table.sensitive_counts("s")
+    for column in ("q1", "q2", "s"):
+        expected = pc.unique(table.keys.column(column)).slice(0, n)
+        assert _table_distinct(table, column, n).equals(expected)
+        assert _table_distinct(uncached, column, n).equals(expected)
+    # A subset carries compacted sorted codes of the SA (and no grouping codes).
+    keep = np.arange(len(table)) % 2 == 0
+    part = table.subset(keep)
+    for column in ("q1", "q2", "s"):
+        expected = pc.unique(part.keys.column(column)).slice(0, n)
+        assert _table_distinct(part, column, n).equals(expected)
+
+
+def test_table_distinct_of_a_column_unique_per_row() -> None:
+    values = [f"id{i:03d}" for i in range(300)][::-1]
+    frame = pd.DataFrame({"pid": values, "zip": ["1", "2", "3"] * 100, "count": 1})
+    table = ClassTable.from_frame(frame, quasi_identifiers=["pid", "zip"])
+    table._know_unique("pid")
+    table.classes  # noqa: B018
+    for n in (1, 7, 300, 1000):
+        expected = pc.unique(table.keys.column("pid")).slice(0, n)
+        assert _table_distinct(table, "pid", n).equals(expected)
+
+
+def test_table_distinct_past_the_prefix() -> None:
+    """Many distinct values: the first ``n`` are found in a prefix of codes, or after it."""
+    rng = np.random.default_rng(11)
+    early = [f"v{i}" for i in rng.integers(0, 50, size=200)]  # few values, then many
+    late = [f"w{i}" for i in range(400)]
+    frame = pd.DataFrame({"q": early + late, "count": 1})
+    table = ClassTable.from_frame(frame, quasi_identifiers=["q"])
+    table.classes  # noqa: B018
+    for n in (5, 30, 60, 150, 1000):
+        expected = pc.unique(table.keys.column("q")).slice(0, n)
+        assert _table_distinct(table, "q", n).equals(expected)
+
+
+def test_find_identifiers_alike_with_and_without_codes() -> None:
+    rng = np.random.default_rng(5)
+    n = 2_000
+    frame = pd.DataFrame(
+        {
+            "patient_id": [f"P{i:05d}" for i in rng.permutation(n)],
+            "zip": rng.choice(["02139", "02141", None], size=n).astype(object),
+            "contact": [f"user{i}@example.org" for i in range(n)],
+            "count": 1,
+        }
+    )
+    table = ClassTable.from_frame(
+        frame, quasi_identifiers=["patient_id", "zip"], sensitive=["contact"]
+    )
+    plain = find_identifiers(_fresh(table))
+    table.classes  # noqa: B018
+    table.sensitive_counts("contact")
+    assert find_identifiers(table) == plain
+
+
+# --------------------------------------------------------------------------- EMD
+
+
+def _copying_from_sensitive(counts: SensitiveCounts, position: NDArray) -> Distributions:
+    """:meth:`Distributions.from_sensitive` as it was: every entry copied."""
+    new_codes = position[counts.codes]
+    keep = new_codes >= 0
+    return Distributions(
+        counts.class_ids[keep],
+        new_codes[keep],
+        counts.counts[keep],
+        counts.n_classes,
+        int(position.max()) + 1 if len(position) else 0,
+    )
+
+
+@SETTINGS
+@given(_records(), st.randoms(use_true_random=False))
+def test_from_sensitive_without_copies(drawn, random) -> None:
+    records, counts = drawn
+    table = class_table(records, ["q1", "q2"], ["s"], counts=counts)
+    sa = table.sensitive_counts("s")
+    m = len(sa.values)
+    shuffled = list(range(m))
+    random.shuffle(shuffled)
+    positions = [np.arange(m), np.array(shuffled, dtype=np.int64)]
+    if None in sa.values:  # the order-based distances leave the null out
+        place = {v: i for i, v in enumerate(v for v in sa.values if v is not None)}
+        positions.append(np.array([place.get(v, -1) for v in sa.values], dtype=np.int64))
+    for position in positions:
+        fast = Distributions.from_sensitive(sa, position)
+        slow = _copying_from_sensitive(sa, position)
+        for name in ("class_ids", "codes", "counts"):
+            _same(getattr(fast, name), getattr(slow, name))
+        assert (fast.n_classes, fast.m) == (slow.n_classes, slow.m)
+        d = slow
+        reference = 0.5 * (
+            d.per_class_sum(np.abs(d.p() - d.q[d.codes])) + 1.0 - d.per_class_sum(d.q[d.codes])
+        )
+        reference = np.where(d.sizes > 0, np.clip(reference, 0.0, 1.0), 0.0)
+        _same(equal_distance(fast), reference)
+
+
+# --------------------------------------------------------------------------- class-local measures
+
+
+def _measures(table: ClassTable) -> list[tuple[bool, NDArray]]:
+    """Every per-class array (``True``) and summary (``False``) of the checks that keep
+    class-local measures."""
+    out: list[tuple[bool, NDArray]] = []
+    for sa in table.sensitive:
+        ld = l_diversity(table, sa, l=2, entropy_l=1.5, c=2.0, recursive_l=3)
+        ld2 = l_diversity(table, sa, l=2, c=3.0)  # recursive l = 2: another cached c
+        dis = attribute_disclosure(table, sa, alpha=0.6, beta=0.5, delta=1.0)
+        tc = t_closeness(table, sa, t=0.2)
+        for result in (ld, ld2, dis):
+            out.extend((True, np.asarray(v)) for v in result.failing.measures.values())
+            out.append((True, result.failing.mask))
+        out.append((True, tc.per_class))
+        summary = [ld.distinct, ld.entropy, ld.recursive_c, ld2.recursive_c, dis.alpha]
+        out.append((False, np.array([*summary, dis.beta, dis.delta, tc.t])))
+    return out
+
+
+@SETTINGS
+@given(_records(), st.data())
+def test_subsets_take_the_class_local_measures(drawn, data) -> None:
+    """Re-auditing a table without some classes gives the measures of a class table of
+    the kept records, whether the table it was cut from knew its per-class arrays."""
+    records, counts = drawn
+    table = class_table(records, ["q1", "q2"], ["s"], counts=counts)
+    n_classes = len(table.classes)
+    drop = np.array(data.draw(st.lists(st.booleans(), min_size=n_classes, max_size=n_classes)))
+    if drop.all():
+        drop[0] = False
+    untouched = _fresh(table)
+    untouched.classes  # noqa: B018
+    untouched.sensitive_counts("s")
+    _measures(table)  # the table now knows its class-local arrays
+    assert table.sensitive_counts("s").__dict__.get(classtable._CLASS_LOCAL)
+
+    known = table.without_classes(drop)
+    assert known.sensitive_counts("s").__dict__.get(classtable._CLASS_LOCAL)
+    plain = untouched.without_classes(drop)
+    assert not plain.sensitive_counts("s").__dict__.get(classtable._CLASS_LOCAL)
+    kept = known.keys.to_pandas().assign(count=known.counts)
+    rebuilt = ClassTable.from_frame(kept, quasi_identifiers=["q1", "q2"], sensitive=["s"])
+    # The rebuilt table may number its classes otherwise: compare class by class.
+    position = {
+        key: i for i, key in enumerate(zip(*rebuilt.classes.keys.to_pydict().values(), strict=True))
+    }
+    order = np.array(
+        [position[key] for key in zip(*known.classes.keys.to_pydict().values(), strict=True)]
+    )
+    measured = zip(_measures(known), _measures(plain), _measures(rebuilt), strict=True)
+    for (per_class, a), (_, b), (_, c) in measured:
+        _same(a, b)
+        _same(a, c[order] if per_class else c)
+
+
+@SETTINGS
+@given(_records(), st.lists(st.integers(1, 4), min_size=1, max_size=6))
+def test_class_local_measures_are_the_plain_functions(drawn, ls) -> None:
+    """Whatever the order of the checks, each per-class array is what the plain function
+    computes: one cached array per recursive l."""
+    records, counts = drawn
+    table = class_table(records, ["q1", "q2"], ["s"], counts=counts)
+    sa = table.sensitive_counts("s")
+    for l in ls:
+        result = l_diversity(table, "s", l=1, entropy_l=1.0, c=1.0, recursive_l=l)
+        _same(result.failing.measures["recursive_c"], recursive_c(sa, l))
+        _same(result.failing.measures["distinct"], sa.distinct_per_class())
+        _same(result.failing.measures["entropy_l"], np.exp(class_entropy(sa)))
+        shown = attribute_disclosure(table, "s", alpha=1.0).failing.measures
+        _same(shown["alpha"], sa.per_class_max(sa.posterior()))
+
+
+def test_class_local_arrays_are_shared_read_only() -> None:
+    table = class_table(
+        [("a", "x", "flu"), ("a", "x", "hiv"), ("b", "y", "flu"), ("b", "y", "flu")],
+        ["q1", "q2"],
+        ["s"],
+    )
+    counts = table.sensitive_counts("s")
+    first = l_diversity(table, "s", l=2)
+    again = l_diversity(table, "s", l=2)
+    assert first.failing.measures["distinct"] is again.failing.measures["distinct"]
+    with pytest.raises(ValueError):
+        first.failing.measures["distinct"][0] = 5
+    # The public functions still give arrays of their own, to write at will.
+    for fresh in (counts.distinct_per_class(), class_entropy(counts), recursive_c(counts, 2)):
+        fresh[0] = 0
+    _same(l_diversity(table, "s", l=2).failing.measures["distinct"], np.array([2, 1]))
+
+
+def test_class_local_keeps_what_compute_returns_writeable() -> None:
+    table = class_table([("a", "x", "flu"), ("b", "y", "hiv")], ["q1", "q2"], ["s"])
+    counts = table.sensitive_counts("s")
+    mine = np.array([1.0, 2.0])
+    shared = counts.class_local("mine", lambda: mine)
+    assert not shared.flags.writeable
+    assert mine.flags.writeable
