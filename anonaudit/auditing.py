@@ -503,9 +503,11 @@ def audit_table(
         ),
     )
     # What a re-audit of part of the table (suppression rounds, lattice nodes) measures:
-    # the thresholds and the measures' own settings, on the table as it is.
+    # the thresholds and the measures' own settings, on the table as it is, with nulls
+    # meaning what they meant in the audit (a wildcard still matches every value).
     measures = AuditOptions(
         policy=policy,
+        nulls=nulls,
         risk_threshold=risk_threshold,
         distances=distances,
         analyses=Analyses(suppression=False),

@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import rows
 
-from anonaudit import AuditOptions, Roles, audit
+from anonaudit import AuditOptions, Policy, Roles, audit, audit_table
 from anonaudit.checks import k_anonymity, l_diversity, prosecutor_risk
 from anonaudit.checks.wildcard import class_frequencies, wildcard_sums
 from anonaudit.classtable import ClassTable
@@ -121,6 +121,27 @@ def test_audit_wildcard_changes_fk_measures_only() -> None:
     # l-diversity keeps the partition (nulls as a value)
     assert wild.l_diversity["s"].distinct == value.l_diversity["s"].distinct == 1
     assert l_diversity(wild.table, "s").distinct == 1
+
+
+def test_suppression_advice_keeps_nulls_as_wildcards() -> None:
+    """The advice's rounds re-audit under the audit's null policy: a null still matches
+    every value, so the classes it makes large enough are kept."""
+    records = pd.DataFrame(
+        {
+            "zip": ["a", "a", None, "b", "c", "c", "d"],
+            "age": ["1", "1", "1", "2", "3", None, "4"],
+            "disease": ["x", "y", "x", "y", "x", "y", "x"],
+        }
+    )
+    options = AuditOptions(policy=Policy(k=3), nulls="wildcard")
+    report = audit(records, Roles(["zip", "age"], ["disease"]), options)
+    advice = report.suppression
+    assert advice is not None
+    # (b, 2) and (d, 4) match only themselves; (c, 3) and (c, null) match each other
+    # only; (a, 1) x2 and (null, 1) make three: only those three are kept.
+    assert (advice.records, advice.passed) == (4, True)
+    assert advice.remaining.rows == 3
+    assert audit_table(advice.remaining, options).passed is True
 
 
 def test_unknown_null_policy_is_refused() -> None:
