@@ -89,7 +89,8 @@ def threshold_fields() -> tuple[Field[Any], ...]:
     """The thresholds of :class:`Policy`, each with its ``metadata``: ``flag`` (the
     command-line option), ``kind`` (:data:`ThresholdKind`) and ``help``.
 
-    >>> [f.metadata["flag"] for f in threshold_fields()][:3]
+    >>> flags = [f.metadata["flag"] for f in threshold_fields()]
+    >>> flags[:3]
     ['-k', '-l', '--entropy-l']
     """
     return fields(Policy)
