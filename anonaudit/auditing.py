@@ -40,7 +40,7 @@ from anonaudit.hierarchy import GroundDistance, Hierarchy
 from anonaudit.identifiers import Identifier, find_identifiers, sample_sources
 from anonaudit.linkage.population import PopulationLinkage, population_linkage
 from anonaudit.loading import Source, load
-from anonaudit.measures import Context, Measure, in_order, registered
+from anonaudit.measures import Context, Measure, by_key, in_order
 from anonaudit.options import (
     AUDIT_KEYWORDS,
     KEYWORDS,
@@ -448,12 +448,7 @@ def audit_table(
             )
     qi_asked, suda_asked = analyses.qi_analysis, analyses.suda
     context = Context(audited, policy, risk_threshold, distances, wildcard_sizes=fk)
-    measured: dict[str, Any] = {m.key: {} for m in registered() if m.per_sensitive}
-    for measure, sa in in_order(table.sensitive):
-        if sa is None:
-            measured[measure.key] = measure.compute(context, None)
-        else:
-            measured[measure.key][sa] = measure.compute(context, sa)
+    measured = by_key(table.sensitive, lambda measure, sa: measure.compute(context, sa))
     report = AuditReport(
         quasi_identifiers=table.quasi_identifiers,
         sensitive=table.sensitive,

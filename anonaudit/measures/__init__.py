@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from anonaudit import explain
 from anonaudit.measures.base import Context, Measure
 
-__all__ = ["MEASURES", "Context", "Measure", "explained", "in_order", "registered"]
+__all__ = ["MEASURES", "Context", "Measure", "by_key", "explained", "in_order", "registered"]
 
 
 def _discover() -> tuple[Measure[Any], ...]:
@@ -63,6 +63,20 @@ def in_order(
             for sa in sensitive:
                 for each in per_sa:
                     yield each, sa
+
+
+def by_key(
+    sensitive: Sequence[str], value: Callable[[Measure[Any], str | None], Any]
+) -> dict[str, Any]:
+    """``value(measure, sa)`` for every measure, keyed as :attr:`AuditReport.results` is:
+    by the measure's key, then by SA for a measure per SA (an empty dict without SAs)."""
+    found: dict[str, Any] = {measure.key: {} for measure in registered()}
+    for measure, sa in in_order(sensitive):
+        if sa is None:
+            found[measure.key] = value(measure, None)
+        else:
+            found[measure.key][sa] = value(measure, sa)
+    return found
 
 
 def explained() -> tuple[explain.Measure, ...]:

@@ -21,7 +21,7 @@ from anonaudit.linkage.report import (
     disclosing_rows,
     entry_to_dict,
 )
-from anonaudit.measures import in_order, registered
+from anonaudit.measures import by_key
 from anonaudit.measures.present import Layout, json_classes, json_number
 from anonaudit.report.criteria import criteria
 from anonaudit.report.view_population import population_caveats
@@ -47,15 +47,7 @@ __all__ = [
 ]
 
 
-
-
-
-
-
-
-def _contents(
-    document: dict[str, Any], layout: Layout, listings_dir: str | None
-) -> dict[str, Any]:
+def _contents(document: dict[str, Any], layout: Layout, listings_dir: str | None) -> dict[str, Any]:
     """The ``contents`` notice: rows of QI values the document holds, listings capped."""
     listings = [
         value
@@ -197,14 +189,9 @@ def _report(report: AuditReport, layout: Layout) -> dict[str, Any]:
 def _measured(report: AuditReport, layout: Layout) -> dict[str, Any]:
     """Every measure's entry (:data:`anonaudit.measures.MEASURES`): ``key`` or
     ``key.<SA>``."""
-    measured: dict[str, Any] = {measure.key: {} for measure in registered()}
-    for measure, sa in in_order(report.sensitive):
-        entry = measure.to_json(report.result(measure, sa), layout)
-        if sa is None:
-            measured[measure.key] = entry
-        else:
-            measured[measure.key][sa] = entry
-    return measured
+    return by_key(
+        report.sensitive, lambda measure, sa: measure.to_json(report.result(measure, sa), layout)
+    )
 
 
 def _history(report: AuditReport, layout: Layout) -> dict[str, Any]:
@@ -446,9 +433,7 @@ def advice_to_dict(advice: Advice) -> dict[str, Any]:
                 "suppressed": t.suppressed,
                 "suppressed_fraction": json_number(t.suppressed / (t.report.rows + t.suppressed)),
                 "passed": t.passed,
-                "verdicts": [
-                    {"measure": v.name, "passed": v.passed} for v in t.report.verdicts()
-                ],
+                "verdicts": [{"measure": v.name, "passed": v.passed} for v in t.report.verdicts()],
                 "measures": {
                     "k": t.report.k_anonymity.k,
                     "classes": t.report.k_anonymity.classes,

@@ -21,10 +21,6 @@ if TYPE_CHECKING:
 __all__ = ["advice_summary", "dp_summary", "summary"]
 
 
-
-
-
-
 def summary(report: AuditReport) -> str:
     """A few lines per measure, with pass/fail marks where the policy sets a threshold."""
     lines = [

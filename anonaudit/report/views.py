@@ -70,15 +70,6 @@ __all__ = [
 ]
 
 
-
-
-
-
-
-
-
-
-
 @dataclass(frozen=True)
 class CriterionRow:
     """One of WP216's three criteria: its status, what backs it, what was not assessed."""
@@ -214,10 +205,6 @@ class IdentifiersView:
     note: str
 
 
-
-
-
-
 # -- builders ------------------------------------------------------------------------
 
 
@@ -309,16 +296,6 @@ def verdict_view(report: AuditReport) -> VerdictView:
             for c in criteria(report)
         ),
     )
-
-
-
-
-
-
-
-
-
-
 
 
 def section_anchor(measure: Measure[Any], sensitive: str | None, names: Sequence[str]) -> str:
@@ -447,16 +424,6 @@ def identifiers_view(report: AuditReport) -> IdentifiersView:
         "the audit did not read were judged on the first "
         f"{SAMPLE_ROWS:,} records. These are warnings to judge, not measures.",
     )
-
-
-
-
-
-
-
-
-
-
 
 
 # -- differential privacy -------------------------------------------------------------
@@ -914,12 +881,6 @@ def _contrast_table(
 # -- failing classes ------------------------------------------------------------------
 
 
-
-
-
-
-
-
 def contents_notice(rows: int, capped: int, max_classes: int | None, *, redacted: bool) -> str:
     """What a report holds from the data, in a sentence (the notice atop both reports).
 
@@ -942,22 +903,6 @@ def contents_notice(rows: int, capped: int, max_classes: int | None, *, redacted
         else f"{noun} of quasi-identifier values from the data"
     )
     return f"This report contains {rows:,} {what} ({cap}); redacted: {'yes' if redacted else 'no'}."
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
 
 
 # -- formatting -----------------------------------------------------------------------
@@ -1003,29 +948,3 @@ def _not_hashed(source: SourceStats) -> str:
 def audit_time(report: AuditReport) -> str:
     """When the audit ran, as printed."""
     return report.audited_at.strftime("%Y-%m-%d %H:%M:%S %Z").strip()
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
