@@ -37,8 +37,6 @@ from anonaudit.policy import Policy as PolicyType
 from anonaudit.report.text import summary
 from anonaudit.vocabulary import Judged
 
-pytestmark = pytest.mark.unit
-
 RECORDS = pd.DataFrame(
     {
         "zip": ["02139", "02139", "02139", "02138", "02138", "02141"],
