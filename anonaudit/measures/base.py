@@ -16,9 +16,20 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
-from anonaudit.measures.present import Audited, Layout, MeasureView, Options, VerdictRow
+from anonaudit.measures.charts import Chart
+from anonaudit.measures.present import (
+    Audited,
+    Column,
+    Fact,
+    Layout,
+    MeasureView,
+    Options,
+    VerdictRow,
+    _failing,
+)
 
 if TYPE_CHECKING:
+    import pandas as pd
     from numpy.typing import NDArray
 
     from anonaudit import explain
@@ -143,6 +154,12 @@ class _Classwise(Protocol):
     @property
     def failing(self) -> FailingClasses: ...
 
+    @property
+    def violating(self) -> pd.DataFrame: ...
+
+    @property
+    def violating_records(self) -> int: ...
+
 
 _ClasswiseResult = TypeVar("_ClasswiseResult", bound=_Classwise)
 
@@ -157,3 +174,38 @@ class ClassMeasure(Measure[_ClasswiseResult]):
 
     def failing(self, result: _ClasswiseResult, table: ClassTable) -> NDArray[Any]:
         return result.failing.mask
+
+    def classes_view(
+        self,
+        result: _ClasswiseResult,
+        audited: Audited,
+        options: Options,
+        *,
+        sensitive: str | None,
+        rule: str | None,
+        order: str,
+        columns: list[Column],
+        lead: str,
+        facts: tuple[Fact, ...],
+        charts: tuple[Chart, ...] = (),
+    ) -> MeasureView:
+        """The section of a measure judged class by class: ``facts`` and the policy's
+        ``rule`` (``None``: no threshold), ``charts``, and the classes failing the rule,
+        listed ``order`` with their QI values and ``columns``."""
+        outcome, listing = _failing(
+            result,
+            audited,
+            options,
+            rule=rule if rule is None or sensitive is None else f"{rule} on {sensitive}",
+            order=order,
+            measures=columns,
+            name=self.anchor if sensitive is None else f"{self.anchor}-{sensitive}",
+        )
+        return MeasureView(
+            lead=lead,
+            about=self.about.anchor,
+            facts=(*facts, Fact("policy", rule or "none")),
+            charts=charts,
+            outcome=outcome,
+            listing=listing,
+        )

@@ -18,7 +18,6 @@ from anonaudit.measures.present import (
     Options,
     VerdictRow,
     _count,
-    _failing,
     _fmt,
     _mark,
     _real,
@@ -143,34 +142,27 @@ class Disclosure(ClassMeasure[DisclosureResult]):
             None if result.max_beta is None else f"β ≤ {_real(result.max_beta)}",
             None if result.max_delta is None else f"δ < {_real(result.max_delta)}",
         )
-        outcome, listing = _failing(
+        return self.classes_view(
             result,
             audited,
             options,
-            rule=rule and f"{rule} on {sa}",
+            sensitive=sa,
+            rule=rule,
             order="largest α first",
-            measures=[
+            columns=[
                 ("size", "records", _count),
                 ("alpha", "α", _share),
                 ("beta", "β", _real),
                 ("delta", "δ", _real),
             ],
-            name=f"disclosure-{sa}",
-        )
-        return MeasureView(
             lead=f"How much more an attacker learns about {sa} from someone's class than from "
             "the whole table: the largest share of one value in a class (α), its largest "
             "relative gain (β) and the largest log-ratio of shares (δ).",
-            about=self.about.anchor,
             facts=(
                 Fact("largest share of one value in a class (α)", _share(result.alpha)),
                 Fact("largest relative gain of a value in a class (β)", _real(result.beta)),
                 Fact("largest |ln(class share / table share)| (δ)", _real(result.delta)),
-                Fact("policy", rule or "none"),
             ),
-            charts=(),
-            outcome=outcome,
-            listing=listing,
         )
 
 

@@ -16,7 +16,6 @@ from anonaudit.measures.present import (
     Options,
     VerdictRow,
     _count,
-    _failing,
     _mark,
     _plural,
     join_names,
@@ -103,30 +102,24 @@ class KAnonymity(ClassMeasure[KAnonymityResult]):
     ) -> MeasureView:
         """Class sizes, their chart and the classes smaller than k."""
         rule = None if result.threshold is None else f"k ≥ {result.threshold}"
-        outcome, listing = _failing(
+        return self.classes_view(
             result,
             audited,
             options,
+            sensitive=None,
             rule=rule,
             order="smallest first",
-            measures=[("size", "records", _count)],
-            name="k-anonymity",
-        )
-        return MeasureView(
+            columns=[("size", "records", _count)],
             lead="Every record should share its quasi-identifier values "
             f"({join_names(audited.quasi_identifiers)}) with at least k − 1 others, so that "
             "someone who knows those values cannot narrow a person down to fewer than k "
             "records.",
-            about=self.about.anchor,
             facts=(
                 Fact("smallest class (k)", f"{result.k:,}"),
                 Fact("equivalence classes", f"{result.classes:,}"),
                 Fact("records", f"{result.rows:,}"),
-                Fact("policy", rule or "none"),
             ),
             charts=(charts.class_size_chart(result.histogram, k=result.threshold, chart_id="k"),),
-            outcome=outcome,
-            listing=listing,
         )
 
 

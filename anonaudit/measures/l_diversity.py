@@ -17,7 +17,6 @@ from anonaudit.measures.present import (
     VerdictRow,
     _after_most_common,
     _count,
-    _failing,
     _fmt,
     _mark,
     _plural,
@@ -159,24 +158,21 @@ class LDiversity(ClassMeasure[LDiversityResult]):
             None if result.entropy_l is None else f"entropy l ≥ {_real(result.entropy_l)}",
             None if result.c is None else f"recursive ({_real(result.c)}, {result.recursive_l})",
         )
-        outcome, listing = _failing(
+        return self.classes_view(
             result,
             audited,
             options,
-            rule=rule and f"{rule} on {sa}",
+            sensitive=sa,
+            rule=rule,
             order="fewest distinct values first",
-            measures=[
+            columns=[
                 ("size", "records", _count),
                 ("distinct", "distinct values", _count),
                 ("entropy_l", "entropy l", _real),
                 ("recursive_c", "recursive c*", _real),
             ],
-            name=f"l-diversity-{sa}",
-        )
-        return MeasureView(
             lead=f"Every class should hold several well-represented values of {sa}, so that "
             f"knowing someone's class does not reveal their {sa}.",
-            about=self.about.anchor,
             facts=(
                 Fact("fewest distinct values in a class (distinct l)", f"{result.distinct:,}"),
                 Fact("entropy l", _real(result.entropy)),
@@ -185,11 +181,7 @@ class LDiversity(ClassMeasure[LDiversityResult]):
                     _real(result.recursive_c),
                 ),
                 Fact(f"records with a null {sa}", f"{result.nulls:,}"),
-                Fact("policy", rule or "none"),
             ),
-            charts=(),
-            outcome=outcome,
-            listing=listing,
         )
 
 

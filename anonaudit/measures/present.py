@@ -15,7 +15,7 @@ import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
 import numpy as np
 import pandas as pd
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Audited",
+    "Column",
     "Fact",
     "Layout",
     "Listing",
@@ -44,6 +45,10 @@ __all__ = [
     "make_listing",
     "slugs",
 ]
+
+
+#: A column of a listing beside the QI values: the result's column, its heading, its format.
+Column: TypeAlias = tuple[str, str, Callable[[Any], str]]
 
 
 class Audited(Protocol):
@@ -217,7 +222,7 @@ def _failing(
     *,
     rule: str | None,
     order: str,
-    measures: Sequence[tuple[str, str, Callable[[Any], str]]],
+    measures: Sequence[Column],
     name: str,
 ) -> tuple[str, Listing | None]:
     """A sentence on the classes that fail ``rule`` (``None``: the policy sets no
@@ -240,7 +245,7 @@ def _listing(
     report: Audited,
     options: Options,
     *,
-    measures: Sequence[tuple[str, str, Callable[[Any], str]]],
+    measures: Sequence[Column],
     caption: str,
     name: str,
 ) -> Listing:

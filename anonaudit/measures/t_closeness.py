@@ -18,7 +18,6 @@ from anonaudit.measures.present import (
     VerdictRow,
     _class_label,
     _count,
-    _failing,
     _farthest,
     _fmt,
     _mark,
@@ -111,25 +110,22 @@ class TCloseness(ClassMeasure[TClosenessResult]):
         sa = result.sensitive
         chart_id = anchor.replace("t-closeness", "t", 1)
         rule = None if result.threshold is None else f"t ≤ {_real(result.threshold)}"
-        outcome, listing = _failing(
-            result,
-            audited,
-            options,
-            rule=rule and f"{rule} on {sa}",
-            order="farthest first",
-            measures=[("size", "records", _count), ("distance", "distance (EMD)", _real)],
-            name=f"t-closeness-{sa}",
-        )
         classes = audited.table.classes
         labels = [
             (class_id, _class_label(classes, class_id, rank, result.per_class, options))
             for rank, class_id in enumerate(_farthest(result.per_class, classes), start=1)
         ]
-        return MeasureView(
+        return self.classes_view(
+            result,
+            audited,
+            options,
+            sensitive=sa,
+            rule=rule,
+            order="farthest first",
+            columns=[("size", "records", _count), ("distance", "distance (EMD)", _real)],
             lead=f"The distribution of {sa} within every class should be close to its "
             "distribution in the whole table, so that learning someone's class tells an "
             f"attacker little more about their {sa} than the table as a whole does.",
-            about=self.about.anchor,
             facts=(
                 Fact("largest distance of a class from the whole table (t)", _real(result.t)),
                 Fact("ground distance", result.distance),
@@ -137,7 +133,6 @@ class TCloseness(ClassMeasure[TClosenessResult]):
                     f"records with a null {sa} left out of the distributions",
                     f"{result.nulls_excluded:,}",
                 ),
-                Fact("policy", rule or "none"),
             ),
             charts=(
                 charts.distance_chart(
@@ -154,8 +149,6 @@ class TCloseness(ClassMeasure[TClosenessResult]):
                     chart_id=f"{chart_id}-values",
                 ),
             ),
-            outcome=outcome,
-            listing=listing,
         )
 
 
