@@ -122,6 +122,8 @@ class Measure:
     misses : str
         What it does not protect against (marked up), continuing "Does not protect
         against:".
+    short : str
+        Its title in the docs' navigation, when shorter than ``name``.
     """
 
     name: str
@@ -132,6 +134,12 @@ class Measure:
     citations: tuple[Reference, ...]
     protects: str
     misses: str
+    short: str = ""
+
+    @property
+    def title(self) -> str:
+        """Its title in the docs' navigation: ``short``, else ``name``."""
+        return self.short or self.name
 
     @property
     def references(self) -> tuple[Reference, ...]:
@@ -514,6 +522,7 @@ T_CLOSENESS = Measure(
 
 DISCLOSURE = Measure(
     name="(α,k)-anonymity, β-likeness and δ-disclosure",
+    short="(α,k), β-likeness, δ-disclosure",
     anchor="about-disclosure",
     slug="disclosure",
     summary=(
@@ -577,6 +586,7 @@ PROSECUTOR_RISK = Measure(
 
 POPULATION_RISK = Measure(
     name="Population uniqueness, journalist and marketer risk",
+    short="Population risk",
     anchor="about-population",
     slug="population-risk",
     summary=(
@@ -623,6 +633,7 @@ POPULATION_RISK = Measure(
 
 INDIVIDUAL_RISK = Measure(
     name="Individual and global risk",
+    short="Individual risk",
     anchor="about-individual",
     slug="individual-risk",
     summary=(
@@ -659,6 +670,7 @@ INDIVIDUAL_RISK = Measure(
 
 SUDA = Measure(
     name="Special uniques (SUDA)",
+    short="SUDA",
     anchor="about-suda",
     slug="suda",
     summary=(
@@ -695,6 +707,7 @@ SUDA = Measure(
 
 QI_ANALYSIS = Measure(
     name="Quasi-identifier analysis",
+    short="QI analysis",
     anchor="about-qi-analysis",
     slug="qi-analysis",
     summary=(
@@ -757,6 +770,7 @@ DIFFERENTIAL_PRIVACY = Measure(
 
 POPULATION_LINKAGE = Measure(
     name="k-map, δ-presence and unique matches",
+    short="k-map and δ-presence",
     anchor="about-k-map",
     slug="k-map",
     summary=(
@@ -791,6 +805,7 @@ POPULATION_LINKAGE = Measure(
 
 COMPOSITION = Measure(
     name="Composition across releases",
+    short="Composition",
     anchor="about-composition",
     slug="composition",
     summary=(
@@ -826,6 +841,7 @@ COMPOSITION = Measure(
 
 DIFFERENCING = Measure(
     name="Differencing between releases",
+    short="Differencing",
     anchor="about-differencing",
     slug="differencing",
     summary=(

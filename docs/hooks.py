@@ -3,9 +3,11 @@
 ``mkdocs.yml`` lists this file under ``hooks:``. For every entry of
 ``anonaudit.measures.explained()`` (the registry's measures and the other entries
 of ``anonaudit.explain.MEASURES``) it adds ``measures/<slug>.md`` (definition, citations,
-what it protects, what it misses, and where anonaudit reports it), and it publishes the
-JSON Schema of the reports as ``schema/report.schema.json``. Nothing is written to
-``docs/``: the pages exist only in the build.
+what it protects, what it misses, and where anonaudit reports it), lists those pages
+in the nav's "Measures" section after its overview (titled by each measure's
+``title``), and it publishes the JSON Schema of the reports as
+``schema/report.schema.json``. Nothing is written to ``docs/``: the pages exist only in
+the build, and a new measure needs no line in ``mkdocs.yml``.
 """
 
 from __future__ import annotations
@@ -107,6 +109,36 @@ or its module in anonaudit/measures/): edit the text there. -->
 
 {references}
 """
+
+
+def with_measure_pages(nav: list[Any]) -> list[Any]:
+    """``nav`` (``mkdocs.yml``'s) with a page per measure after the "Measures" overview.
+
+    Parameters
+    ----------
+    nav : list
+        The nav as MkDocs reads it: entries ``{title: path}`` or ``{title: [entries]}``.
+
+    Returns
+    -------
+    list
+        A copy in which the section titled "Measures" lists, right after its first
+        entry, ``{measure.title: "measures/<slug>.md"}`` for every explained measure.
+    """
+    pages = [{measure.title: f"measures/{measure.slug}.md"} for measure in explained()]
+    sections = [i for i, entry in enumerate(nav) if isinstance(entry, dict) and "Measures" in entry]
+    if not sections:
+        raise KeyError('docs/hooks.py: mkdocs.yml\'s nav has no "Measures" section')
+    result = list(nav)
+    section = nav[sections[0]]["Measures"]
+    result[sections[0]] = {"Measures": [*section[:1], *pages, *section[1:]]}
+    return result
+
+
+def on_config(config: Any) -> Any:
+    """List the generated measure pages in the nav."""
+    config["nav"] = with_measure_pages(config["nav"])
+    return config
 
 
 def on_files(files: Files, config: Any) -> Files:

@@ -12,8 +12,9 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import pkgutil
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -34,6 +35,7 @@ from anonaudit.measures.present import (
     _share,
 )
 from anonaudit.policy import Policy as PolicyType
+from anonaudit.report.schema import report_schema, shipped_schema
 from anonaudit.report.text import summary
 from anonaudit.vocabulary import Judged
 
@@ -137,6 +139,12 @@ class LargestClass(Measure[LargestResult]):
     anchor = "largest-class"
     about = LARGEST
     usage = "JSON `largest_class`."
+    schema: ClassVar[Mapping[str, Any]] = {
+        "type": "object",
+        "properties": {"share": {"$ref": "#/$defs/real"}},
+        "required": ["share"],
+        "additionalProperties": False,
+    }
 
     def compute(self, context: Context, sensitive: str | None) -> LargestResult:
         sizes = context.table.classes.sizes
@@ -195,6 +203,22 @@ def test_a_new_measure_is_computed_and_shown_everywhere(with_largest: LargestCla
     assert '<section id="largest-class"' in page and "Largest class</h2>" in page
     assert "50%" in page and '<h3 id="about-largest-class">' in page
     assert report.verdicts() == []  # it judges nothing: no verdict
+
+
+def test_a_new_measure_is_described_by_the_schema_written_from_it(
+    with_largest: LargestClass,
+) -> None:
+    jsonschema = pytest.importorskip("jsonschema", reason="the [test] extra installs it")
+    document = audit(RECORDS, Roles(["zip", "age"], ["disease"])).to_dict()
+    written = report_schema()
+    assert written["$defs"]["largest_class"] == LargestClass.schema
+    assert "largest_class" in written["$defs"]["audit"]["required"]
+    jsonschema.validate(document, written)
+    with pytest.raises(jsonschema.ValidationError, match="largest_class"):
+        jsonschema.validate(document, shipped_schema())  # until the file is rewritten
+    document["largest_class"] = {"share": "half"}
+    with pytest.raises(jsonschema.ValidationError, match="half"):
+        jsonschema.validate(document, written)
 
 
 def test_a_new_measure_gets_its_page_in_the_docs(with_largest: LargestClass) -> None:

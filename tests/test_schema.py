@@ -16,7 +16,10 @@ import pytest
 jsonschema = pytest.importorskip("jsonschema", reason="the [test] extra installs jsonschema")
 
 from anonaudit.cli import main  # noqa: E402
+from anonaudit.measures import MEASURES  # noqa: E402
+from anonaudit.policy import threshold_fields  # noqa: E402
 from anonaudit.report.json import SCHEMA_VERSION  # noqa: E402
+from anonaudit.report.schema import dumps, report_schema  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 CLINIC = ROOT / "sample_data" / "clinic.csv"
@@ -48,6 +51,20 @@ def _valid(schema: dict[str, Any], document: object, kind: str) -> None:
 def _load(path: Path) -> dict[str, Any]:
     loaded: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     return loaded
+
+
+def test_the_shipped_schema_is_written_from_the_code(schema: dict[str, Any]) -> None:
+    """Each measure's entry and the policy's thresholds are declared in the code; the
+    shipped file holds what they declare (python -m anonaudit.report.schema rewrites it)."""
+    written = report_schema()
+    assert schema == written, "run: python -m anonaudit.report.schema"
+    assert dumps(written) == (
+        resources.files("anonaudit") / "schema" / "report.schema.json"
+    ).read_text("utf-8")
+    for measure in MEASURES:
+        assert schema["$defs"][measure.key] == measure.schema
+        assert measure.key in schema["$defs"]["audit"]["required"]
+    assert list(schema["$defs"]["policy"]["properties"]) == [f.name for f in threshold_fields()]
 
 
 def test_the_schema_is_valid_draft_2020_12(schema: dict[str, Any]) -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 
 from anonaudit.measures.charts import Chart
 from anonaudit.measures.present import (
@@ -99,6 +99,10 @@ class Measure(ABC, Generic[Result]):
     usage : str
         Where anonaudit reports it (options, JSON keys, Python), in Markdown: the "In
         anonaudit" part of its page in the docs.
+    schema : mapping
+        The JSON Schema (draft 2020-12) of its JSON entry (of one SA's, for a measure
+        per SA), which may refer to the shared ``#/$defs`` of the report's schema;
+        :mod:`anonaudit.report.schema` writes it into the shipped schema.
     """
 
     key: str
@@ -109,6 +113,7 @@ class Measure(ABC, Generic[Result]):
     about: explain.Measure
     thresholds: tuple[str, ...] = ()
     usage: str
+    schema: ClassVar[Mapping[str, Any]]
 
     @abstractmethod
     def compute(self, context: Context, sensitive: str | None) -> Result:
@@ -174,6 +179,23 @@ class ClassMeasure(Measure[_ClasswiseResult]):
 
     def failing(self, result: _ClasswiseResult, table: ClassTable) -> NDArray[Any]:
         return result.failing.mask
+
+    @staticmethod
+    def entry_schema(properties: Mapping[str, Any]) -> dict[str, Any]:
+        """The JSON Schema of a class-by-class measure's entry: ``properties``, then the
+        verdict and the failing classes every such entry ends with, all required."""
+        every = {
+            **properties,
+            "passed": {"type": ["boolean", "null"]},
+            "violating_records": {"type": "integer", "minimum": 0},
+            "violating": {"$ref": "#/$defs/classes"},
+        }
+        return {
+            "type": "object",
+            "properties": every,
+            "required": list(every),
+            "additionalProperties": False,
+        }
 
     def classes_view(
         self,

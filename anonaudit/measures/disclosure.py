@@ -5,7 +5,8 @@ beta-likeness (Cao & Karras 2012) and delta-disclosure privacy (Brickell & Shmat
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 from anonaudit import explain
 from anonaudit.checks import DisclosureResult, attribute_disclosure
@@ -28,9 +29,6 @@ from anonaudit.measures.present import (
 )
 from anonaudit.vocabulary import Judged
 
-if TYPE_CHECKING:
-    pass
-
 __all__ = ["MEASURE", "Disclosure"]
 
 
@@ -47,6 +45,23 @@ class Disclosure(ClassMeasure[DisclosureResult]):
     usage = (
         "`--alpha A`, `--beta B`, `--delta D`; JSON `disclosure.<SA>`; Python "
         "`report.disclosure[sa]`, `anonaudit.checks.attribute_disclosure`."
+    )
+    schema: ClassVar[Mapping[str, Any]] = ClassMeasure.entry_schema(
+        {
+            "alpha": {"$ref": "#/$defs/real_or_null"},
+            "beta": {"$ref": "#/$defs/real_or_null"},
+            "delta": {"$ref": "#/$defs/real_or_null"},
+            "thresholds": {
+                "type": "object",
+                "properties": {
+                    "alpha": {"type": ["number", "null"]},
+                    "beta": {"type": ["number", "null"]},
+                    "delta": {"type": ["number", "null"]},
+                },
+                "required": ["alpha", "beta", "delta"],
+                "additionalProperties": False,
+            },
+        }
     )
 
     def compute(self, context: Context, sensitive: str | None) -> DisclosureResult:

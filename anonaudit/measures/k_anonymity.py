@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 from anonaudit import explain
 from anonaudit.checks import KAnonymityResult, k_anonymity
@@ -23,9 +24,6 @@ from anonaudit.measures.present import (
 )
 from anonaudit.vocabulary import Judged
 
-if TYPE_CHECKING:
-    pass
-
 __all__ = ["MEASURE", "KAnonymity"]
 
 
@@ -41,6 +39,18 @@ class KAnonymity(ClassMeasure[KAnonymityResult]):
     usage = (
         "`-k K` (policy file: `[thresholds] k`); JSON `k_anonymity`; Python "
         "`report.k_anonymity`, `anonaudit.checks.k_anonymity`."
+    )
+    schema: ClassVar[Mapping[str, Any]] = ClassMeasure.entry_schema(
+        {
+            "k": {"type": "integer", "minimum": 0},
+            "classes": {"type": "integer", "minimum": 0},
+            "threshold": {"type": ["integer", "null"], "minimum": 0},
+            "histogram": {
+                "type": "object",
+                "additionalProperties": {"type": "integer", "minimum": 0},
+                "description": "Class size -> classes.",
+            },
+        }
     )
 
     def compute(self, context: Context, sensitive: str | None) -> KAnonymityResult:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 from anonaudit import explain
 from anonaudit.checks import LDiversityResult, l_diversity
@@ -27,9 +28,6 @@ from anonaudit.measures.present import (
 )
 from anonaudit.vocabulary import Judged
 
-if TYPE_CHECKING:
-    pass
-
 __all__ = ["MEASURE", "LDiversity"]
 
 
@@ -46,6 +44,29 @@ class LDiversity(ClassMeasure[LDiversityResult]):
     usage = (
         "`-l L`, `--entropy-l X`, `--recursive C,L`; JSON `l_diversity.<SA>`; Python "
         "`report.l_diversity[sa]`, `anonaudit.checks.l_diversity`."
+    )
+    schema: ClassVar[Mapping[str, Any]] = ClassMeasure.entry_schema(
+        {
+            "distinct": {"type": "integer", "minimum": 0},
+            "entropy": {"$ref": "#/$defs/real_or_null"},
+            "recursive": {
+                "type": "object",
+                "properties": {"c": {"$ref": "#/$defs/real_or_null"}, "l": {"type": "integer"}},
+                "required": ["c", "l"],
+                "additionalProperties": False,
+            },
+            "nulls": {"type": "integer", "minimum": 0},
+            "thresholds": {
+                "type": "object",
+                "properties": {
+                    "l": {"type": ["integer", "null"], "minimum": 0},
+                    "entropy_l": {"type": ["number", "null"]},
+                    "c": {"type": ["number", "null"]},
+                },
+                "required": ["l", "entropy_l", "c"],
+                "additionalProperties": False,
+            },
+        }
     )
 
     def compute(self, context: Context, sensitive: str | None) -> LDiversityResult:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from anonaudit import explain
 from anonaudit.checks import RiskResult, prosecutor_risk
@@ -47,6 +48,51 @@ class ProsecutorRisk(Measure[RiskResult]):
         "`--max-risk R`, `--risk-threshold R`; JSON `risk`; Python `report.risk`, "
         "`anonaudit.checks.prosecutor_risk`; per record in `--records-out`."
     )
+    schema: ClassVar[Mapping[str, Any]] = {
+        "type": "object",
+        "description": "Re-identification risk (prosecutor model), with population, journalist, "
+        "marketer and individual risk when asked for.",
+        "properties": {
+            "model": {"const": "prosecutor"},
+            "highest": {"$ref": "#/$defs/real_or_null"},
+            "average": {"$ref": "#/$defs/real_or_null"},
+            "lowest": {"$ref": "#/$defs/real_or_null"},
+            "threshold": {"type": ["number", "null"]},
+            "records_at_risk": {"type": "integer", "minimum": 0},
+            "records_at_risk_fraction": {"$ref": "#/$defs/real_or_null"},
+            "sample_uniques": {"type": "integer", "minimum": 0},
+            "sample_uniques_fraction": {"$ref": "#/$defs/real_or_null"},
+            "bands": {
+                "type": "object",
+                "additionalProperties": {"type": "integer", "minimum": 0},
+                "description": "Upper edge of each risk band -> records.",
+            },
+            "max_highest": {"description": "The --max-risk threshold.", "type": ["number", "null"]},
+            "passed": {"type": ["boolean", "null"]},
+            "population": {"$ref": "#/$defs/population"},
+            "journalist": {"$ref": "#/$defs/journalist"},
+            "marketer": {"$ref": "#/$defs/marketer"},
+            "individual": {"$ref": "#/$defs/individual"},
+            "k_map": {"$ref": "#/$defs/k_map"},
+            "delta_presence": {"$ref": "#/$defs/delta_presence"},
+            "linkage": {"$ref": "#/$defs/linkage"},
+        },
+        "required": [
+            "model",
+            "highest",
+            "average",
+            "lowest",
+            "threshold",
+            "records_at_risk",
+            "records_at_risk_fraction",
+            "sample_uniques",
+            "sample_uniques_fraction",
+            "bands",
+            "max_highest",
+            "passed",
+        ],
+        "additionalProperties": False,
+    }
 
     def compute(self, context: Context, sensitive: str | None) -> RiskResult:
         return prosecutor_risk(

@@ -3,7 +3,8 @@ class's SA distribution from the whole table's."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 from anonaudit import explain
 from anonaudit.checks import TClosenessResult, t_closeness
@@ -25,10 +26,7 @@ from anonaudit.measures.present import (
     json_classes,
     json_number,
 )
-from anonaudit.vocabulary import Judged
-
-if TYPE_CHECKING:
-    pass
+from anonaudit.vocabulary import DISTANCES, Judged
 
 __all__ = ["MEASURE", "TCloseness"]
 
@@ -48,6 +46,14 @@ class TCloseness(ClassMeasure[TClosenessResult]):
         "`-t T`, `--t-distance`, `--hierarchy COL=FILE`, `--order`, `--ground-distance`; "
         "JSON `t_closeness.<SA>`; Python `report.t_closeness[sa]`, "
         "`anonaudit.checks.t_closeness`."
+    )
+    schema: ClassVar[Mapping[str, Any]] = ClassMeasure.entry_schema(
+        {
+            "t": {"$ref": "#/$defs/real_or_null"},
+            "distance": {"enum": list(DISTANCES)},
+            "threshold": {"type": ["number", "null"]},
+            "nulls_excluded": {"type": "integer", "minimum": 0},
+        }
     )
 
     def compute(self, context: Context, sensitive: str | None) -> TClosenessResult:

@@ -1,0 +1,121 @@
+"""The JSON Schema of the reports, with the parts the code declares written from it.
+
+``anonaudit/schema/report.schema.json`` is the contract batch jobs read (JSON Schema
+draft 2020-12, shipped in the package). Two of its parts are declared in the code and
+written into it from there, so that a measure or a threshold is described where it is
+defined:
+
+- each measure's entry (:data:`anonaudit.measures.MEASURES`): ``$defs/<key>`` is the
+  measure's ``schema``, and the audit report's ``<key>`` refers to it (through an object
+  keyed by SA, for a measure per SA); the key is required;
+- the policy's thresholds (``$defs/policy``), from each :class:`~anonaudit.policy.Policy`
+  threshold's kind and help (:func:`~anonaudit.policy.threshold_fields`).
+
+``python -m anonaudit.report.schema`` rewrites the shipped file with them;
+``tests/test_schema.py`` fails while the file differs from :func:`report_schema`.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import Field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from anonaudit import measures
+from anonaudit.measures import Measure
+from anonaudit.policy import threshold_fields
+from anonaudit.util import atomic_write_text
+
+__all__ = ["SCHEMA_FILE", "dumps", "report_schema", "shipped_schema"]
+
+#: The shipped schema, in the package.
+SCHEMA_FILE = resources.files("anonaudit") / "schema" / "report.schema.json"
+
+#: The JSON Schema of a threshold's value, by its kind (:data:`anonaudit.policy.ThresholdKind`).
+_KINDS: dict[str, dict[str, Any]] = {
+    "whole": {"type": "integer", "minimum": 1},
+    "number": {"type": "number"},
+    "pair": {
+        "type": "array",
+        "prefixItems": [{"type": "number"}, {"type": "integer"}],
+        "minItems": 2,
+        "maxItems": 2,
+    },
+}
+
+
+def shipped_schema() -> dict[str, Any]:
+    """The schema as shipped in the package (``anonaudit/schema/report.schema.json``).
+
+    Returns
+    -------
+    dict
+        The parsed file.
+    """
+    loaded: dict[str, Any] = json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
+    return loaded
+
+
+def report_schema(
+    registered: Sequence[Measure[Any]] | None = None,
+    thresholds: Sequence[Field[Any]] | None = None,
+) -> dict[str, Any]:
+    """The schema of the reports, its measures' and thresholds' parts from the code.
+
+    Parameters
+    ----------
+    registered : sequence of Measure, optional
+        The measures the audit reports (default: :data:`anonaudit.measures.MEASURES`).
+    thresholds : sequence of dataclasses.Field, optional
+        The policy's thresholds (default: :func:`anonaudit.policy.threshold_fields`).
+
+    Returns
+    -------
+    dict
+        :func:`shipped_schema` with ``$defs/<key>`` and the audit report's ``<key>`` of
+        every measure, and ``$defs/policy``'s properties, written from the code.
+
+    Examples
+    --------
+    >>> schema = report_schema()
+    >>> schema["$defs"]["audit"]["properties"]["l_diversity"]["additionalProperties"]
+    {'$ref': '#/$defs/l_diversity'}
+    >>> schema["$defs"]["policy"]["properties"]["k"]["type"]
+    'integer'
+    """
+    schema = shipped_schema()
+    defs = schema["$defs"]
+    audit = defs["audit"]
+    for measure in measures.MEASURES if registered is None else registered:
+        defs[measure.key] = copy.deepcopy(dict(measure.schema))
+        entry: dict[str, Any] = {"$ref": f"#/$defs/{measure.key}"}
+        if measure.per_sensitive:
+            entry = {
+                "type": "object",
+                "additionalProperties": entry,
+                "description": f"Sensitive attribute -> {measure.about.title}.",
+            }
+        audit["properties"][measure.key] = entry
+        if measure.key not in audit["required"]:
+            audit["required"].append(measure.key)
+    defs["policy"]["properties"] = {
+        field.name: {**_KINDS[field.metadata["kind"]], "description": field.metadata["help"]}
+        for field in (threshold_fields() if thresholds is None else thresholds)
+    }
+    return schema
+
+
+def dumps(schema: Mapping[str, Any]) -> str:
+    """``schema`` as the shipped file writes it (two-space indents, UTF-8 text)."""
+    return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
+
+
+if __name__ == "__main__":  # python -m anonaudit.report.schema: rewrite the shipped file
+    target = Path(str(SCHEMA_FILE))
+    atomic_write_text(target, dumps(report_schema()))
+    sys.stdout.write(f"wrote {target}\n")
