@@ -80,6 +80,13 @@ def levels(texts: Sequence[str]) -> dict[str, int]:
 
 
 class _Parser(argparse.ArgumentParser):
+    """The parser of every command: options are matched whole (``--sa`` is refused, not
+    taken for ``--sampling-fraction``), and an error is one line."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
+
     def error(self, message: str) -> Any:  # argparse exits 2 already; keep it one line
         self.exit(EXIT_ERROR, f"anonaudit: error: {message} (see --help)\n")
 

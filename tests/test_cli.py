@@ -128,6 +128,19 @@ def test_exit_zero_turns_a_violation_into_status_zero(
     assert "FAIL" in out and "k-anonymity" in out
 
 
+def test_an_abbreviated_option_is_refused_not_guessed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--sa`` would otherwise be taken for ``--sampling-fraction`` (its only prefix
+    match) and fail on the column name as a number."""
+    data = write_csv(tmp_path / "data.csv", ROWS)
+    code, out, err = run(capsys, str(data), "--qi", "zip,age", "--sa", "disease")
+    assert (code, out) == (2, "")
+    assert err == "anonaudit: error: unrecognized arguments: --sa disease (see --help)\n"
+    code, _, err = run(capsys, str(data), *ROLES, "--sampling", "0.1")
+    assert code == 2 and "unrecognized arguments: --sampling 0.1" in err
+
+
 def test_no_thresholds_measures_and_exits_zero(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
