@@ -21,6 +21,7 @@ import importlib
 from typing import TYPE_CHECKING
 from typing import Any as _Any
 
+from anonaudit.distances import exported as _distance_class
 from anonaudit.errors import (
     AnonauditError,
     BudgetError,
@@ -41,11 +42,6 @@ from anonaudit.options import (
     Analyses,
     AuditOptions,
     EngineOptions,
-    EqualDistance,
-    HierarchicalDistance,
-    MatrixDistance,
-    NumericDistance,
-    OrderedDistance,
     PopulationOptions,
     ReadOptions,
     Roles,
@@ -64,12 +60,18 @@ if TYPE_CHECKING:
         TClosenessResult,
     )
     from anonaudit.classtable import ClassTable
+    from anonaudit.distances.equal import EqualDistance
+    from anonaudit.distances.hierarchical import HierarchicalDistance
+    from anonaudit.distances.matrix import MatrixDistance
+    from anonaudit.distances.numeric import NumericDistance
+    from anonaudit.distances.ordered import OrderedDistance
     from anonaudit.dp.options import DPOptions, PrivacyGuarantee, PrivacyUnit
     from anonaudit.hierarchy import GroundDistance, Hierarchy
     from anonaudit.loading import load
 
 #: Names imported on first use, so that ``import anonaudit`` (and ``anonaudit --help``)
-#: loads no heavy dependency (PEP 562 module ``__getattr__``).
+#: loads no heavy dependency (PEP 562 module ``__getattr__``); so is every ground
+#: distance's class (``anonaudit.OrderedDistance``), from :mod:`anonaudit.distances`.
 _LAZY = {
     "AuditReport": "anonaudit.auditing",
     "audit": "anonaudit.auditing",
@@ -92,9 +94,12 @@ _LAZY = {
 def __getattr__(name: str) -> _Any:
     """Import a public name's module on first use (PEP 562)."""
     module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'anonaudit' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
+    if module is not None:
+        value = getattr(importlib.import_module(module), name)
+    else:
+        value = None if name.startswith("__") else _distance_class(name)
+        if value is None:
+            raise AttributeError(f"module 'anonaudit' has no attribute {name!r}")
     globals()[name] = value
     return value
 

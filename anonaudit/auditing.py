@@ -36,7 +36,7 @@ from anonaudit.classtable import ClassTable, SourceStats
 from anonaudit.engines.local import Progress
 from anonaudit.errors import ColumnError, ParameterError, PolicyViolationError
 from anonaudit.generalization import Generalization, qi_hierarchy
-from anonaudit.hierarchy import GroundDistance, Hierarchy
+from anonaudit.hierarchy import Hierarchy
 from anonaudit.identifiers import Identifier, find_identifiers, sample_sources
 from anonaudit.linkage.population import PopulationLinkage, population_linkage
 from anonaudit.loading import Source, load
@@ -46,10 +46,7 @@ from anonaudit.options import (
     KEYWORDS,
     Analyses,
     AuditOptions,
-    Distance,
     EngineOptions,
-    HierarchicalDistance,
-    MatrixDistance,
     ReadOptions,
     Roles,
     deprecated,
@@ -408,7 +405,7 @@ def audit_table(
         levelled = _generalization(population_table, options.hierarchies, options.generalize)
         assert levelled is not None
         population_table = levelled.apply(population_table)
-    distances = {sa: _resolved(options.distance_for(sa)) for sa in table.sensitive}
+    distances = {sa: options.distance_for(sa).resolved() for sa in table.sensitive}
     null_counts = table.null_counts()
     rows_read = table.rows
     audited = table.without_null_quasi_identifiers() if nulls == "drop" else table
@@ -535,15 +532,6 @@ def audit_table(
         if progress is not None:
             progress.finish()
     return report
-
-
-def _resolved(distance: Distance) -> Distance:
-    """``distance`` with its hierarchy or matrix read, if given as a path."""
-    if isinstance(distance, HierarchicalDistance) and not isinstance(distance.hierarchy, Hierarchy):
-        return HierarchicalDistance(Hierarchy.from_csv(distance.hierarchy))
-    if isinstance(distance, MatrixDistance) and not isinstance(distance.matrix, GroundDistance):
-        return MatrixDistance(GroundDistance.from_csv(distance.matrix))
-    return distance
 
 
 def _subset_size(asked: bool | int, n_qi: int) -> int:

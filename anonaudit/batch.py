@@ -24,6 +24,7 @@ from anonaudit.rows import write_records
 from anonaudit.sources import open_inputs
 from anonaudit.sources.base import Source
 from anonaudit.util import atomic_write_text, file_name
+from anonaudit.vocabulary import DISTANCE_INPUTS
 
 __all__ = [
     "DatasetResult",
@@ -215,7 +216,12 @@ def read_paths(config: AuditConfig) -> list[str]:
         for path in (
             *dataset.inputs,
             *dataset.hierarchy.values(),
-            *dataset.ground_distance.values(),
+            *(
+                path
+                for each in DISTANCE_INPUTS
+                if each.path
+                for path in dataset.distance_inputs.get(each.key, {}).values()
+            ),
             *([dataset.population] if dataset.population else []),
         )
     ]

@@ -24,6 +24,7 @@ from anonaudit.errors import AnonauditError, ParameterError
 from anonaudit.policy import threshold_fields
 from anonaudit.vocabulary import (
     ADDITIVE,
+    DISTANCE_INPUTS,
     DISTANCES,
     FORMATS,
     MECHANISMS,
@@ -154,20 +155,8 @@ def _parser() -> argparse.ArgumentParser:
         help="with --advise: largest share of records that may be suppressed, in [0, 1) "
         "(default 0)",
     )
-    m.add_argument(
-        "--order",
-        action="append",
-        default=[],
-        metavar="COL=V1,V2,...|COL=@FILE",
-        help="order of an SA's values for the ordered distance",
-    )
-    m.add_argument(
-        "--ground-distance",
-        action="append",
-        default=[],
-        metavar="COL=FILE",
-        help="ground-distance matrix CSV for an SA (implies matrix distance)",
-    )
+    for each in DISTANCE_INPUTS:
+        m.add_argument(each.flag, action="append", default=[], metavar=each.metavar, help=each.help)
     m.add_argument("--risk-threshold", type=float, help="risk above which a record is at risk")
     population = m.add_mutually_exclusive_group()
     population.add_argument(
@@ -484,8 +473,8 @@ def _add_advise_command(commands: Any, audit: argparse.ArgumentParser) -> None:
         "--config; 0 = all)",
     )
     s.add_argument("--t-distance", metavar="DIST|COL=DIST,...", help="as for audit")
-    s.add_argument("--order", action="append", default=[], metavar="COL=V1,...|COL=@FILE")
-    s.add_argument("--ground-distance", action="append", default=[], metavar="COL=FILE")
+    for each in DISTANCE_INPUTS:
+        s.add_argument(each.flag, action="append", default=[], metavar=each.metavar)
     s.add_argument("--nulls", choices=("value", "drop"), help="null QI values (as for audit)")
     _add_lake(v.add_argument_group("datasets, object storage and engines"))
     r = v.add_argument_group("input and output")

@@ -49,6 +49,7 @@ from anonaudit.report.text import advice_summary, dp_summary, summary
 from anonaudit.rows import write_records, write_transformed
 from anonaudit.sources import require_rereadable
 from anonaudit.util import atomic_write_text, read_lines, refuse_folders, refuse_overwriting
+from anonaudit.vocabulary import DISTANCE_INPUTS, DistanceInput
 from anonaudit.work import LISTED_CLASS_WORK, check_work
 
 __all__ = ["run_advise", "run_audit", "run_dp"]
@@ -154,13 +155,15 @@ def _override(config: AuditConfig, args: argparse.Namespace) -> None:
             config.t_distance = args.t_distance
     config.hierarchy.update(assignments(args.hierarchy, "--hierarchy"))
     config.generalize.update(levels(args.generalize))
-    config.ground_distance.update(assignments(args.ground_distance, "--ground-distance"))
-    for column, value in assignments(args.order, "--order").items():
-        config.order[column] = (
-            read_lines(value[1:], "--order", "order") if value.startswith("@") else columns(value)
-        )
-    if config.order and not isinstance(config.t_distance, str):  # an order implies its distance
-        config.t_distance = {**dict.fromkeys(config.order, "ordered"), **(config.t_distance or {})}
+    implied: dict[str, str] = {}
+    for each in DISTANCE_INPUTS:
+        given = config.distance_inputs.setdefault(each.key, {})
+        for column, value in assignments(getattr(args, each.key), each.flag).items():
+            given[column] = _distance_input(each, value)
+        if each.implies is not None:
+            implied |= dict.fromkeys(given, each.implies)
+    if implied and not isinstance(config.t_distance, str):  # an order implies ordered
+        config.t_distance = {**implied, **(config.t_distance or {})}
     for name in ("nulls", "sep", "encoding", "risk_threshold", "json", "html", "max_classes"):
         if getattr(args, name) is not None:
             setattr(config, name, getattr(args, name))
@@ -218,12 +221,20 @@ def _require_roles(inputs: Sequence[object], qi: Sequence[str], *, where: str) -
         raise ParameterError("name the quasi-identifiers with --qi COL1,COL2,...")
 
 
+def _distance_input(each: DistanceInput, value: str) -> str | list[str]:
+    """A ground distance's input for one SA as the command line gives it: a path, or its
+    values (``V1,V2,...``, or ``@FILE`` with one a line)."""
+    if each.path:
+        return value
+    return read_lines(value[1:], each.flag, each.key) if value.startswith("@") else columns(value)
+
+
 #: The command-line names of the options, for their messages (:class:`OptionError`).
 _FLAGS = {
     "k": "-k",
     "t": "-t",
     "t-closeness distance": "--t-distance",
-    "order": "--order",
+    **{each.key: each.flag for each in DISTANCE_INPUTS},
     "population_size": "--population-size",
     "sampling_fraction": "--sampling-fraction",
     "population_model": "population model",

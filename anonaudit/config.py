@@ -94,6 +94,7 @@ from anonaudit.options import (
 )
 from anonaudit.policy import Policy, threshold_fields
 from anonaudit.sources.storage import is_url
+from anonaudit.vocabulary import DISTANCE_INPUTS
 from anonaudit.work import DEFAULT_MAX_WORK
 
 if TYPE_CHECKING:
@@ -232,8 +233,7 @@ _DATASET: dict[str, _Value | _Items | _Table] = {
     ),
     "hierarchy": _PATHS,
     "generalize": _Items(_WHOLE, table=True),
-    "order": _Items(_TEXTS, table=True),
-    "ground_distance": _PATHS,
+    **{each.key: _PATHS if each.path else _Items(_TEXTS, table=True) for each in DISTANCE_INPUTS},
     "nulls": _TEXT,
     "sep": _TEXT,
     "encoding": _TEXT,
@@ -299,8 +299,9 @@ class AuditConfig:
     t_distance: str | dict[str, str] | None = None
     hierarchy: dict[str, str] = field(default_factory=dict)
     generalize: dict[str, int] = field(default_factory=dict)
-    order: dict[str, list[str]] = field(default_factory=dict)
-    ground_distance: dict[str, str] = field(default_factory=dict)
+    #: The ground distances' inputs (:data:`anonaudit.vocabulary.DISTANCE_INPUTS`) by key,
+    #: then by SA: ``{"order": {"income": ["low", "high"]}, "ground_distance": {...}}``.
+    distance_inputs: dict[str, dict[str, Any]] = field(default_factory=dict)
     nulls: str = "value"
     sep: str | None = None
     encoding: str = "utf-8"
@@ -391,8 +392,7 @@ class AuditConfig:
             "policy": self.policy(),
             "distance": self.t_distance,
             "hierarchies": self.hierarchy,
-            "orders": self.order,
-            "ground_distances": self.ground_distance,
+            **{each.keyword: self.distance_inputs.get(each.key, {}) for each in DISTANCE_INPUTS},
             "nulls": self.nulls,
             "risk_threshold": self.risk_threshold,
             "population_size": self.population_size,
@@ -457,16 +457,21 @@ def _settings(data: dict[str, Any], path: Path) -> AuditConfig:
     """One audit's settings from a TOML table (checked against the schema), paths made
     relative to ``path``."""
     config = AuditConfig()
-    for key, value in data.items():
-        if key != "datasets":
-            setattr(config, key, value)
+    inputs = {each.key: each for each in DISTANCE_INPUTS}
     base = path.parent
+    for key, value in data.items():
+        if key in inputs:  # relative to the policy file if a path
+            paths = inputs[key].path
+            config.distance_inputs[key] = {
+                sa: str(base / v) if paths else v for sa, v in value.items()
+            }
+        elif key != "datasets":
+            setattr(config, key, value)
     config.inputs = [p if is_url(p) else str(base / p) for p in config.inputs]
     config.storage_options = {k: str(v) for k, v in config.storage_options.items()}
     config.hierarchy = {
         c: p if is_builtin(p) else str(base / p) for c, p in config.hierarchy.items()
     }
-    config.ground_distance = {sa: str(base / p) for sa, p in config.ground_distance.items()}
     if config.population is not None and not is_url(config.population):
         config.population = str(base / config.population)
     if config.json not in (None, "-"):

@@ -32,6 +32,8 @@ from dataclasses import dataclass
 
 from markupsafe import Markup, escape
 
+from anonaudit.distances import registered
+
 __all__ = [
     "MEASURES",
     "REFERENCES",
@@ -480,6 +482,23 @@ L_DIVERSITY = Measure(
     ),
 )
 
+
+def _t_closeness_definition() -> str:
+    """The definition of t-closeness, with each ground distance's own sentence
+    (:mod:`anonaudit.distances`), in the registry's order."""
+    kinds = registered().values()
+    nulls = [kind.name for kind in kinds if kind.nulls_left_out]
+    listed = ", ".join(nulls[:-1]) + " and " + nulls[-1] if len(nulls) > 1 else "".join(nulls)
+    return " ".join(
+        [
+            "t = max over classes of EMD(P_class, Q_table).",
+            *(kind.definition for kind in kinds),
+            f"Nulls have no place under the {listed} distances: they are left out of both "
+            "distributions and counted.",
+        ]
+    )
+
+
 T_CLOSENESS = Measure(
     name="t-closeness",
     anchor="about-t",
@@ -493,18 +512,7 @@ T_CLOSENESS = Measure(
         "hierarchy, where values under the same parent are close; this is what addresses "
         "the similarity attack."
     ),
-    definition=(
-        "t = max over classes of EMD(P_class, Q_table). Equal distance: half the L1 "
-        "distance, ½ Σ |p_i − q_i|. Ordered distance: 1/(m − 1) Σ_i |Σ_{j≤i} (p_j − q_j)| "
-        "over the table’s m distinct values in order (sorted numerically; text needs an "
-        "explicit order, never alphabetical). Numeric distance: the Wasserstein-1 "
-        "distance on the values divided by their range. Hierarchical distance: the cost "
-        "of moving mass between leaves of a generalization hierarchy, per Section 4 of "
-        "Li, Li & Venkatasubramanian. Matrix: any square ground-distance matrix, solved "
-        "as a transport problem. Nulls have no place under the ordered, numeric, "
-        "hierarchical and matrix distances: they are left out of both distributions and "
-        "counted."
-    ),
+    definition=_t_closeness_definition(),
     citations=(LI,),
     protects=(
         "Skewness and similarity attacks: what an attacker learns from a person’s class "

@@ -10,10 +10,11 @@ when it is made (one message template, :class:`~anonaudit.errors.OptionError`):
 - :class:`EngineOptions`: where the class table is built (this process, Dask, Spark);
 - :class:`AuditOptions`: what is measured and judged on the class table: the
   :class:`~anonaudit.policy.Policy` (thresholds), the t-closeness ground distance of each
-  SA (one object per kind: :class:`EqualDistance`, :class:`OrderedDistance` with its
-  order, :class:`NumericDistance`, :class:`HierarchicalDistance` with its hierarchy,
-  :class:`MatrixDistance` with its matrix), the QI hierarchies and levels to generalize
-  to, the :class:`PopulationOptions` and the optional :class:`Analyses`.
+  SA (one object per kind, holding what it needs: ``EqualDistance()``,
+  ``OrderedDistance(order)``, ``HierarchicalDistance(hierarchy)``, ...: the modules of
+  :mod:`anonaudit.distances`, whose classes this module and ``anonaudit`` export), the
+  QI hierarchies and levels to generalize to, the :class:`PopulationOptions` and the
+  optional :class:`Analyses`.
 
 :func:`anonaudit.load` takes roles, reading and engine options; :func:`anonaudit.audit_table`
 takes audit options; :func:`anonaudit.audit` takes all four. The command line and policy
@@ -23,7 +24,7 @@ earlier versions, which keep working with a :class:`DeprecationWarning` until 0.
 
 Examples
 --------
->>> from anonaudit import Policy
+>>> from anonaudit import OrderedDistance, Policy
 >>> options = AuditOptions(policy=Policy(k=5, t=0.2),
 ...                        distances={"salary": OrderedDistance()},
 ...                        population=PopulationOptions(sampling_fraction=0.1))
@@ -42,12 +43,14 @@ import os
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias
+from typing import TYPE_CHECKING, Any
 
+from anonaudit import distances as ground_distances
+from anonaudit.distances.base import Distance
 from anonaudit.errors import OptionError, ParameterError
 from anonaudit.policy import Policy
 from anonaudit.vocabulary import (
-    DISTANCES,
+    DISTANCE_INPUTS,
     FORMATS,
     MISSING_COLUMNS,
     NULL_POLICIES,
@@ -60,8 +63,13 @@ from anonaudit.work import DEFAULT_MAX_WORK
 
 if TYPE_CHECKING:
     from anonaudit.classtable import ClassTable
+    from anonaudit.distances.equal import EqualDistance
+    from anonaudit.distances.hierarchical import HierarchicalDistance
+    from anonaudit.distances.matrix import MatrixDistance
+    from anonaudit.distances.numeric import NumericDistance
+    from anonaudit.distances.ordered import OrderedDistance
     from anonaudit.engines.local import Progress
-    from anonaudit.hierarchy import GroundDistance, Hierarchy
+    from anonaudit.hierarchy import Hierarchy
 
 __all__ = [
     "Analyses",
@@ -77,12 +85,11 @@ __all__ = [
     "ReadOptions",
     "Roles",
     "from_keywords",
+    "texts",
 ]
 
 #: Where the class table is built: this process, a Dask cluster or a Spark session.
 ENGINES = ("local", "dask", "spark")
-#: What an order listing a value twice is told.
-_TWICE = "lists {value!r} twice; list each value once, in order"
 #: Below this, the population the data is a sample of would be over a trillion times
 #: larger than the sample: a typo rather than a survey.
 SMALLEST_SAMPLING_FRACTION = 1e-12
@@ -97,8 +104,14 @@ def _require(ok: bool, name: str, requirement: str, value: object) -> None:
         raise OptionError(name, value, requirement=requirement)
 
 
-def _names(value: Sequence[str] | str, name: str) -> tuple[str, ...]:
-    """A sequence of column names or texts as a tuple; a lone string is refused."""
+def texts(value: Sequence[str] | str, name: str) -> tuple[str, ...]:
+    """A sequence of column names or texts as a tuple; a lone string is refused.
+
+    Raises
+    ------
+    OptionError
+        ``value`` is one text, or holds something else than texts (named ``name``).
+    """
     _require(not isinstance(value, str), name, "be a list of texts, not one text", value)
     items = tuple(value)
     for item in items:
@@ -161,8 +174,8 @@ class Roles:
                     says="quasi_identifiers and sensitive are lists of column names "
                     "({label} is one text, {value!r})",
                 )
-        qi = _names(self.quasi_identifiers, "quasi_identifiers")
-        sa = _names(self.sensitive, "sensitive")
+        qi = texts(self.quasi_identifiers, "quasi_identifiers")
+        sa = texts(self.sensitive, "sensitive")
         if not qi:
             raise OptionError(
                 "quasi_identifiers", qi, says="name at least one quasi-identifier column ({value})"
@@ -222,10 +235,10 @@ class ReadOptions:
     decimal_comma: Sequence[str] = ()
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "na_values", _names(self.na_values, "na_values"))
+        object.__setattr__(self, "na_values", texts(self.na_values, "na_values"))
         filters = (self.filter,) if isinstance(self.filter, str) else self.filter
-        object.__setattr__(self, "filter", _names(filters, "filter"))
-        object.__setattr__(self, "decimal_comma", _names(self.decimal_comma, "decimal_comma"))
+        object.__setattr__(self, "filter", texts(filters, "filter"))
+        object.__setattr__(self, "decimal_comma", texts(self.decimal_comma, "decimal_comma"))
         object.__setattr__(self, "storage_options", dict(self.storage_options or {}))
         if self.format is not None:
             _one_of(self.format, "format", FORMATS)
@@ -271,86 +284,17 @@ class EngineOptions:
 
 # --------------------------------------------------------------------------- distances
 
-
-@dataclass(frozen=True)
-class EqualDistance:
-    """Every two different values at distance 1 (Li, Li & Venkatasubramanian 2007)."""
-
-    name: ClassVar[str] = "equal"
+#: The distance classes by the name reports give them (:data:`anonaudit.distances.CLASSES`).
+DISTANCE_CLASSES = ground_distances.CLASSES
 
 
-@dataclass(frozen=True)
-class OrderedDistance:
-    """Values on a line: ``|i - j| / (m - 1)`` between the i-th and j-th of ``m``
-    (Li, Li & Venkatasubramanian 2007).
-
-    Parameters
-    ----------
-    order : sequence of str, optional
-        The values from lowest to highest; needed when they are not all numbers.
-    """
-
-    order: Sequence[str] | None = None
-    name: ClassVar[str] = "ordered"
-
-    def __post_init__(self) -> None:
-        if self.order is not None:
-            order = _names(self.order, "order")
-            for value in sorted({v for v in order if order.count(v) > 1}):
-                raise OptionError("order", value, says="{label} " + _TWICE)
-            object.__setattr__(self, "order", order)
-
-
-@dataclass(frozen=True)
-class NumericDistance:
-    """Numbers at their difference over the range (the numeric EMD)."""
-
-    name: ClassVar[str] = "numeric"
-
-
-@dataclass(frozen=True)
-class HierarchicalDistance:
-    """The height of two values' lowest common ancestor in a hierarchy, over its height
-    (Li, Li & Venkatasubramanian 2007).
-
-    Parameters
-    ----------
-    hierarchy : Hierarchy or path
-        The hierarchy, or the path of an ARX hierarchy file.
-    """
-
-    hierarchy: Hierarchy | str | os.PathLike[str]
-    name: ClassVar[str] = "hierarchical"
-
-
-@dataclass(frozen=True)
-class MatrixDistance:
-    """Any ground distance, as a matrix of distances between values (solved exactly by
-    POT's transport solver).
-
-    Parameters
-    ----------
-    matrix : GroundDistance or path
-        The distances, or the path of a matrix file.
-    """
-
-    matrix: GroundDistance | str | os.PathLike[str]
-    name: ClassVar[str] = "matrix"
-
-
-#: A t-closeness ground distance, with what it needs.
-Distance: TypeAlias = (
-    EqualDistance | OrderedDistance | NumericDistance | HierarchicalDistance | MatrixDistance
-)
-_DISTANCE_TYPES = (
-    EqualDistance,
-    OrderedDistance,
-    NumericDistance,
-    HierarchicalDistance,
-    MatrixDistance,
-)
-#: The distance classes by the name reports give them.
-DISTANCE_CLASSES: dict[str, type[Distance]] = {kind.name: kind for kind in _DISTANCE_TYPES}
+def __getattr__(name: str) -> type[Distance]:
+    """A ground distance's class by its Python name (``OrderedDistance``), imported on
+    first use from its module of :mod:`anonaudit.distances` (PEP 562)."""
+    kind = None if name.startswith("__") else ground_distances.exported(name)
+    if kind is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return kind
 
 
 # --------------------------------------------------------------------------- audit
@@ -527,10 +471,10 @@ class AuditOptions:
         threshold = self.risk_threshold
         _require(_number(threshold) and 0 < threshold <= 1, "risk_threshold", "lie in (0, 1]",
                  threshold)  # fmt: skip
-        if not isinstance(self.distances, _DISTANCE_TYPES):
+        if not isinstance(self.distances, Distance):
             _require(
                 isinstance(self.distances, Mapping)
-                and all(isinstance(d, _DISTANCE_TYPES) for d in self.distances.values()),
+                and all(isinstance(d, Distance) for d in self.distances.values()),
                 "distances",
                 "be a distance (EqualDistance(), OrderedDistance(order), ...) or a mapping of "
                 "sensitive columns to distances",
@@ -545,10 +489,11 @@ class AuditOptions:
 
     def distance_for(self, sensitive: str) -> Distance:
         """The ground distance of the SA ``sensitive``."""
-        if isinstance(self.distances, _DISTANCE_TYPES):
+        if isinstance(self.distances, Distance):
             return self.distances
         assert isinstance(self.distances, Mapping)
-        return self.distances.get(sensitive, EqualDistance())
+        distance = self.distances.get(sensitive)
+        return ground_distances.default() if distance is None else distance
 
     def check_roles(self, table: ClassTable) -> None:
         """Refuse distances named for a column that is not an SA of ``table``, and
@@ -575,8 +520,7 @@ _AUDIT = (
     "policy",
     "distance",
     "hierarchies",
-    "orders",
-    "ground_distances",
+    *(each.keyword for each in DISTANCE_INPUTS),
     "nulls",
     "risk_threshold",
     "population_size",
@@ -680,9 +624,10 @@ def from_keywords(
         distances=_distances(
             sensitive,
             audit.get("distance"),
-            sa_hierarchies,
-            dict(audit.get("orders") or {}),
-            dict(audit.get("ground_distances") or {}),
+            {
+                "hierarchies": sa_hierarchies,
+                **{e.keyword: dict(audit.get(e.keyword) or {}) for e in DISTANCE_INPUTS},
+            },
         ),
         hierarchies={c: h for c, h in hierarchies.items() if c in quasi_identifiers},
         generalize=audit.get("generalize") or None,
@@ -700,46 +645,24 @@ def from_keywords(
 def _distances(
     sensitive: Sequence[str],
     distance: str | Mapping[str, str] | None,
-    hierarchies: Mapping[str, Any],
-    orders: Mapping[str, Sequence[str]],
-    matrices: Mapping[str, Any],
+    inputs: Mapping[str, Mapping[str, Any]],
 ) -> dict[str, Distance]:
-    """Per SA, the distance a name (or the default: hierarchical with a hierarchy,
-    matrix with a matrix, else equal) and its order, hierarchy or matrix make."""
+    """Per SA, the distance a name makes (or the one its inputs imply: hierarchical with a
+    hierarchy, matrix with a matrix, else equal) with its inputs (``inputs``: by keyword,
+    ``hierarchies``, ``orders``, ``ground_distances``, ..., the value of each SA given).
+    An input that implies a distance must be an SA's; the others are read for an SA
+    only."""
     named = (
         {sa: distance for sa in sensitive} if isinstance(distance, str) else dict(distance or {})
     )
-    _refuse_not_sensitive([*named, *hierarchies, *matrices], sensitive)
+    implying = {kind.implied_by for kind in ground_distances.registered().values()}
+    implied = [sa for keyword, values in inputs.items() if keyword in implying for sa in values]
+    _refuse_not_sensitive([*named, *implied], sensitive)
     result: dict[str, Distance] = {}
     for sa in sensitive:
-        default = "hierarchical" if sa in hierarchies else "matrix" if sa in matrices else "equal"
-        name = named.get(sa, default)
-        _one_of(name, "t-closeness distance", DISTANCES)
-        if name == "hierarchical" and sa not in hierarchies:
-            raise ParameterError(
-                f"hierarchical distance for {sa!r} needs a hierarchy (--hierarchy {sa}=FILE)"
-            )
-        if name == "matrix" and sa not in matrices:
-            raise ParameterError(
-                f"matrix distance for {sa!r} needs a ground-distance file "
-                f"(--ground-distance {sa}=FILE)"
-            )
-        if name == "ordered":
-            try:
-                OrderedDistance(orders.get(sa))
-            except OptionError as error:  # name the SA whose order it is
-                raise OptionError("order", error.value, says=f"{{label}} {sa} {_TWICE}") from None
-        result[sa] = (
-            HierarchicalDistance(hierarchies[sa])
-            if name == "hierarchical"
-            else MatrixDistance(matrices[sa])
-            if name == "matrix"
-            else OrderedDistance(orders.get(sa))
-            if name == "ordered"
-            else NumericDistance()
-            if name == "numeric"
-            else EqualDistance()
-        )
+        given = {keyword: values[sa] for keyword, values in inputs.items() if sa in values}
+        name = named.get(sa, ground_distances.implied(given))
+        result[sa] = ground_distances.named(name).from_inputs(sa, given)
     return result
 
 

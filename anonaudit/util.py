@@ -1,4 +1,5 @@
-"""Small helpers with no privacy logic: safe file output.
+"""Small helpers with no privacy logic: safe file output, and numbers written with a
+decimal comma (:func:`from_decimal_comma`).
 
 Outputs never replace an input (:func:`refuse_overwriting`), regular files are replaced
 atomically, and special files (``/dev/null``, a FIFO, a terminal) are written to
@@ -12,7 +13,7 @@ import os
 import re
 import stat
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -24,7 +25,14 @@ from anonaudit.errors import (
     SourceNotFoundError,
 )
 
-__all__ = ["atomic_path", "atomic_write_text", "file_name", "refuse_folders", "refuse_overwriting"]
+__all__ = [
+    "atomic_path",
+    "atomic_write_text",
+    "file_name",
+    "from_decimal_comma",
+    "refuse_folders",
+    "refuse_overwriting",
+]
 
 # Temporary files are ".anonaudit-tmp-<name>-<pid>-<random>": recognisable, and those
 # of a process that died before renaming them are removed by the next write beside them.
@@ -277,3 +285,28 @@ def _mode_for(path: Path) -> int:
     umask = os.umask(0)
     os.umask(umask)
     return 0o666 & ~umask
+
+
+#: A number with a decimal comma: digits, optionally grouped by thousands with a dot, a
+#: space, a no-break space, a narrow no-break space or an apostrophe.
+_DECIMAL_COMMA = re.compile(
+    r"[+-]?(?:\d{1,3}(?:([. \u00a0\u202f'])\d{3})(?:\1\d{3})*|\d+)(?:,\d+)?"
+)
+
+
+def from_decimal_comma(values: Sequence[str | None]) -> list[str | None]:
+    """Numbers written with a decimal comma, written with a decimal point instead.
+
+    Grouping separators are dropped; a value that is not such a number is kept.
+
+    >>> from_decimal_comma(["1.234,5", "-0,25", "1 234", "12", "n/a", None, "1,2,3"])
+    ['1234.5', '-0.25', '1234', '12', 'n/a', None, '1,2,3']
+    """
+    converted: list[str | None] = []
+    for value in values:
+        text = None if value is None else value.strip()
+        if text is None or not _DECIMAL_COMMA.fullmatch(text):
+            converted.append(value)
+            continue
+        converted.append(re.sub(r"[. \u00a0\u202f']", "", text).replace(",", "."))
+    return converted

@@ -1,7 +1,9 @@
 """The names the options take, in one light module the command line can import.
 
-Each set of names (distances, population models, null policies, mechanisms, ...) is
-defined here once, with its type, and re-exported by the module that implements it.
+Each set of names (population models, null policies, mechanisms, ...) is defined here
+once, with its type, and re-exported by the module that implements it; the ground
+distances' names are their modules' (:data:`anonaudit.distances.DISTANCES`, found
+without importing them).
 Building the argument parser from them imports nothing heavy, so ``anonaudit --help``
 and ``--version`` start in a fraction of a second (``benchmarks/bench_startup.py``).
 """
@@ -12,9 +14,12 @@ import enum
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
+from anonaudit.distances import DISTANCES
+
 __all__ = [
     "ADDITIVE",
     "DISTANCES",
+    "DISTANCE_INPUTS",
     "FORMATS",
     "MECHANISMS",
     "MISSING_COLUMNS",
@@ -25,6 +30,7 @@ __all__ = [
     "REDACTED",
     "SCHEMA_VERSION",
     "SIDECAR_SUFFIX",
+    "DistanceInput",
     "Judged",
     "Mechanism",
     "MissingColumns",
@@ -35,8 +41,62 @@ __all__ = [
     "Verdict",
 ]
 
-#: The ground distances of t-closeness (:func:`anonaudit.checks.t_closeness`), by name.
-DISTANCES = ("equal", "ordered", "numeric", "hierarchical", "matrix")
+
+@dataclass(frozen=True)
+class DistanceInput:
+    """What a ground distance (:mod:`anonaudit.distances`) takes per SA on the command
+    line, ``--KEY COL=VALUE`` (repeatable), and in policy files, a ``[KEY]`` table of
+    column to value. The QIs' ``--hierarchy`` is the hierarchical distance's input too.
+
+    Attributes
+    ----------
+    key : str
+        The policy files' key; dashed, the flag (``ground_distance``, ``--ground-distance``).
+    keyword : str
+        Its name among the flat settings of :func:`anonaudit.options.from_keywords`, and
+        among an SA's inputs (:meth:`anonaudit.distances.base.Distance.from_inputs`).
+    metavar, help : str
+        The flag's value and help, as ``--help`` shows them.
+    path : bool
+        A file, read relative to the policy file that names it, rather than a list of
+        values (``V1,V2,...``, or ``@FILE`` with one value a line).
+    implies : str or None
+        The distance that, on the command line and in policy files, an SA given this
+        input is measured with unless ``--t-distance`` names another (in Python, a
+        distance's :attr:`~anonaudit.distances.base.Distance.implied_by` says it).
+    """
+
+    key: str
+    keyword: str
+    metavar: str
+    help: str
+    path: bool = False
+    implies: str | None = None
+
+    @property
+    def flag(self) -> str:
+        """The command-line option: ``--order``."""
+        return "--" + self.key.replace("_", "-")
+
+
+#: Every input of a ground distance the command line and policy files take, besides
+#: the hierarchies: the options of their ``--help``, in order.
+DISTANCE_INPUTS = (
+    DistanceInput(
+        "order",
+        "orders",
+        "COL=V1,V2,...|COL=@FILE",
+        "order of an SA's values for the ordered distance",
+        implies="ordered",
+    ),
+    DistanceInput(
+        "ground_distance",
+        "ground_distances",
+        "COL=FILE",
+        "ground-distance matrix CSV for an SA (implies matrix distance)",
+        path=True,
+    ),
+)
 
 PopulationModel: TypeAlias = Literal["dankar", "pitman", "zayatz", "snb"]
 #: The population uniqueness models (:mod:`anonaudit.checks.population`).

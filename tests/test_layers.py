@@ -39,6 +39,7 @@ TOP = {
     "work": "base",
     "vocabulary": "base",
     "options": "base",  # the option objects: validated values, imported by every layer
+    "distances": "base",  # the ground distances: option objects with their EMD
     "csvfile": "base",
     "sources": "sources",
     "rows": "results",
@@ -46,7 +47,7 @@ TOP = {
     "engines": "engines",
     "checks": "measures",
     "measures": "measures",
-    "hierarchy": "measures",
+    "hierarchy": "base",  # hierarchies and matrices read from files: distances' values
     "generalization": "measures",
     "identifiers": "measures",
     "dp": "measures",

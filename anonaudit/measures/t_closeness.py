@@ -26,7 +26,7 @@ from anonaudit.measures.present import (
     json_classes,
     json_number,
 )
-from anonaudit.vocabulary import DISTANCES, Judged
+from anonaudit.vocabulary import DISTANCE_INPUTS, DISTANCES, Judged
 
 __all__ = ["MEASURE", "TCloseness"]
 
@@ -43,8 +43,9 @@ class TCloseness(ClassMeasure[TClosenessResult]):
     about = explain.T_CLOSENESS
     thresholds = ("t",)
     usage = (
-        "`-t T`, `--t-distance`, `--hierarchy COL=FILE`, `--order`, `--ground-distance`; "
-        "JSON `t_closeness.<SA>`; Python `report.t_closeness[sa]`, "
+        "`-t T`, `--t-distance`, `--hierarchy COL=FILE`, "
+        + ", ".join(f"`{each.flag}`" for each in DISTANCE_INPUTS)
+        + "; JSON `t_closeness.<SA>`; Python `report.t_closeness[sa]`, "
         "`anonaudit.checks.t_closeness`."
     )
     schema: ClassVar[Mapping[str, Any]] = ClassMeasure.entry_schema(
@@ -58,15 +59,8 @@ class TCloseness(ClassMeasure[TClosenessResult]):
 
     def compute(self, context: Context, sensitive: str | None) -> TClosenessResult:
         assert sensitive is not None
-        distance = context.distances[sensitive]
         return t_closeness(
-            context.table,
-            sensitive,
-            t=context.policy.t,
-            distance=distance.name,
-            order=getattr(distance, "order", None),
-            hierarchy=getattr(distance, "hierarchy", None),
-            ground=getattr(distance, "matrix", None),
+            context.table, sensitive, t=context.policy.t, distance=context.distances[sensitive]
         )
 
     def title(self, sensitive: str | None) -> str:

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
 from anonaudit import __version__
+from anonaudit.distances import DEFAULT, named
 from anonaudit.identifiers import SAMPLE_ROWS
 from anonaudit.measures import Measure, charts, in_order
 from anonaudit.measures.charts import Chart
@@ -37,7 +38,6 @@ from anonaudit.measures.present import (
     join_names,
     slugs,
 )
-from anonaudit.options import DISTANCE_CLASSES
 from anonaudit.report.criteria import criteria
 from anonaudit.sources.storage import is_url
 from anonaudit.vocabulary import REDACTED
@@ -234,14 +234,14 @@ anonaudit.AuditOptions(policy=anonaudit.Policy(k=2), nulls='value', risk_thresho
         policy = ", ".join(f"{name}={value!r}" for name, value in thresholds.items())
         options.append(f"policy=anonaudit.Policy({policy})")
     distances = {
-        sa: f"anonaudit.{DISTANCE_CLASSES[r.distance].__name__}"
-        + ("()" if r.distance == "numeric" else "(...)")
+        sa: f"anonaudit.{named(r.distance).__name__}"
+        + ("(...)" if fields(named(r.distance)) else "()")
         for sa, r in report.t_closeness.items()
-        if r.distance != "equal"
+        if r.distance != DEFAULT
     }
     if distances:
-        named = ", ".join(f"{sa!r}: {call}" for sa, call in distances.items())
-        options.append(f"distances={{{named}}}")
+        listed = ", ".join(f"{sa!r}: {call}" for sa, call in distances.items())
+        options.append(f"distances={{{listed}}}")
     options.append(f"nulls={report.null_policy!r}")
     options.append(f"risk_threshold={report.risk.threshold!r}")
     return (

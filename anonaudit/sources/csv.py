@@ -27,6 +27,7 @@ import pyarrow.fs as pafs
 
 from anonaudit.errors import ColumnError, MalformedFileError, ParameterError
 from anonaudit.sources.base import SourceInfo, local_sha256
+from anonaudit.util import from_decimal_comma
 
 __all__ = ["CsvOptions", "CsvSource", "Readable", "from_decimal_comma", "read_header"]
 
@@ -625,28 +626,3 @@ def _locate_decode_error(
                 return _decode_error(path, encoding, chunk, exc, lines_before=lines)
             lines += chunk.count(b"\n")
     return MalformedFileError(f"{path}: bytes that are not valid {encoding}; pass --encoding")
-
-
-#: A number with a decimal comma: digits, optionally grouped by thousands with a dot, a
-#: space, a no-break space, a narrow no-break space or an apostrophe.
-_DECIMAL_COMMA = re.compile(
-    r"[+-]?(?:\d{1,3}(?:([. \u00a0\u202f'])\d{3})(?:\1\d{3})*|\d+)(?:,\d+)?"
-)
-
-
-def from_decimal_comma(values: Sequence[str | None]) -> list[str | None]:
-    """Numbers written with a decimal comma, written with a decimal point instead.
-
-    Grouping separators are dropped; a value that is not such a number is kept.
-
-    >>> from_decimal_comma(["1.234,5", "-0,25", "1 234", "12", "n/a", None, "1,2,3"])
-    ['1234.5', '-0.25', '1234', '12', 'n/a', None, '1,2,3']
-    """
-    converted: list[str | None] = []
-    for value in values:
-        text = None if value is None else value.strip()
-        if text is None or not _DECIMAL_COMMA.fullmatch(text):
-            converted.append(value)
-            continue
-        converted.append(re.sub(r"[. \u00a0\u202f']", "", text).replace(",", "."))
-    return converted
