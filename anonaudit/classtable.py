@@ -86,8 +86,53 @@ class SourceStats:
     sha256: str | None = None
 
 
+class _LazyKeys:
+    """Keys filtered from a larger table's the first time they are read.
+
+    An instance made without ``keys`` holds ``_pending_keys``: the first table's keys
+    and a mask of the rows it keeps. Audits of a subset read its codes, not its keys;
+    a listing, a generalization or a report reads the keys, filtered once then.
+    """
+
+    if not TYPE_CHECKING:  # mypy would take it as a licence for any attribute name
+
+        def __getattr__(self, name: str) -> Any:
+            """The pending :attr:`keys`, filtered (called only when no attribute is set)."""
+            if name == "keys" and "_pending_keys" in self.__dict__:
+                return self._materialize_keys()
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def _materialize_keys(self) -> pa.Table:
+        """Filter the pending keys from the first table's, once, and keep them."""
+        pending = self.__dict__.get("_pending_keys")
+        if pending is not None:  # set before the pending filter goes: a reader sees either
+            source, rows = pending
+            self.__dict__["keys"] = source if rows.all() else source.filter(pa.array(rows))
+            self.__dict__.pop("_pending_keys", None)
+        keys: pa.Table = self.__dict__["keys"]
+        return keys
+
+    def _pending_rows(
+        self, keep: NDArray[Any], rows: NDArray[Any]
+    ) -> tuple[pa.Table, NDArray[Any]]:
+        """What a part of these keys (the rows ``rows``, marked in ``keep``) is pending on:
+        the first table's keys, never filtered yet, and a mask of their rows."""
+        pending = self.__dict__.get("_pending_keys")
+        if pending is None:
+            return self.__dict__["keys"], keep
+        source, parent_rows = pending  # a part of a part: one filter of the first keys
+        source_rows = np.zeros(len(parent_rows), dtype=bool)
+        source_rows[np.flatnonzero(parent_rows)[rows]] = True
+        return source, source_rows
+
+    def __getstate__(self) -> dict[str, Any]:
+        """What pickling or copying keeps: the keys filtered, never the first table's."""
+        self._materialize_keys()
+        return dict(self.__dict__)
+
+
 @dataclass(frozen=True)
-class Classes:
+class Classes(_LazyKeys):
     """The equivalence classes of a class table.
 
     Attributes
@@ -189,10 +234,22 @@ class SensitiveCounts:
         return np.bincount(self.class_ids, weights=weights, minlength=self.n_classes)
 
     def per_class_max(self, values: NDArray[Any]) -> NDArray[Any]:
-        """Largest of ``values`` (one per entry) within each class."""
-        result = np.full(self.n_classes, -np.inf)
-        np.maximum.at(result, self.class_ids, values)
-        return result
+        """Largest of ``values`` (one per entry) within each class, as ``float64``.
+
+        Each class's entries are consecutive and it has at least one: a reduction
+        between the classes' first entries, in entry order.
+        """
+        if not self.n_classes:
+            return np.full(0, -np.inf)
+        return np.maximum.reduceat(np.asarray(values, dtype=np.float64), self._starts)
+
+    @cached_property
+    def _starts(self) -> NDArray[Any]:
+        """Each class's first entry (the entries are sorted by class)."""
+        distinct = self.class_local("distinct", self.distinct_per_class)
+        starts = np.zeros(self.n_classes, dtype=np.int64)
+        np.cumsum(distinct[:-1], out=starts[1:])
+        return starts
 
     def class_local(self, key: Hashable, compute: Callable[[], NDArray[Any]]) -> NDArray[Any]:
         """A per-class array that depends on each class's own entries alone, computed once.
@@ -223,7 +280,7 @@ class SensitiveCounts:
 
 
 @dataclass(frozen=True)
-class ClassTable:
+class ClassTable(_LazyKeys):
     """Record counts per (QI tuple, SA values) combination.
 
     Build one with :func:`anonaudit.engines.build_class_table` (from files or frames) or
@@ -262,30 +319,6 @@ class ClassTable:
             raise ValueError("class table keys and counts differ in length")
         if self.weights is not None and len(self.weights) != self.keys.num_rows:
             raise ValueError("class table keys and weights differ in length")
-
-    if not TYPE_CHECKING:  # mypy would take it as a licence for any attribute name
-
-        def __getattr__(self, name: str) -> Any:
-            """The :attr:`keys` of a :meth:`subset`, filtered the first time they are read
-            (called only when the attribute is not set)."""
-            if name == "keys" and "_pending_keys" in self.__dict__:
-                return self._materialize_keys()
-            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-
-    def _materialize_keys(self) -> pa.Table:
-        """Filter a :meth:`subset`'s keys from its first table's, once, and keep them."""
-        pending = self.__dict__.get("_pending_keys")
-        if pending is not None:  # set before the pending filter goes: a reader sees either
-            source, rows = pending
-            self.__dict__["keys"] = source if rows.all() else source.filter(pa.array(rows))
-            self.__dict__.pop("_pending_keys", None)
-        return self.__dict__["keys"]
-
-    def __getstate__(self) -> dict[str, Any]:
-        """What pickling or copying keeps: a subset's keys filtered, never its first
-        table's whole keys."""
-        self._materialize_keys()
-        return dict(self.__dict__)
 
     # -- construction ---------------------------------------------------------------
 
@@ -502,24 +535,17 @@ class ClassTable:
         ``known``, when this table's classes are: those classes, which of them have a
         row kept, each kept row's class, and whether every class is kept whole.
         """
-        pending = self.__dict__.get("_pending_keys")
-        if pending is None:
-            source, source_rows = self.keys, keep
-        else:  # a subset of a subset: one filter of the first table's keys, when read
-            source, parent_rows = pending
-            source_rows = np.zeros(len(parent_rows), dtype=bool)
-            source_rows[np.flatnonzero(parent_rows)[rows]] = True
-        table = object.__new__(ClassTable)  # no keys yet: see __getattr__
+        table = object.__new__(ClassTable)  # no keys yet: see _LazyKeys
         table.__dict__.update(
             quasi_identifiers=self.quasi_identifiers,
             sensitive=self.sensitive,
             counts=self.counts[rows],
             sources=self.sources,
             weights=None if self.weights is None else self.weights[rows],
-            _pending_keys=(source, source_rows),
+            _pending_keys=self._pending_rows(keep, rows),
         )
         cached = self.__dict__
-        if "_nulls" in cached or pending is None:
+        if "_nulls" in cached or "_pending_keys" not in cached:
             table.__dict__["_nulls"] = {
                 name: None if mask is None else mask[rows] for name, mask in self._nulls.items()
             }
@@ -562,12 +588,12 @@ class ClassTable:
                 if self.weights is None
                 else np.bincount(index, weights=self.weights, minlength=len(ids))
             )
-        every = len(ids) == len(parent)
-        classes = Classes(
+        classes = object.__new__(Classes)  # keys taken when read: see _LazyKeys
+        classes.__dict__.update(
             index=index,
             sizes=sizes,
-            keys=parent.keys if every else parent.keys.take(pa.array(ids)),
             weights=weights,
+            _pending_keys=parent._pending_rows(present, ids),
         )
         if "rank" in parent.__dict__:  # the kept classes' order by QI values
             order = np.argsort(parent.rank[ids], kind="stable")
@@ -577,7 +603,7 @@ class ClassTable:
         self.__dict__["classes"] = classes
         if sensitive_counts:
             self.__dict__["_sensitive_counts"] = {
-                name: self._kept_entries(counts, present, renumber, sizes, ids)
+                name: self._kept_entries(counts, present, sizes, ids)
                 for name, counts in sensitive_counts.items()
             }
 
@@ -585,22 +611,23 @@ class ClassTable:
     def _kept_entries(
         counts: SensitiveCounts,
         present: NDArray[Any],
-        renumber: NDArray[Any],
         sizes: NDArray[Any],
         ids: NDArray[Any],
     ) -> SensitiveCounts:
-        """``counts`` restricted to the classes marked ``present``, whole, renumbered by
-        ``renumber`` (sizes ``sizes``): what :meth:`_make_sensitive_counts` finds on their
+        """``counts`` restricted to the classes marked ``present``, whole, renumbered in
+        order (sizes ``sizes``): what :meth:`_make_sensitive_counts` finds on their
         rows, entries in the same order (class, then value). ``ids`` are the kept
         classes: the per-class arrays ``counts`` knows (:meth:`SensitiveCounts.class_local`)
         are taken at them."""
-        entries = np.flatnonzero(present[counts.class_ids])
+        # Each class's entries are consecutive: repeat its verdict (and new id) over them.
+        distinct = counts.class_local("distinct", counts.distinct_per_class)
+        entries = np.repeat(present, distinct)
         values, codes = _compact(counts.values, counts.codes[entries])
         kept = counts.counts[entries]
         result = SensitiveCounts(
             name=counts.name,
             values=values,
-            class_ids=renumber[counts.class_ids[entries]],
+            class_ids=np.repeat(np.arange(len(ids), dtype=np.int64), distinct[ids]),
             codes=codes,
             counts=kept,
             class_sizes=sizes,
@@ -771,16 +798,16 @@ class ClassTable:
         ((values, codes),) = self._encoded(name)
         totals = np.bincount(codes, weights=self.counts, minlength=len(values)).astype(np.int64)
         m = max(len(values), 1)
-        pairs, counts = classes.index * m + codes, self.counts
-        if len(self.sensitive) > 1:  # rows repeat (class, value) across the other SAs: sum them
-            group, pairs = pd.factorize(pairs)
-            counts = np.bincount(group, weights=counts).astype(np.int64)
         # Each class's entries in value order: the engine returns groups in a parallel,
-        # run-dependent order, and float sums over a class must not depend on it.
-        if len(pairs) > 1 and not bool(np.all(pairs[1:] > pairs[:-1])):
-            order, pairs = _sort_unique(pairs, bound=len(classes) * m)
-            counts = counts[order]
-        class_ids, codes = pairs // m, pairs % m
+        # run-dependent order, and float sums over a class must not depend on it. Rows
+        # repeat (class, value) across the other SAs, if any: their counts are summed.
+        pairs, counts = _sum_sorted(
+            classes.index * m + codes,
+            self.counts,
+            bound=len(classes) * m,
+            distinct=len(self.sensitive) == 1,
+        )
+        class_ids, codes = np.divmod(pairs, m)
         return SensitiveCounts(
             name=name,
             values=values,
@@ -853,20 +880,52 @@ def _group_codes(column: pa.ChunkedArray) -> tuple[int, NDArray[Any]]:
     return max(len(encoded.dictionary), 1), codes
 
 
-def _sort_unique(keys: NDArray[Any], *, bound: int) -> tuple[NDArray[Any], NDArray[Any]]:
-    """The order that sorts ``keys``, distinct integers in ``[0, bound)``, and ``keys`` in it.
+def _sum_sorted(
+    keys: NDArray[Any], counts: NDArray[Any], *, bound: int, distinct: bool
+) -> tuple[NDArray[Any], NDArray[Any]]:
+    """The distinct ``keys`` (integers in ``[0, bound)``) ascending, and their ``counts`` summed.
 
-    When the range is not much wider than the number of keys, placing each key in its
-    slot is linear and several times faster than a comparison sort; the sorted keys are
-    then read off the slots in turn, not gathered from ``keys``.
+    Parameters
+    ----------
+    keys : numpy.ndarray
+        Integer keys, one per row.
+    counts : numpy.ndarray
+        Each row's count (``int64``).
+    bound : int
+        An upper bound of ``keys`` (exclusive).
+    distinct : bool
+        Whether the keys are known to differ in every row (then nothing is summed).
+
+    Returns
+    -------
+    keys, counts : numpy.ndarray
+        The distinct keys ascending, and for each the sum of its rows' counts
+        (``int64``; sums of several rows are taken in row order, as floats).
+
+    Notes
+    -----
+    Keys already strictly ascending are returned as they are. When the range is not
+    much wider than the number of keys, each key is placed in its slot of a table of
+    ``bound`` slots (linear, several times faster than a comparison sort) and the
+    sorted keys are read off the slots in turn; otherwise keys are sorted.
     """
-    if bound > 8 * len(keys) + 1024:
-        order = np.argsort(keys)
-        return order, keys[order]
-    slot = np.full(bound, -1, dtype=np.int64)
-    slot[keys] = np.arange(len(keys), dtype=np.int64)
-    present = slot >= 0
-    return slot[present], np.flatnonzero(present).astype(keys.dtype, copy=False)
+    if len(keys) < 2 or bool(np.all(keys[1:] > keys[:-1])):
+        return keys, counts
+    if bound <= 8 * len(keys) + 1024:
+        present = np.zeros(bound, dtype=bool)
+        present[keys] = True
+        slots = np.flatnonzero(present)
+        if distinct:
+            sums = np.empty(bound, dtype=np.int64)  # only the slots present are read
+            sums[keys] = counts
+        else:
+            sums = np.bincount(keys, weights=counts, minlength=bound)
+        return slots, sums[slots].astype(np.int64, copy=False)
+    if not distinct:
+        group, keys = pd.factorize(keys)
+        counts = np.bincount(group, weights=counts).astype(np.int64)
+    order = np.argsort(keys)
+    return keys[order], counts[order]
 
 
 #: Keys spanning at most this many times the rows are grouped by direct addressing.

@@ -27,7 +27,7 @@ import anonaudit.classtable as classtable
 from anonaudit.checks import attribute_disclosure, l_diversity, t_closeness
 from anonaudit.checks.emd import Distributions, equal_distance
 from anonaudit.checks.ldiversity import class_entropy, recursive_c
-from anonaudit.classtable import ClassTable, SensitiveCounts, _combine, _first_rows, _sort_unique
+from anonaudit.classtable import ClassTable, SensitiveCounts, _combine, _first_rows, _sum_sorted
 from anonaudit.identifiers import _first_distinct, _table_distinct, find_identifiers
 
 SETTINGS = settings(max_examples=80, deadline=None)
@@ -126,13 +126,23 @@ def test_first_rows_are_the_first_occurrences(values) -> None:
 
 
 @SETTINGS
-@given(st.lists(st.integers(0, 10_000), unique=True, max_size=80), st.booleans())
-def test_sort_unique_sorts_keys_and_reads_them_off(values, wide) -> None:
-    keys = np.array(values, dtype=np.int64)
-    bound = 10**9 if wide else 10_001  # the comparison sort, or the slots
-    order, ordered = _sort_unique(keys, bound=bound)
-    _same(order, np.argsort(keys).astype(order.dtype))
-    _same(ordered, np.sort(keys))
+@given(
+    st.lists(st.tuples(st.integers(0, 300), st.integers(1, 5)), max_size=80),
+    st.booleans(),
+    st.booleans(),
+)
+def test_sum_sorted_is_a_groupby_sum(drawn, distinct, wide) -> None:
+    """Keys ascending, each with its rows' counts summed (in row order, as floats, when
+    they repeat), by the slots (narrow range) or a comparison sort (wide)."""
+    if distinct:
+        drawn = list({key: (key, count) for key, count in drawn}.values())
+    keys = np.array([key for key, _ in drawn], dtype=np.int64)
+    counts = np.array([count for _, count in drawn], dtype=np.int64)
+    bound = 10**9 if wide else 301  # below 1,024: the slots
+    summed_keys, summed = _sum_sorted(keys, counts, bound=bound, distinct=distinct)
+    expected = pd.Series(counts.astype(float)).groupby(keys).sum()
+    _same(summed_keys, expected.index.to_numpy().astype(np.int64))
+    _same(summed, expected.to_numpy().astype(np.int64))
 
 
 # --------------------------------------------------------------------------- classes
@@ -202,6 +212,44 @@ def test_sensitive_counts_sorted_either_way() -> None:
     _same(counts.class_ids, expected.index.get_level_values(0).to_numpy().astype(np.int64))
     _same(counts.codes, expected.index.get_level_values(1).to_numpy().astype(np.int64))
     _same(counts.counts, expected.to_numpy().astype(np.int64))
+
+
+@SETTINGS
+@given(_records(), st.integers(0, 2**32 - 1))
+def test_per_class_max_is_the_unbuffered_maximum(drawn, seed) -> None:
+    """The maximum between the classes' first entries is ``np.maximum.at`` from -inf
+    (NaN and infinities included), for integers as for floats."""
+    records, counts = drawn
+    table = class_table(records, ["q1", "q2"], ["s"], counts=counts)
+    sa = table.sensitive_counts("s")
+    pool = np.array([0.0, 0.25, 1.0, -1.5, np.inf, -np.inf, np.nan, 3.0])
+    floats = np.random.default_rng(seed).choice(pool, size=len(sa.counts))
+    for values in (floats, sa.counts):
+        expected = np.full(sa.n_classes, -np.inf)
+        with np.errstate(invalid="ignore"):  # a NaN met
+            np.maximum.at(expected, sa.class_ids, values)
+        _same(sa.per_class_max(values), expected)
+
+
+@SETTINGS
+@given(_records(), st.data())
+def test_kept_classes_keys_are_taken_when_read(drawn, data) -> None:
+    """The classes of a table without some classes (and of a part of that) list the
+    kept classes' QI values, in order, filtered from the first table's on first read."""
+    records, counts = drawn
+    table = class_table(records, ["q1", "q2"], ["s"], counts=counts)
+    n_classes = len(table.classes)
+    drop = np.array(data.draw(st.lists(st.booleans(), min_size=n_classes, max_size=n_classes)))
+    rest = table.without_classes(drop)
+    assert "keys" not in rest.classes.__dict__
+    expected = table.classes.keys.filter(pa.array(~drop))
+    again = np.array(data.draw(st.lists(st.booleans(), min_size=len(rest.classes))))
+    again = again[: len(rest.classes)] if len(again) >= len(rest.classes) else np.zeros(0)
+    if len(again):
+        part = rest.without_classes(again)
+        assert part.classes.keys.equals(expected.filter(pa.array(~again)))
+    assert rest.classes.keys.equals(expected)
+    assert rest.classes.keys is rest.classes.keys  # filtered once
 
 
 # --------------------------------------------------------------------------- identifiers
@@ -366,7 +414,10 @@ def test_subsets_take_the_class_local_measures(drawn, data) -> None:
     known = table.without_classes(drop)
     assert known.sensitive_counts("s").__dict__.get(classtable._CLASS_LOCAL)
     plain = untouched.without_classes(drop)
-    assert not plain.sensitive_counts("s").__dict__.get(classtable._CLASS_LOCAL)
+    # Cutting the classes' entries needs their numbers of values alone.
+    assert set(plain.sensitive_counts("s").__dict__.get(classtable._CLASS_LOCAL, {})) == {
+        "distinct"
+    }
     kept = known.keys.to_pandas().assign(count=known.counts)
     rebuilt = ClassTable.from_frame(kept, quasi_identifiers=["q1", "q2"], sensitive=["s"])
     # The rebuilt table may number its classes otherwise: compare class by class.
