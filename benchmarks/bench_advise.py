@@ -20,11 +20,17 @@ and not timed. Each run repeats ``--repeat`` times and the best time is shown, w
 nodes evaluated, inferred and measured, the passing nodes, the front's size and the
 ratio exhaustive / pruned. The fronts of both runs are compared (they must be equal).
 
+With ``--l L --sensitive COL`` (e.g. ``--l 3 --sensitive occupation``) the policy adds
+distinct l-diversity of that column, which leaves the QIs: a policy not monotone under
+suppression, so every node is audited in full (suppression rounds included), the path
+non-monotone policies take.
+
 How to run
 ----------
 From the repository root::
 
     python benchmarks/bench_advise.py [--k 5] [--limits 0,0.02] [--repeat 3]
+    python benchmarks/bench_advise.py --l 3 --sensitive occupation --limits 0.02 --repeat 1
 
 The script always exits 0: it is a benchmark, not a test.
 """
@@ -56,11 +62,21 @@ def main() -> None:
     parser.add_argument("--limits", default="0,0.02", help="suppression limits, comma-separated")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--max-results", type=int, default=10)
+    parser.add_argument("--l", type=int, help="distinct l-diversity of --sensitive too")
+    parser.add_argument("--sensitive", help="a column of the nine, audited as the SA")
     args = parser.parse_args()
+    if (args.l is None) != (args.sensitive is None) or args.sensitive not in (None, *QIS):
+        parser.error(f"--l and --sensitive go together; --sensitive is one of {', '.join(QIS)}")
 
-    table = load(ADULT / "adult.csv", Roles(QIS), reading=ReadOptions(sep=";"))
-    hierarchies = {qi: Hierarchy.from_csv(ADULT / f"adult_hierarchy_{qi}.csv") for qi in QIS}
-    print(f"Adult: {table.rows:,} records, {len(table.classes):,} classes, 9 QIs; k = {args.k}")
+    qis = [qi for qi in QIS if qi != args.sensitive]
+    sensitive = [] if args.sensitive is None else [args.sensitive]
+    table = load(ADULT / "adult.csv", Roles(qis, sensitive), reading=ReadOptions(sep=";"))
+    hierarchies = {qi: Hierarchy.from_csv(ADULT / f"adult_hierarchy_{qi}.csv") for qi in qis}
+    policy = Policy(k=args.k, l=args.l)
+    print(
+        f"Adult: {table.rows:,} records, {len(table.classes):,} classes, {len(qis)} QIs; "
+        f"k = {args.k}" + ("" if args.l is None else f", l = {args.l} of {args.sensitive}")
+    )
     print(f"load average before: {os.getloadavg()[0]:.2f}")
     header = (
         f"{'limit':>6} {'run':>10} {'nodes':>6} {'evaluated':>9} {'inferred':>8} "
@@ -71,7 +87,7 @@ def main() -> None:
         common = {
             "table": table,
             "hierarchies": hierarchies,
-            "policy": Policy(k=args.k),
+            "policy": policy,
             "suppression_limit": limit,
             "max_results": args.max_results,
         }
