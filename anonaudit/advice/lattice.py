@@ -90,7 +90,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from numpy.typing import NDArray
 
-from anonaudit.advice.suppression import suppression_advice
+from anonaudit.advice.suppression import advice_and_audit
 from anonaudit.checks._classes import TOLERANCE
 from anonaudit.checks.utility import InformationLoss, information_loss
 from anonaudit.classtable import ClassTable, _combine
@@ -813,7 +813,8 @@ def _too_small(sizes: NDArray[Any], policy: Policy) -> NDArray[Any]:
 def _suppress(
     table: ClassTable, check: Callable[[ClassTable], AuditReport]
 ) -> tuple[AuditReport | None, ClassTable, int, pa.Table]:
-    """Audit ``table``; if it fails, suppress as :func:`suppression_advice` advises.
+    """Audit ``table``; if it fails, suppress as
+    :func:`~anonaudit.advice.suppression.suppression_advice` advises.
 
     Returns the audit of the kept records (``None`` when suppression cannot pass or
     leaves nothing), their class table, the records suppressed and the QI values of
@@ -822,10 +823,8 @@ def _suppress(
     report = check(table)
     if report.passed:
         return report, table, 0, table.classes.keys.slice(0, 0)
-    advice = suppression_advice(report, check)
-    kept = advice.remaining
-    final = check(kept) if advice.passed and kept.rows else None
-    return final, kept, advice.records, advice.keys
+    advice, final = advice_and_audit(report, check)
+    return final, advice.remaining, advice.records, advice.keys
 
 
 def _nodes(heights: Sequence[int]) -> Iterator[tuple[int, ...]]:

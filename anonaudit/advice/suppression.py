@@ -150,6 +150,22 @@ def suppression_advice(
     >>> advice.records, advice.classes, advice.passed, round(advice.fraction, 3)
     (1, 1, True, 0.125)
     """
+    return advice_and_audit(report, reaudit)[0]
+
+
+def advice_and_audit(
+    report: AuditReport, reaudit: Callable[[ClassTable], AuditReport]
+) -> tuple[SuppressionAdvice, AuditReport | None]:
+    """:func:`suppression_advice`, with the last re-audit it made when it passes.
+
+    Returns
+    -------
+    advice : SuppressionAdvice
+    audit : AuditReport or None
+        The audit of ``advice.remaining`` (``report`` itself when nothing was
+        suppressed), or None when the advice does not pass or nothing is left: the
+        lattice search judges a node by it, never auditing the same table twice.
+    """
     table = report.table
     classes = table.classes
     first = _failing(report, classes, np.arange(len(classes)))
@@ -177,7 +193,7 @@ def suppression_advice(
     passed = current is not None and current.passed is not False
     records = int(classes.sizes[suppress].sum())
     k = report.policy.k
-    return SuppressionAdvice(
+    advice = SuppressionAdvice(
         measures=measures,
         classes=int(suppress.sum()),
         records=records,
@@ -193,6 +209,7 @@ def suppression_advice(
         else None,
         remaining=remaining,
     )
+    return advice, current if passed else None
 
 
 def _failing(
