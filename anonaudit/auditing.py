@@ -6,29 +6,16 @@ import datetime as _dt
 import functools
 import math
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import pyarrow.compute as pc
 
 from anonaudit.checks.disclosure import DisclosureResult
-from anonaudit.checks.individual import IndividualRisk, individual_risk
 from anonaudit.checks.kanonymity import KAnonymityResult
 from anonaudit.checks.ldiversity import LDiversityResult
-from anonaudit.checks.population import (
-    JournalistRisk,
-    MarketerRisk,
-    PopulationUniqueness,
-    journalist_risk,
-    marketer_risk,
-    population_uniqueness,
-)
-from anonaudit.checks.qi_analysis import QIAnalysis, default_max_subset_size
-from anonaudit.checks.qi_analysis import qi_analysis as analyse_quasi_identifiers
 from anonaudit.checks.risk import RiskResult
-from anonaudit.checks.suda import DEFAULT_DIS_FRACTION, SudaResult
-from anonaudit.checks.suda import suda as find_special_uniques
 from anonaudit.checks.tcloseness import TClosenessResult
 from anonaudit.checks.utility import InformationLoss, information_loss
 from anonaudit.checks.wildcard import NullPolicy, class_frequencies
@@ -38,9 +25,9 @@ from anonaudit.errors import ColumnError, ParameterError, PolicyViolationError
 from anonaudit.generalization import Generalization, qi_hierarchy
 from anonaudit.hierarchy import Hierarchy
 from anonaudit.identifiers import Identifier, find_identifiers, sample_sources
-from anonaudit.linkage.population import PopulationLinkage, population_linkage
 from anonaudit.loading import Source, load
-from anonaudit.measures import Context, Measure, by_key, in_order
+from anonaudit.measures import Analysis, Context, Measure, Setting, by_key, in_order
+from anonaudit.measures import analyses as registered_analyses
 from anonaudit.options import (
     AUDIT_KEYWORDS,
     KEYWORDS,
@@ -56,13 +43,18 @@ from anonaudit.policy import Policy
 from anonaudit.report.html import DEFAULT_MAX_ROWS
 from anonaudit.sources.csv import from_decimal_comma
 from anonaudit.vocabulary import Judged, Verdict
-from anonaudit.work import SUBSET_OVERHEAD, Steps, check_work, subsets
 
 if TYPE_CHECKING:  # anonaudit.dp and anonaudit.advice import this module
     from anonaudit.advice.lattice import Advice
     from anonaudit.advice.suppression import SuppressionAdvice
+    from anonaudit.checks.individual import IndividualRisk
+    from anonaudit.checks.linkage import PopulationLinkage
+    from anonaudit.checks.population import JournalistRisk, MarketerRisk, PopulationUniqueness
+    from anonaudit.checks.qi_analysis import QIAnalysis
+    from anonaudit.checks.suda import SudaResult
     from anonaudit.dp.companion import DPReport
     from anonaudit.linkage.history import ReleaseHistory
+    from anonaudit.measures.population import PopulationRisks
 
 __all__ = ["AuditReport", "Source", "audit", "audit_table", "load"]
 
@@ -101,38 +93,26 @@ class AuditReport:
         The class table the measures were computed from.
     audited_at : datetime.datetime
         When the audit ran (UTC).
+    analyses : mapping of str to result
+        The result of every optional analysis that ran
+        (:data:`anonaudit.measures.ANALYSES`), by its key; :meth:`analysed` lists them
+        with their analysis, and the properties :attr:`population`,
+        :attr:`journalist`, :attr:`marketer`, :attr:`individual`, :attr:`linkage`,
+        :attr:`qi_analysis` and :attr:`suda` name the built-in ones.
     dp : DPReport or None
         The differential-privacy companion (:func:`anonaudit.dp.companion` of
         ``table``), when asked for: ``dataclasses.replace(report, dp=...)``.
-    population : PopulationUniqueness or None
-        Estimated population uniques, when a population size or sampling fraction is
-        given.
-    journalist : JournalistRisk or None
-    marketer : MarketerRisk or None
-        Journalist and marketer risk, with ``population``.
     generalization : Generalization or None
         The generalization the data was audited under (``generalize=``), if any.
     suppression : SuppressionAdvice or None
         When the policy fails: the classes to suppress so the rest passes
         (:mod:`anonaudit.advice.suppression`).
-    qi_analysis : QIAnalysis or None
-        Distinction and separation of QI subsets, and k without each QI, when asked
-        for (:mod:`anonaudit.checks.qi_analysis`).
-    suda : SudaResult or None
-        Minimal sample uniques and SUDA / DIS-SUDA scores per class, when asked for
-        (:mod:`anonaudit.checks.suda`).
-    individual : IndividualRisk or None
-        sdcMicro's individual and global risk, with survey weights or a population
-        size or sampling fraction (:mod:`anonaudit.checks.individual`).
     advice : Advice or None
         The Pareto-best generalizations (and suppression) that pass the policy, when
         asked for (:func:`anonaudit.advice.advise`).
     identifiers : tuple of Identifier
         Columns that likely identify a person directly, audited or not
         (:func:`anonaudit.identifiers.find_identifiers`; :func:`audit` only).
-    linkage : PopulationLinkage or None
-        k-map, delta-presence and unique matches against a population table, when one
-        is given (:mod:`anonaudit.linkage.population`).
     history : ReleaseHistory or None
         Composition and differencing against the earlier releases of the dataset kept
         in a release ledger, when one is given (:mod:`anonaudit.linkage.history`):
@@ -151,18 +131,12 @@ class AuditReport:
     utility: InformationLoss
     table: ClassTable = field(repr=False)
     audited_at: _dt.datetime = field(default_factory=lambda: _dt.datetime.now(_dt.UTC))
+    analyses: Mapping[str, Any] = field(default_factory=dict, repr=False)
     dp: DPReport | None = field(default=None, repr=False)
-    population: PopulationUniqueness | None = None
-    journalist: JournalistRisk | None = None
-    marketer: MarketerRisk | None = None
     generalization: Generalization | None = None
     suppression: SuppressionAdvice | None = None
-    qi_analysis: QIAnalysis | None = None
-    suda: SudaResult | None = field(default=None, repr=False)
-    individual: IndividualRisk | None = None
     advice: Advice | None = field(default=None, repr=False)
     identifiers: tuple[Identifier, ...] = ()
-    linkage: PopulationLinkage | None = None
     history: ReleaseHistory | None = field(default=None, repr=False)
 
     def result(self, measure: Measure[_Result], sensitive: str | None = None) -> _Result:
@@ -195,6 +169,58 @@ class AuditReport:
         """Prosecutor risk (:mod:`anonaudit.measures.risk`)."""
         return cast("RiskResult", self.results["risk"])
 
+    def analysed(self) -> Iterator[tuple[Analysis[Any], Any]]:
+        """Each optional analysis that ran, with its result, in report order."""
+        for analysis in registered_analyses():
+            if analysis.key in self.analyses:
+                yield analysis, self.analyses[analysis.key]
+
+    def _population_risks(self) -> PopulationRisks | None:
+        return cast("PopulationRisks | None", self.analyses.get("population"))
+
+    @property
+    def population(self) -> PopulationUniqueness | None:
+        """Estimated population uniques, when a population size or sampling fraction is
+        given (:mod:`anonaudit.measures.population`)."""
+        found = self._population_risks()
+        return None if found is None else found.uniqueness
+
+    @property
+    def journalist(self) -> JournalistRisk | None:
+        """Journalist risk, with :attr:`population`."""
+        found = self._population_risks()
+        return None if found is None else found.journalist
+
+    @property
+    def marketer(self) -> MarketerRisk | None:
+        """Marketer risk, with :attr:`population`."""
+        found = self._population_risks()
+        return None if found is None else found.marketer
+
+    @property
+    def individual(self) -> IndividualRisk | None:
+        """sdcMicro's individual and global risk, with survey weights or a population
+        size or sampling fraction (:mod:`anonaudit.measures.individual`)."""
+        return cast("IndividualRisk | None", self.analyses.get("individual"))
+
+    @property
+    def linkage(self) -> PopulationLinkage | None:
+        """k-map, delta-presence and unique matches against a population table, when one
+        is given (:mod:`anonaudit.measures.linkage`)."""
+        return cast("PopulationLinkage | None", self.analyses.get("linkage"))
+
+    @property
+    def qi_analysis(self) -> QIAnalysis | None:
+        """Distinction and separation of QI subsets, and k without each QI, when asked
+        for (:mod:`anonaudit.measures.qi_analysis`)."""
+        return cast("QIAnalysis | None", self.analyses.get("qi_analysis"))
+
+    @property
+    def suda(self) -> SudaResult | None:
+        """Minimal sample uniques and SUDA / DIS-SUDA scores per class, when asked for
+        (:mod:`anonaudit.measures.suda`)."""
+        return cast("SudaResult | None", self.analyses.get("suda"))
+
     def verdicts(self) -> list[Verdict]:
         """A :class:`~anonaudit.vocabulary.Verdict` for every threshold group the policy
         sets (one per measure, and per SA for the measures of an SA)."""
@@ -206,8 +232,9 @@ class AuditReport:
 
         for measure, sa in in_order(self.sensitive):
             add(measure.judged, measure.passed(self.result(measure, sa)), sa)
-        if self.linkage is not None:
-            add(Judged.K_MAP, self.linkage.k_map.passed)
+        for analysis, found in self.analysed():
+            if analysis.judged is not None:
+                add(analysis.judged, analysis.passed(found))
         if self.history is not None:
             result += self.history.verdicts()
         return result
@@ -413,37 +440,10 @@ def audit_table(
         raise ColumnError("every record has a null quasi-identifier; nothing is left to audit")
     risk_threshold = options.risk_threshold
     fk = class_frequencies(audited, nulls="wildcard")[0] if nulls == "wildcard" else None
-    sampled = options.population
-    individual = None
-    if audited.weights is not None or sampled.given:
-        individual = individual_risk(
-            audited,
-            nulls=nulls,
-            threshold=risk_threshold,
-            population_size=sampled.size,
-            sampling_fraction=sampled.sampling_fraction,
-            weight_column=weights,
-        )
-    population = None
-    if sampled.given:
-        population = population_uniqueness(
-            audited,
-            population_size=sampled.size,
-            sampling_fraction=sampled.sampling_fraction,
-            model=sampled.model,
-        )
-    classes = len(audited.classes)
-    n_qi = len(audited.quasi_identifiers)
-    for option, asked in (("--qi-analysis", analyses.qi_analysis), ("--suda", analyses.suda)):
-        if asked is not None and asked is not False:
-            size = _subset_size(asked, n_qi)
-            check_work(
-                f"{option} {size} over {n_qi} QIs and {classes:,} classes",
-                subsets(n_qi, size) * (classes + SUBSET_OVERHEAD),
-                analyses.max_work,
-                "class-subset checks",
-            )
-    qi_asked, suda_asked = analyses.qi_analysis, analyses.suda
+    setting = Setting(audited, options, population_table, weights, progress)
+    asked = [analysis for analysis in registered_analyses() if analysis.asked(setting)]
+    for analysis in asked:
+        analysis.check(setting)
     context = Context(audited, policy, risk_threshold, distances, wildcard_sizes=fk)
     measured = by_key(table.sensitive, lambda measure, sa: measure.compute(context, sa))
     report = AuditReport(
@@ -456,43 +456,10 @@ def audit_table(
         dropped_records=rows_read - audited.rows,
         policy=policy,
         results=measured,
-        individual=individual,
-        linkage=None
-        if population_table is None
-        else population_linkage(audited, population_table, k=options.population.k_map),
+        analyses={analysis.key: analysis.compute(setting) for analysis in asked},
         utility=information_loss(audited, k=policy.k, generalization=generalization),
         generalization=generalization,
         table=audited,
-        population=population,
-        journalist=None
-        if population is None
-        else journalist_risk(audited, threshold=risk_threshold),
-        marketer=None if population is None else marketer_risk(audited),
-        qi_analysis=None
-        if qi_asked is None or qi_asked is False
-        else _with_steps(
-            progress,
-            "QI analysis",
-            subsets(n_qi, _subset_size(qi_asked, n_qi)) + n_qi,
-            "QI subsets",
-            lambda steps: analyse_quasi_identifiers(audited, max_size=_size(qi_asked), steps=steps),
-        ),
-        suda=None
-        if suda_asked is None or suda_asked is False
-        else _with_steps(
-            progress,
-            "SUDA",
-            subsets(n_qi, _subset_size(suda_asked, n_qi)),
-            "QI subsets",
-            lambda steps: find_special_uniques(
-                audited,
-                max_msu_size=_size(suda_asked),
-                dis_fraction=DEFAULT_DIS_FRACTION
-                if population is None
-                else population.sampling_fraction,
-                steps=steps,
-            ),
-        ),
     )
     # What a re-audit of part of the table (suppression rounds, lattice nodes) measures:
     # the thresholds and the measures' own settings, on the table as it is, with nulls
@@ -532,26 +499,6 @@ def audit_table(
         if progress is not None:
             progress.finish()
     return report
-
-
-def _subset_size(asked: bool | int, n_qi: int) -> int:
-    """The largest QI subset an analysis asked as ``asked`` visits."""
-    return default_max_subset_size(n_qi) if asked is True else min(int(asked), n_qi)
-
-
-def _with_steps(
-    progress: Progress | None,
-    what: str,
-    total: int,
-    unit: str,
-    analysis: Callable[[Steps | None], _Result],
-) -> _Result:
-    """Run ``analysis`` with a progress display of its ``total`` steps, if any."""
-    if progress is None:
-        return analysis(None)
-    result = analysis(progress.steps(what, total, unit))
-    progress.finish()
-    return result
 
 
 def _refuse_null_quasi_identifiers(table: ClassTable) -> None:
@@ -601,7 +548,3 @@ def _generalization(
             )
     return Generalization(hierarchies, dict(levels))
 
-
-def _size(asked: bool | int) -> int | None:
-    """The subset size asked for an optional analysis; ``None`` (default) for ``True``."""
-    return None if asked is True else asked

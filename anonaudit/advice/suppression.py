@@ -41,6 +41,7 @@ from anonaudit.vocabulary import Judged, Verdict
 
 if TYPE_CHECKING:
     from anonaudit.auditing import AuditReport
+    from anonaudit.measures import Analysis, Measure
 
 __all__ = ["MeasureSuppression", "SuppressionAdvice", "suppression_advice"]
 
@@ -215,28 +216,31 @@ def advice_and_audit(
 def _failing(
     report: AuditReport, classes: Classes, origin: NDArray[Any]
 ) -> list[tuple[str, NDArray[Any]]]:
-    """Per failed measure of ``report``, a mask over ``classes`` of the classes failing it.
+    """Per failed measure (or analysis) of ``report``, a mask over ``classes`` of the
+    classes failing it.
 
     ``report.table`` holds a subset of ``classes`` (the same QI tuples); ``origin`` is
     each of its classes' id among ``classes``. The masks are the checks' own
     (:class:`~anonaudit.checks._classes.FailingClasses`), never their listings.
     """
+    judged: list[tuple[Measure[Any] | Analysis[Any], Judged, Any, str | None]] = [
+        (measure, measure.judged, report.result(measure, sa), sa)
+        for measure, sa in in_order(report.sensitive)
+    ]
+    judged += [
+        (analysis, analysis.judged, found, None)
+        for analysis, found in report.analysed()
+        if analysis.judged is not None
+    ]
     result = []
-    for measure, sa in in_order(report.sensitive):
-        measured = report.result(measure, sa)
-        if measure.passed(measured) is not False:
+    for declared, what, measured, sa in judged:
+        if declared.passed(measured) is not False:
             continue
-        failing = measure.failing(measured, report.table)
+        failing = declared.failing(measured, report.table)
         if failing is not None:  # else no class accounts for the failure
             mask = np.zeros(len(classes), dtype=bool)
             mask[origin[failing]] = True
-            result.append((Verdict(measure.judged, False, sa).name, mask))
-    linkage = report.linkage
-    if linkage is not None and linkage.k_map.passed is False:  # classes matching fewer
-        k_map = linkage.k_map  # population records than asked
-        mask = np.zeros(len(classes), dtype=bool)
-        mask[origin[k_map.matches < (k_map.threshold or 0)]] = True
-        result.append((Verdict(Judged.K_MAP, False).name, mask))
+            result.append((Verdict(what, False, sa).name, mask))
     # An attack across releases fails no class of this table alone: nothing to suppress.
     return result
 

@@ -51,6 +51,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from numpy.typing import NDArray
 
+from anonaudit.checks._matching import common_class_ids
 from anonaudit.classtable import ClassTable, SourceStats
 from anonaudit.dp.accounting import Accounting, account, mechanism_cost, noise_scale, sequential
 from anonaudit.dp.contrast import posterior_bound
@@ -60,7 +61,6 @@ from anonaudit.engines.local import connect
 from anonaudit.errors import AnonauditError, ColumnError, InputError, ParameterError
 from anonaudit.generalization import Generalization, qi_hierarchy
 from anonaudit.hierarchy import Hierarchy
-from anonaudit.linkage._classes import common_class_ids
 from anonaudit.rows import read_records, recode_columns
 from anonaudit.sources.base import (
     Source,

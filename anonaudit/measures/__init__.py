@@ -1,11 +1,13 @@
-"""The measures an audit reports, one module each: the registry.
+"""The measures and optional analyses an audit reports, one module each: the registries.
 
 Every module of this package that defines ``MEASURE`` (a
 :class:`~anonaudit.measures.base.Measure`) is a measure of the audit: :func:`audit_table`
 computes it, :meth:`AuditReport.verdicts` judges it, the suppression advice suppresses
 the classes failing it, and the text, JSON and HTML reports show it, in the order of
-:attr:`~anonaudit.measures.base.Measure.position`. Adding a measure is adding its
-module (and its tests): nothing else lists the measures.
+:attr:`~anonaudit.measures.base.Measure.position`. Every module that defines
+``ANALYSIS`` (a :class:`~anonaudit.measures.base.Analysis`) is an optional analysis:
+the same, when the audit's options ask for it. Adding a measure or an analysis is
+adding its module (and its tests): nothing else lists them.
 """
 
 from __future__ import annotations
@@ -16,28 +18,47 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from anonaudit import explain
-from anonaudit.measures.base import Context, Measure
+from anonaudit.measures.base import Analysis, Context, Measure, Setting
 
-__all__ = ["MEASURES", "Context", "Measure", "by_key", "explained", "in_order", "registered"]
+__all__ = [
+    "ANALYSES",
+    "MEASURES",
+    "Analysis",
+    "Context",
+    "Measure",
+    "Setting",
+    "analyses",
+    "by_key",
+    "explained",
+    "in_order",
+    "registered",
+]
 
-
-def _discover() -> tuple[Measure[Any], ...]:
-    """The ``MEASURE`` of every module of this package, by position."""
-    found = []
+def _declared(name: str) -> Iterator[object]:
+    """The ``name`` of every module of this package (``None`` where it has none)."""
     for module in pkgutil.iter_modules(__path__):
-        measure = getattr(importlib.import_module(f"{__name__}.{module.name}"), "MEASURE", None)
-        if isinstance(measure, Measure):
-            found.append(measure)
-    return tuple(sorted(found, key=lambda m: m.position))
+        yield getattr(importlib.import_module(f"{__name__}.{module.name}"), name, None)
 
 
 #: Every measure of the audit, in the order reports show them.
-MEASURES: tuple[Measure[Any], ...] = _discover()
+MEASURES: tuple[Measure[Any], ...] = tuple(
+    sorted((m for m in _declared("MEASURE") if isinstance(m, Measure)), key=lambda m: m.position)
+)
+
+#: Every optional analysis of the audit, in the order reports show them.
+ANALYSES: tuple[Analysis[Any], ...] = tuple(
+    sorted((a for a in _declared("ANALYSIS") if isinstance(a, Analysis)), key=lambda a: a.position)
+)
 
 
 def registered() -> tuple[Measure[Any], ...]:
     """:data:`MEASURES`, read when called (a test may add a measure to it)."""
     return MEASURES
+
+
+def analyses() -> tuple[Analysis[Any], ...]:
+    """:data:`ANALYSES`, read when called (a test may add an analysis to it)."""
+    return ANALYSES
 
 
 def in_order(
@@ -81,5 +102,6 @@ def by_key(
 
 def explained() -> tuple[explain.Measure, ...]:
     """Every measure the docs explain: :data:`anonaudit.explain.MEASURES`, then the
-    explanation of each measure of the registry that is not among them."""
-    return tuple(dict.fromkeys([*explain.MEASURES, *(m.about for m in registered())]))
+    explanation of each measure and analysis of the registries that is not among them."""
+    abouts = [a.about for a in analyses() if a.about is not None]
+    return tuple(dict.fromkeys([*explain.MEASURES, *(m.about for m in registered()), *abouts]))

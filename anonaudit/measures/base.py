@@ -2,11 +2,12 @@
 
 A measure is one module of :mod:`anonaudit.measures` holding a ``MEASURE``: how it is
 computed from the class table, what its verdict judges, which classes fail it (a mask),
-and how the text summary, the JSON report and the HTML report show it. The audit, the
-reports and the suppression advice loop over the registry
-(:data:`anonaudit.measures.MEASURES`); none of them names a measure. The maths itself
-stays in :mod:`anonaudit.checks`, where the lattice search and the DP companion share
-it.
+and how the text summary, the JSON report and the HTML report show it. An optional
+analysis (:class:`Analysis`) is a module holding an ``ANALYSIS``: the same, and when the
+audit's options ask for it. The audit, the reports and the suppression advice loop over
+the registries (:data:`anonaudit.measures.MEASURES`, :data:`anonaudit.measures.ANALYSES`);
+none of them names a measure or an analysis. The maths itself stays in
+:mod:`anonaudit.checks`, where the lattice search and the DP companion share it.
 """
 
 from __future__ import annotations
@@ -35,11 +36,12 @@ if TYPE_CHECKING:
     from anonaudit import explain
     from anonaudit.checks._classes import FailingClasses
     from anonaudit.classtable import ClassTable
-    from anonaudit.options import Distance
+    from anonaudit.engines.local import Progress
+    from anonaudit.options import AuditOptions, Distance
     from anonaudit.policy import Policy
     from anonaudit.vocabulary import Judged
 
-__all__ = ["ClassMeasure", "Context", "Measure", "Result"]
+__all__ = ["Analysis", "ClassMeasure", "Context", "Measure", "Result", "Setting"]
 
 #: A measure's result type (a frozen dataclass of :mod:`anonaudit.checks`).
 Result = TypeVar("Result")
@@ -231,3 +233,119 @@ class ClassMeasure(Measure[_ClasswiseResult]):
             outcome=outcome,
             listing=listing,
         )
+
+
+@dataclass(frozen=True)
+class Setting:
+    """What an optional analysis is computed from: the audited table and the options.
+
+    Attributes
+    ----------
+    table : ClassTable
+        The class table audited (generalized and without dropped records, if asked).
+    options : AuditOptions
+        The audit's options: which analyses are asked, and their settings.
+    population : ClassTable or None
+        The population table (``options.population.table``) in the release's coding,
+        generalized as the release is; ``None`` without one.
+    weights : str or None
+        The name of the column :attr:`ClassTable.weights` came from, for the report.
+    progress : Progress or None
+        Where to show the steps of a long analysis.
+    """
+
+    table: ClassTable
+    options: AuditOptions
+    population: ClassTable | None = None
+    weights: str | None = None
+    progress: Progress | None = None
+
+
+class Analysis(ABC, Generic[Result]):
+    """An optional analysis of the audit, declared once: run when the options ask.
+
+    Subclasses set the class attributes and implement the abstract methods; the module
+    that defines one assigns an instance to ``ANALYSIS`` and is found by
+    :data:`anonaudit.measures.ANALYSES`. Its result is
+    ``AuditReport.analyses[key]`` when it ran.
+
+    Attributes
+    ----------
+    key : str
+        Its key in :attr:`AuditReport.analyses`.
+    position : int
+        Its place among the analyses, in every report.
+    extends : str or None
+        The key of the measure whose JSON entry its fragment joins (its lines then
+        follow the measures in the text summary); ``None``: its fragment's keys are
+        top-level keys of the JSON report, and its lines come later in the summary.
+    about : explain.Measure or None
+        What it means, for the HTML report's explanations, if it has one.
+    judged : Judged or None
+        What its verdict judges, if it has one.
+    template, anchor, title : str
+        Its HTML section: the template under ``report/templates``, the section's id
+        and heading (when :meth:`view` gives a view).
+    definitions : mapping
+        The JSON Schema definitions (``$defs``) its fragment refers to, by name.
+    properties : mapping
+        The JSON Schema of each top-level key of its fragment (``extends`` is
+        ``None``). The keys it adds to a measure's entry are described by that
+        measure's ``schema``, which refers to ``definitions``.
+    """
+
+    key: str
+    position: int
+    extends: str | None = None
+    about: explain.Measure | None = None
+    judged: Judged | None = None
+    template: str = ""
+    anchor: str = ""
+    title: str = ""
+    definitions: ClassVar[Mapping[str, Any]] = {}
+    properties: ClassVar[Mapping[str, Any]] = {}
+
+    @abstractmethod
+    def asked(self, setting: Setting) -> bool:
+        """Whether the audit's options (and, for some, its table) ask for it."""
+
+    def check(self, setting: Setting) -> None:
+        """Refuse, before any analysis runs, what it cannot do (by default nothing)."""
+
+    @abstractmethod
+    def compute(self, setting: Setting) -> Result:
+        """The result on ``setting.table``."""
+
+    def passed(self, result: Result) -> bool | None:
+        """Whether ``result`` meets the policy; ``None`` (the default) when it judges
+        nothing."""
+        return None
+
+    def failing(self, result: Result, table: ClassTable) -> NDArray[Any] | None:
+        """A mask over ``table``'s classes of those failing its verdict, for the
+        suppression advice (``None``, the default: none)."""
+        return None
+
+    @abstractmethod
+    def summary(self, result: Result, audited: Audited) -> list[str]:
+        """Its lines in the text summary."""
+
+    @abstractmethod
+    def to_json(self, result: Result, audited: Audited, layout: Layout) -> dict[str, Any]:
+        """Its fragment of the JSON report: keys of the entry it extends, or top-level
+        keys."""
+
+    def json_rows(self, document: Mapping[str, Any]) -> int:
+        """Rows of QI values its keys of the JSON report ``document`` hold outside
+        listings of classes (by default none), for the report's ``contents`` notice."""
+        return 0
+
+    def verdict_rows(self, result: Result, audited: Audited) -> list[VerdictRow]:
+        """A row of the HTML report's verdict table per threshold it judges (by default
+        none)."""
+        return []
+
+    def view(self, result: Result, audited: Audited, options: Options) -> object | None:
+        """The view its HTML section's template reads; ``None`` (the default): no
+        section."""
+        return None

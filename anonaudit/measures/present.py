@@ -27,6 +27,7 @@ from anonaudit.measures.charts import Chart
 from anonaudit.vocabulary import REDACTED
 
 if TYPE_CHECKING:
+    from anonaudit.checks.wildcard import NullPolicy
     from anonaudit.classtable import Classes, ClassTable
 
 __all__ = [
@@ -37,6 +38,7 @@ __all__ = [
     "Listing",
     "MeasureView",
     "Options",
+    "TableRow",
     "VerdictRow",
     "join_names",
     "json_classes",
@@ -66,6 +68,9 @@ class Audited(Protocol):
 
     @property
     def table(self) -> ClassTable: ...
+
+    @property
+    def null_policy(self) -> NullPolicy: ...
 
 
 _OPEN_ROWS = 10  # tables with more rows start collapsed
@@ -163,6 +168,14 @@ class MeasureView:
     charts: tuple[Chart, ...]
     outcome: str
     listing: Listing | None
+
+
+@dataclass(frozen=True)
+class TableRow:
+    """One row of a small table: its heading ``label`` and its ``cells``, as printed."""
+
+    label: str
+    cells: tuple[str, ...]
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,9 @@ sections share ``sections/measure.html.j2`` and a :class:`~anonaudit.report.Meas
 (facts, charts, failing classes); the differential-privacy companion, when the report
 has one, is ``sections/dp.html.j2`` fed by a :class:`~anonaudit.report.views.DPView`.
 Each measure of the registry (:mod:`anonaudit.measures`) gives its own section, in
-order; a measure is added by its module alone. To add another section:
+order, and so does each optional analysis that ran and has a view (its ``template``,
+``anchor`` and ``title``); a measure or an analysis is added by its module alone. To add
+another section:
 
 1. build its view from the result in a function in :mod:`anonaudit.report.views` (a
    ``MeasureView``, or a dataclass of its own with a template
@@ -54,9 +56,6 @@ from anonaudit.measures import in_order, registered
 from anonaudit.measures.present import Listing, Options, join_names, listing_csv
 from anonaudit.report import (
     view_advice,
-    view_individual,
-    view_population,
-    view_qi,
     view_releases,
     views,
 )
@@ -244,13 +243,12 @@ def _render(
 
 
 def _about(report: AuditReport) -> tuple[explain.Measure, ...]:
-    """The measures the page explains: with a population, population risk too; with a
-    population table, k-map; with earlier releases, the attacks run on them."""
+    """The measures the page explains: every measure's, every optional analysis's that ran
+    (and has an explanation), and with earlier releases, the attacks run on them."""
     history = report.history
     return (
         *(measure.about for measure in registered()),
-        *((explain.POPULATION_RISK,) if report.population is not None else ()),
-        *((explain.POPULATION_LINKAGE,) if report.linkage is not None else ()),
+        *(analysis.about for analysis, _ in report.analysed() if analysis.about is not None),
         *((explain.COMPOSITION,) if history is not None and history.composition else ()),
         *((explain.DIFFERENCING,) if history is not None and history.differencing else ()),
     )
@@ -311,42 +309,10 @@ def _sections(report: AuditReport, *, command: str | None, options: Options) -> 
                 view_releases.releases_view(report.history, report, options),
             )
         )
-    if report.population is not None:
-        sections.append(
-            Section(
-                "sections/population.html.j2",
-                "population-risk",
-                "Population, journalist and marketer risk",
-                view_population.population_view(report.population, report),
-            )
-        )
-    if report.individual is not None:
-        sections.append(
-            Section(
-                "sections/individual.html.j2",
-                "individual-risk",
-                "Individual and global risk (sdcMicro)",
-                view_individual.individual_view(report.individual, report, options),
-            )
-        )
-    if report.qi_analysis is not None:
-        sections.append(
-            Section(
-                "sections/qi_analysis.html.j2",
-                "qi-analysis",
-                "Which columns identify",
-                view_qi.qi_analysis_view(report.qi_analysis, options),
-            )
-        )
-    if report.suda is not None:
-        sections.append(
-            Section(
-                "sections/suda.html.j2",
-                "suda",
-                "Special uniques (SUDA)",
-                view_qi.suda_view(report.suda, report, options),
-            )
-        )
+    for analysis, found in report.analysed():
+        shown = analysis.view(found, report, options)
+        if shown is not None:
+            sections.append(Section(analysis.template, analysis.anchor, analysis.title, shown))
     sections.append(
         Section(
             "sections/suppression.html.j2",

@@ -24,7 +24,6 @@ from anonaudit.linkage.report import (
 from anonaudit.measures import by_key
 from anonaudit.measures.present import Layout, json_classes, json_number
 from anonaudit.report.criteria import criteria
-from anonaudit.report.view_population import population_caveats
 from anonaudit.report.views import contents_notice
 from anonaudit.vocabulary import SCHEMA_VERSION
 
@@ -47,7 +46,9 @@ __all__ = [
 ]
 
 
-def _contents(document: dict[str, Any], layout: Layout, listings_dir: str | None) -> dict[str, Any]:
+def _contents(
+    report: AuditReport, document: dict[str, Any], layout: Layout, listings_dir: str | None
+) -> dict[str, Any]:
     """The ``contents`` notice: rows of QI values the document holds, listings capped."""
     listings = [
         value
@@ -55,8 +56,8 @@ def _contents(document: dict[str, Any], layout: Layout, listings_dir: str | None
         for value in _nested(section)
         if isinstance(value, dict) and {"count", "truncated", "classes"} <= value.keys()
     ]
-    top = document.get("suda", {}).get("top", [])
-    rows = sum(len(listing["classes"]) for listing in listings) + len(top)
+    outside = sum(analysis.json_rows(document) for analysis, _ in report.analysed())
+    rows = sum(len(listing["classes"]) for listing in listings) + outside
     capped = sum(listing["truncated"] for listing in listings)
     return {
         "quasi_identifier_rows": rows,
@@ -136,14 +137,18 @@ def report_to_dict(
     """
     layout = Layout(report.quasi_identifiers, max_classes, redact)
     document = _report(report, layout)
-    contents = _contents(document, layout, listings_dir)
+    contents = _contents(report, document, layout, listings_dir)
     return {"schema_version": document.pop("schema_version"), "contents": contents, **document}
 
 
 def _report(report: AuditReport, layout: Layout) -> dict[str, Any]:
     measured = _measured(report, layout)
     # The population, individual and linkage risks extend the prosecutor risk's entry.
-    measured["risk"] |= _population(report) | _individual(report, layout) | _linkage(report)
+    # An optional analysis's keys join the entry of the measure it extends, or the top.
+    analysed: dict[str, Any] = {}
+    for analysis, found in report.analysed():
+        fragment = analysis.to_json(found, report, layout)
+        (analysed if analysis.extends is None else measured[analysis.extends]).update(fragment)
     return {
         "schema_version": SCHEMA_VERSION,
         "anonaudit_version": __version__,
@@ -175,7 +180,7 @@ def _report(report: AuditReport, layout: Layout) -> dict[str, Any]:
             }
             for c in criteria(report)
         },
-        **_identifying(report, layout),
+        **analysed,
         "identifiers": [
             {"column": i.column, "declared_role": i.declared_role, "reasons": list(i.reasons)}
             for i in report.identifiers
@@ -224,34 +229,6 @@ def _history(report: AuditReport, layout: Layout) -> dict[str, Any]:
     }
 
 
-def _linkage(report: AuditReport) -> dict[str, Any]:
-    """``k_map``, ``delta_presence`` and ``linkage``, with a population table (else none)."""
-    if report.linkage is None:
-        return {}
-    k, presence = report.linkage.k_map, report.linkage.delta_presence
-    return {
-        "k_map": {
-            "k": k.k,
-            "threshold": k.threshold,
-            "passed": k.passed,
-            "classes": k.classes,
-            "classes_below": k.classes_below,
-            "records_below": k.records_below,
-            "unmatched_classes": k.unmatched_classes,
-            "unmatched_records": k.unmatched_records,
-        },
-        "delta_presence": {
-            "min": json_number(presence.min),
-            "max": json_number(presence.max),
-            "classes": presence.classes,
-        },
-        "linkage": {
-            "unique_matches": report.linkage.unique_matches.records,
-            "unique_match_classes": report.linkage.unique_matches.classes,
-        },
-    }
-
-
 def _advice(report: AuditReport, layout: Layout) -> dict[str, Any]:
     """``utility``, ``generalization`` and ``suppression`` (the last two may be null)."""
     g, s = report.generalization, report.suppression
@@ -291,114 +268,6 @@ def _loss(loss: InformationLoss) -> dict[str, Any]:
         "precision": json_number(loss.precision),
         "suppressed": loss.suppressed,
     }
-
-
-def _population(report: AuditReport) -> dict[str, Any]:
-    """``risk.population``, ``risk.journalist`` and ``risk.marketer``, when asked for."""
-    p, j, m = report.population, report.journalist, report.marketer
-    if p is None or j is None or m is None:
-        return {}
-    return {
-        "population": {
-            "model": p.model_used,
-            "requested_model": p.model,
-            "reason": p.reason,
-            "uniques": json_number(p.uniques),
-            "uniques_fraction": json_number(p.uniques_fraction),
-            "population_size": json_number(p.population_size),
-            "sampling_fraction": json_number(p.sampling_fraction),
-            "sample_uniques": p.sample_uniques,
-            "estimates": {
-                "pitman": json_number(p.pitman),
-                "zayatz": json_number(p.zayatz),
-                "snb": json_number(p.snb),
-            },
-            "caveats": population_caveats(report),
-        },
-        "journalist": {
-            "highest": json_number(j.highest),
-            "average": json_number(j.average),
-            "threshold": j.threshold,
-            "records_at_risk": j.records_at_risk,
-            "records_at_risk_fraction": json_number(j.records_at_risk_fraction),
-            "population_class_sizes": j.basis,
-        },
-        "marketer": {"average": json_number(m.average), "population_class_sizes": m.basis},
-    }
-
-
-def _individual(report: AuditReport, layout: Layout) -> dict[str, Any]:
-    """``risk.individual``: sdcMicro's individual and global risk, when computed."""
-    r = report.individual
-    if r is None:
-        return {}
-    return {
-        "individual": {
-            "method": r.method,
-            "weights": r.weights,
-            "basis": r.basis,
-            "population_size": json_number(r.population_size),
-            "expected_reidentifications": json_number(r.expected_reidentifications),
-            "global_risk": json_number(r.global_risk),
-            "highest": json_number(r.highest),
-            "threshold": r.threshold,
-            "records_at_risk": r.records_at_risk,
-            "records_at_risk_fraction": json_number(r.records_at_risk_fraction),
-            "at_risk": json_classes(r.at_risk, layout),
-        }
-    }
-
-
-def _identifying(report: AuditReport, layout: Layout) -> dict[str, Any]:
-    """``qi_analysis``, ``qi_analysis_summary`` and ``suda``, when asked for."""
-    result: dict[str, Any] = {}
-    q, su = report.qi_analysis, report.suda
-    if q is not None:
-        result["qi_analysis"] = [
-            {"qi": list(e.qi), "distinction": e.distinction, "separation": e.separation}
-            for e in q.entries
-        ]
-        result["qi_analysis_summary"] = {
-            "max_subset_size": q.max_size,
-            "k": q.k,
-            "sample_uniques": q.uniques,
-            "sample_uniques_fraction": q.uniques_fraction,
-            "without": [
-                {
-                    "qi": d.dropped,
-                    "k": d.k,
-                    "sample_uniques": d.uniques,
-                    "sample_uniques_fraction": d.uniques_fraction,
-                }
-                for d in q.drops
-            ],
-        }
-    if su is not None:
-        result["suda"] = {
-            "max_msu_size": su.max_msu_size,
-            "complete": su.complete,
-            "original_scores": su.original_scores,
-            "dis_fraction": su.dis_fraction,
-            "sample_uniques": su.sample_uniques,
-            "special_uniques": su.special_uniques,
-            "pairs": su.pairs,
-            "dis": su.dis,
-            "msus_by_size": {str(size): n for size, n in su.msus_by_size.items()},
-            "dis_score_bands": {str(edge): n for edge, n in su.dis_bands.items()},
-            "attribute_contributions": su.attribute_contributions,
-            "top": [
-                {
-                    "quasi_identifiers": layout.qi_values(
-                        dict(zip(report.quasi_identifiers, r.values, strict=True))
-                    ),
-                    "score": r.score,
-                    "dis_score": r.dis_score,
-                    "msus": [list(msu) for msu in r.msus],
-                }
-                for r in su.top
-            ],
-        }
-    return result
 
 
 def advice_to_dict(advice: Advice) -> dict[str, Any]:

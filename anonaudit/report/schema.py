@@ -1,13 +1,17 @@
 """The JSON Schema of the reports, with the parts the code declares written from it.
 
 ``anonaudit/schema/report.schema.json`` is the contract batch jobs read (JSON Schema
-draft 2020-12, shipped in the package). Two of its parts are declared in the code and
-written into it from there, so that a measure or a threshold is described where it is
-defined:
+draft 2020-12, shipped in the package). Three of its parts are declared in the code and
+written into it from there, so that a measure, an analysis or a threshold is described
+where it is defined:
 
 - each measure's entry (:data:`anonaudit.measures.MEASURES`): ``$defs/<key>`` is the
   measure's ``schema``, and the audit report's ``<key>`` refers to it (through an object
   keyed by SA, for a measure per SA); the key is required;
+- each optional analysis's parts (:data:`anonaudit.measures.ANALYSES`): its
+  ``definitions`` join ``$defs``, and its top-level keys' ``properties`` those of the
+  audit report (not required: the analysis runs when asked; the keys it adds to a
+  measure's entry are in that measure's ``schema``);
 - the policy's thresholds (``$defs/policy``), from each :class:`~anonaudit.policy.Policy`
   threshold's kind and help (:func:`~anonaudit.policy.threshold_fields`).
 
@@ -27,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from anonaudit import measures
-from anonaudit.measures import Measure
+from anonaudit.measures import Analysis, Measure
 from anonaudit.policy import threshold_fields
 from anonaudit.util import atomic_write_text
 
@@ -64,6 +68,7 @@ def shipped_schema() -> dict[str, Any]:
 def report_schema(
     registered: Sequence[Measure[Any]] | None = None,
     thresholds: Sequence[Field[Any]] | None = None,
+    analyses: Sequence[Analysis[Any]] | None = None,
 ) -> dict[str, Any]:
     """The schema of the reports, its measures' and thresholds' parts from the code.
 
@@ -73,12 +78,16 @@ def report_schema(
         The measures the audit reports (default: :data:`anonaudit.measures.MEASURES`).
     thresholds : sequence of dataclasses.Field, optional
         The policy's thresholds (default: :func:`anonaudit.policy.threshold_fields`).
+    analyses : sequence of Analysis, optional
+        The optional analyses the audit reports (default:
+        :data:`anonaudit.measures.ANALYSES`).
 
     Returns
     -------
     dict
         :func:`shipped_schema` with ``$defs/<key>`` and the audit report's ``<key>`` of
-        every measure, and ``$defs/policy``'s properties, written from the code.
+        every measure, the definitions and keys of every optional analysis, and
+        ``$defs/policy``'s properties, written from the code.
 
     Examples
     --------
@@ -103,6 +112,9 @@ def report_schema(
         audit["properties"][measure.key] = entry
         if measure.key not in audit["required"]:
             audit["required"].append(measure.key)
+    for analysis in measures.ANALYSES if analyses is None else analyses:
+        defs.update(copy.deepcopy(dict(analysis.definitions)))
+        audit["properties"].update(copy.deepcopy(dict(analysis.properties)))
     defs["policy"]["properties"] = {
         field.name: {**_KINDS[field.metadata["kind"]], "description": field.metadata["help"]}
         for field in (threshold_fields() if thresholds is None else thresholds)

@@ -9,7 +9,6 @@ from anonaudit.measures import in_order
 from anonaudit.measures.present import _fmt, _mark
 from anonaudit.report.criteria import criteria
 from anonaudit.report.view_advice import suppression_sentence
-from anonaudit.report.view_population import population_caveats
 from anonaudit.report.view_releases import recording
 
 if TYPE_CHECKING:
@@ -46,39 +45,14 @@ def summary(report: AuditReport) -> str:
                 lines.append(f"{sa}:")
         lines += measure.summary(report.result(measure, sa))
     lines.extend(_nulls_of(report, shown))
-    population = report.population
-    if population is not None:
-        lines.append(
-            f"risk (population, {population.model_used}): "
-            f"{population.uniques_fraction:.4%} of the population estimated unique, "
-            f"sampling fraction {population.sampling_fraction:.4g} ({population.reason})"
-        )
-        lines += [f"  caveat: {caveat}" for caveat in population_caveats(report)]
-    individual = report.individual
-    if individual is not None:
-        lines.append(
-            f"risk (individual, sdcMicro, {individual.basis}): "
-            f"{individual.expected_reidentifications:,.2f} expected re-identifications "
-            f"(global risk {individual.global_risk:.4%}), highest {_fmt(individual.highest)}, "
-            f"{individual.records_at_risk:,} records above {_fmt(individual.threshold)}"
-        )
-    if report.linkage is not None:
-        km, presence = report.linkage.k_map, report.linkage.delta_presence
-        wanted = f" (policy: k-map >= {km.threshold})" if km.threshold is not None else ""
-        lines.append(
-            f"linkage (population table): k-map k = {km.k}{wanted}, {km.records_below:,} "
-            f"records in {km.classes_below:,} classes below; delta-presence "
-            f"{_fmt(presence.min)} to {_fmt(presence.max)}; "
-            f"{report.linkage.unique_matches.records:,} records match exactly one person"
-            f"{_mark(km.passed)}"
-        )
+    lines += _analysed(report, extending=True)
     lines.extend(_history(report))
     if report.null_policy == "wildcard":
         lines.append(
             "  nulls as wildcards: class sizes count every record a null could match "
             "(k-anonymity and risk; l, t and disclosure keep nulls as a value)"
         )
-    lines.extend(_identifying(report))
+    lines += _analysed(report, extending=False)
     lines.extend(identifier_lines(report))
     lines.extend(_advice(report))
     if report.advice is not None:
@@ -137,34 +111,15 @@ def _advice(report: AuditReport) -> list[str]:
     return lines
 
 
-def _identifying(report: AuditReport) -> list[str]:
-    """The QI analysis and SUDA lines, when asked for."""
-    lines = []
-    q, su = report.qi_analysis, report.suda
-    if q is not None:
-        lines.append(
-            f"qi analysis ({len(q.entries):,} subsets of up to {q.max_size} QIs): "
-            f"sample uniques {q.uniques_fraction:.2%} with every QI; left without one QI: "
-            + ", ".join(f"{d.dropped} {d.uniques_fraction:.2%} (k = {d.k})" for d in q.drops)
-        )
-    if su is not None:
-        lines.append(
-            f"suda (MSUs of up to {su.max_msu_size} QIs): {su.special_uniques:,} special "
-            f"uniques (unique on fewer than all {len(su.quasi_identifiers)} QIs) among "
-            f"{su.sample_uniques:,} sample uniques; DIS {_fmt(su.dis)}"
-            + (
-                f"; highest score {_fmt(su.top[0].score)} (DIS-SUDA {_fmt(su.top[0].dis_score)})"
-                if su.top
-                else ""
-            )
-        )
-        shares = su.attribute_contributions.items()
-        lines.append(
-            "  share of the SUDA score carried by each QI (more than 100% in all: a record's "
-            "score counts once for each QI of each of its MSUs): "
-            + ", ".join(f"{name} {share:.1f}%" for name, share in shares)
-        )
-    return lines
+def _analysed(report: AuditReport, *, extending: bool) -> list[str]:
+    """The lines of the optional analyses that ran: of those extending a measure's entry
+    (which follow the measures), or of the others."""
+    return [
+        line
+        for analysis, found in report.analysed()
+        if (analysis.extends is not None) == extending
+        for line in analysis.summary(found, report)
+    ]
 
 
 def dp_summary(report: DPReport) -> str:

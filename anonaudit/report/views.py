@@ -25,6 +25,7 @@ from anonaudit.measures import Measure, charts, in_order
 from anonaudit.measures.charts import Chart
 from anonaudit.measures.present import (
     Fact,
+    TableRow,
     VerdictRow,
     _bytes,
     _count,
@@ -57,7 +58,6 @@ __all__ = [
     "DatasetView",
     "IdentifiersView",
     "SourceRow",
-    "TableRow",
     "VerdictView",
     "audit_time",
     "contents_notice",
@@ -138,14 +138,6 @@ class ContrastRow:
     anchor: str
     sentence: str
     chart: Chart
-
-
-@dataclass(frozen=True)
-class TableRow:
-    """One row of a small table: its heading ``label`` and its ``cells``, as printed."""
-
-    label: str
-    cells: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -259,7 +251,11 @@ def verdict_view(report: AuditReport) -> VerdictView:
             report.result(measure, sa), report, section_anchor(measure, sa, report.sensitive)
         )
     ]
-    rows += _k_map_verdicts(report)
+    rows += [
+        row
+        for analysis, found in report.analysed()
+        for row in analysis.verdict_rows(found, report)
+    ]
     rows += _releases_verdicts(report)
     # Counted as the summary and the JSON report count them: one check per measure (and
     # SA), which may set several thresholds (one row each).
@@ -303,25 +299,6 @@ def section_anchor(measure: Measure[Any], sensitive: str | None, names: Sequence
     if sensitive is None:
         return measure.anchor
     return f"{measure.anchor}-{slugs(names)[list(names).index(sensitive)]}"
-
-
-def _k_map_verdicts(report: AuditReport) -> list[VerdictRow]:
-    if report.linkage is None or report.linkage.k_map.passed is None:
-        return []
-    k_map, passed = report.linkage.k_map, report.linkage.k_map.passed
-    return [
-        VerdictRow(
-            "k-map",
-            "risk",
-            f"k-map = {k_map.k}",
-            f"k-map ≥ {k_map.threshold}",
-            passed,
-            f"Every group of the release matches at least {k_map.k} people of the "
-            f"population table an attacker holds; the policy asks for {k_map.threshold}. "
-            f"{_plural(k_map.records_below, 'record')} in "
-            f"{_plural(k_map.classes_below, 'group')} match fewer.",
-        )
-    ]
 
 
 def _releases_verdicts(report: AuditReport) -> list[VerdictRow]:

@@ -30,9 +30,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from anonaudit.checks._matching import common_class_ids
 from anonaudit.classtable import ClassTable
 from anonaudit.errors import ColumnError, ParameterError
-from anonaudit.linkage._classes import common_class_ids
 
 __all__ = [
     "DeltaPresenceResult",

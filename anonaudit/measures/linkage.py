@@ -1,0 +1,165 @@
+"""Linkage to an identified population table: k-map, δ-presence and unique matches, with
+``--population FILE`` (and the policy's ``--k-map K``)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from anonaudit import explain
+from anonaudit.checks.linkage import PopulationLinkage, population_linkage
+from anonaudit.measures.base import Analysis, Setting
+from anonaudit.measures.present import (
+    Audited,
+    Layout,
+    VerdictRow,
+    _fmt,
+    _mark,
+    _plural,
+    json_number,
+)
+from anonaudit.vocabulary import Judged
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+    from anonaudit.classtable import ClassTable
+
+__all__ = ["ANALYSIS", "PopulationTableLinkage"]
+
+
+class PopulationTableLinkage(Analysis[PopulationLinkage]):
+    """k-map, δ-presence and unique matches (:mod:`anonaudit.checks.linkage`) against the
+    population table of the options; k-map judged when the policy sets it."""
+
+    key = "linkage"
+    position = 30
+    extends = "risk"
+    about = explain.POPULATION_LINKAGE
+    judged = Judged.K_MAP
+    definitions: ClassVar[Mapping[str, Any]] = {
+        "k_map": {
+            "type": "object",
+            "description": "k-map against the population table (--population): the fewest "
+            "population records any release class matches (El Emam & Dankar 2008) (2.2).",
+            "properties": {
+                "k": {"type": "integer", "minimum": 0},
+                "threshold": {"type": ["integer", "null"]},
+                "passed": {"type": ["boolean", "null"]},
+                "classes": {"type": "integer", "minimum": 0},
+                "classes_below": {"type": "integer", "minimum": 0},
+                "records_below": {"type": "integer", "minimum": 0},
+                "unmatched_classes": {"type": "integer", "minimum": 0},
+                "unmatched_records": {"type": "integer", "minimum": 0},
+            },
+            "required": [
+                "k",
+                "threshold",
+                "passed",
+                "classes",
+                "classes_below",
+                "records_below",
+                "unmatched_classes",
+                "unmatched_records",
+            ],
+            "additionalProperties": False,
+        },
+        "delta_presence": {
+            "type": "object",
+            "description": "delta-presence: released / population records per population class "
+            "(Nergiz et al. 2007) (2.2).",
+            "properties": {
+                "min": {"$ref": "#/$defs/real"},
+                "max": {"$ref": "#/$defs/real"},
+                "classes": {"type": "integer", "minimum": 0},
+            },
+            "required": ["min", "max", "classes"],
+            "additionalProperties": False,
+        },
+        "linkage": {
+            "type": "object",
+            "description": "Release records whose class matches exactly one population record "
+            "(2.2).",
+            "properties": {
+                "unique_matches": {"type": "integer", "minimum": 0},
+                "unique_match_classes": {"type": "integer", "minimum": 0},
+            },
+            "required": ["unique_matches", "unique_match_classes"],
+            "additionalProperties": False,
+        },
+    }
+
+    def asked(self, setting: Setting) -> bool:
+        return setting.population is not None
+
+    def compute(self, setting: Setting) -> PopulationLinkage:
+        assert setting.population is not None
+        return population_linkage(
+            setting.table, setting.population, k=setting.options.population.k_map
+        )
+
+    def passed(self, result: PopulationLinkage) -> bool | None:
+        return result.k_map.passed
+
+    def failing(self, result: PopulationLinkage, table: ClassTable) -> NDArray[Any]:
+        """The classes matching fewer population records than the policy asks."""
+        return result.k_map.matches < (result.k_map.threshold or 0)
+
+    def summary(self, result: PopulationLinkage, audited: Audited) -> list[str]:
+        km, presence = result.k_map, result.delta_presence
+        wanted = f" (policy: k-map >= {km.threshold})" if km.threshold is not None else ""
+        return [
+            f"linkage (population table): k-map k = {km.k}{wanted}, {km.records_below:,} "
+            f"records in {km.classes_below:,} classes below; delta-presence "
+            f"{_fmt(presence.min)} to {_fmt(presence.max)}; "
+            f"{result.unique_matches.records:,} records match exactly one person"
+            f"{_mark(km.passed)}"
+        ]
+
+    def to_json(
+        self, result: PopulationLinkage, audited: Audited, layout: Layout
+    ) -> dict[str, Any]:
+        """``risk.k_map``, ``risk.delta_presence`` and ``risk.linkage``."""
+        k, presence = result.k_map, result.delta_presence
+        return {
+            "k_map": {
+                "k": k.k,
+                "threshold": k.threshold,
+                "passed": k.passed,
+                "classes": k.classes,
+                "classes_below": k.classes_below,
+                "records_below": k.records_below,
+                "unmatched_classes": k.unmatched_classes,
+                "unmatched_records": k.unmatched_records,
+            },
+            "delta_presence": {
+                "min": json_number(presence.min),
+                "max": json_number(presence.max),
+                "classes": presence.classes,
+            },
+            "linkage": {
+                "unique_matches": result.unique_matches.records,
+                "unique_match_classes": result.unique_matches.classes,
+            },
+        }
+
+    def verdict_rows(self, result: PopulationLinkage, audited: Audited) -> list[VerdictRow]:
+        k_map, passed = result.k_map, result.k_map.passed
+        if passed is None:
+            return []
+        return [
+            VerdictRow(
+                "k-map",
+                "risk",
+                f"k-map = {k_map.k}",
+                f"k-map ≥ {k_map.threshold}",
+                passed,
+                f"Every group of the release matches at least {k_map.k} people of the "
+                f"population table an attacker holds; the policy asks for {k_map.threshold}. "
+                f"{_plural(k_map.records_below, 'record')} in "
+                f"{_plural(k_map.classes_below, 'group')} match fewer.",
+            )
+        ]
+
+
+ANALYSIS = PopulationTableLinkage()
