@@ -1,10 +1,11 @@
 """The measure registry: every measure declared once, and a new one shown everywhere.
 
-A measure is a module of :mod:`anonaudit.measures` with a ``MEASURE``; the audit, the
-verdicts, the suppression advice and the three reports loop over the registry. The last
-tests add a measure the package does not have (the largest class's share of the
-records) and check that the audit computes it and every report shows it, with no other
-change.
+A measure is a module of :mod:`anonaudit.measures` with a ``MEASURE``, an optional
+analysis one with an ``ANALYSIS``; the audit, the verdicts, the suppression advice and
+the three reports loop over the registries. The last tests add a measure the package
+does not have (the largest class's share of the records) and an optional analysis (the
+records in classes of exactly k, when the policy sets k), and check that the audit
+computes them and every report shows them, with no other change.
 """
 
 from __future__ import annotations
@@ -24,7 +25,16 @@ from numpy.typing import NDArray
 import anonaudit.measures
 from anonaudit import AuditOptions, Policy, Roles, audit, explain
 from anonaudit.classtable import ClassTable
-from anonaudit.measures import MEASURES, Context, Measure, explained, in_order
+from anonaudit.measures import (
+    ANALYSES,
+    MEASURES,
+    Analysis,
+    Context,
+    Measure,
+    Setting,
+    explained,
+    in_order,
+)
 from anonaudit.measures.present import (
     Audited,
     Fact,
@@ -37,7 +47,7 @@ from anonaudit.measures.present import (
 from anonaudit.policy import Policy as PolicyType
 from anonaudit.report.schema import report_schema, shipped_schema
 from anonaudit.report.text import summary
-from anonaudit.vocabulary import Judged
+from anonaudit.vocabulary import Judged, Verdict
 
 RECORDS = pd.DataFrame(
     {
@@ -65,6 +75,27 @@ def test_every_measure_module_is_registered_once() -> None:
     for attribute in ("key", "position", "anchor", "judged"):
         values = [getattr(m, attribute) for m in MEASURES]
         assert len(set(values)) == len(values), attribute
+
+
+def test_every_analysis_module_is_registered_once() -> None:
+    modules = [
+        importlib.import_module(f"anonaudit.measures.{m.name}")
+        for m in pkgutil.iter_modules(anonaudit.measures.__path__)
+    ]
+    declared = [m.ANALYSIS for m in modules if hasattr(m, "ANALYSIS")]
+    assert sorted(a.key for a in declared) == sorted(a.key for a in ANALYSES)
+    assert [a.key for a in ANALYSES] == [
+        "population",
+        "individual",
+        "linkage",
+        "qi_analysis",
+        "suda",
+    ]
+    for attribute in ("key", "position"):
+        values = [getattr(a, attribute) for a in ANALYSES]
+        assert len(set(values)) == len(values), attribute
+    measures = {m.key for m in MEASURES}
+    assert all(a.extends is None or a.extends in measures for a in ANALYSES)
 
 
 def test_each_measure_names_real_thresholds_and_explains_itself() -> None:
@@ -229,3 +260,92 @@ def test_a_new_measure_gets_its_page_in_the_docs(with_largest: LargestClass) -> 
 def _context() -> Context:
     table = ClassTable.from_frame(RECORDS.assign(count=1), quasi_identifiers=["zip", "age"])
     return Context(table, Policy(), 0.2, {})
+
+
+# -- an optional analysis the package does not have ---------------------------------------
+
+
+@dataclass(frozen=True)
+class AtKResult:
+    """The records in classes of exactly ``k`` records."""
+
+    k: int
+    records: int
+
+
+class AtK(Analysis[AtKResult]):
+    """An analysis asked by an option (the policy's k), declared as a new module would."""
+
+    key = "at_k"
+    position = 60
+    template = "sections/measure.html.j2"
+    anchor = "at-k"
+    title = "Records at k"
+    properties: ClassVar[Mapping[str, Any]] = {
+        "at_k": {
+            "type": "object",
+            "properties": {"k": {"type": "integer"}, "records": {"type": "integer"}},
+            "required": ["k", "records"],
+            "additionalProperties": False,
+        }
+    }
+
+    def asked(self, setting: Setting) -> bool:
+        return setting.options.policy.k is not None
+
+    def compute(self, setting: Setting) -> AtKResult:
+        k, sizes = setting.options.policy.k, setting.table.classes.sizes
+        assert k is not None
+        return AtKResult(k, int(sizes[sizes == k].sum()))
+
+    def summary(self, result: AtKResult, audited: Audited) -> list[str]:
+        return [f"at k: {result.records} records in classes of exactly {result.k}"]
+
+    def to_json(self, result: AtKResult, audited: Audited, layout: Layout) -> dict[str, Any]:
+        return {"at_k": {"k": result.k, "records": result.records}}
+
+    def view(self, result: AtKResult, audited: Audited, options: Options) -> MeasureView:
+        return MeasureView(
+            lead="The records a suppression of one more record per class would expose.",
+            about="about",
+            facts=(Fact("records in classes of exactly k", str(result.records)),),
+            charts=(),
+            outcome="No threshold.",
+            listing=None,
+        )
+
+
+@pytest.fixture
+def with_at_k(monkeypatch: pytest.MonkeyPatch) -> AtK:
+    analysis = AtK()
+    monkeypatch.setattr(anonaudit.measures, "ANALYSES", (*ANALYSES, analysis))
+    return analysis
+
+
+def test_a_new_analysis_is_computed_and_shown_when_asked(with_at_k: AtK) -> None:
+    jsonschema = pytest.importorskip("jsonschema", reason="the [test] extra installs it")
+    roles = Roles(["zip", "age"], ["disease"])
+    report = audit(RECORDS, roles, AuditOptions(policy=Policy(k=2)))
+    assert report.analyses["at_k"] == AtKResult(2, 2)
+    assert "at k: 2 records in classes of exactly 2" in summary(report).splitlines()
+    document = report.to_dict()
+    assert document["at_k"] == {"k": 2, "records": 2}
+    written = report_schema()
+    assert written["$defs"]["audit"]["properties"]["at_k"] == AtK.properties["at_k"]
+    jsonschema.validate(document, written)
+    with pytest.raises(jsonschema.ValidationError, match="at_k"):
+        jsonschema.validate(document, shipped_schema())  # until the file is rewritten
+    page = report.to_html()
+    assert '<section id="at-k"' in page and "Records at k</h2>" in page
+    assert report.verdicts() == [Verdict(Judged.K_ANONYMITY, False)]  # it judges nothing
+
+
+def test_a_new_analysis_is_absent_when_not_asked(with_at_k: AtK) -> None:
+    jsonschema = pytest.importorskip("jsonschema", reason="the [test] extra installs it")
+    report = audit(RECORDS, Roles(["zip", "age"], ["disease"]))
+    assert "at_k" not in report.analyses
+    assert not any(line.startswith("at k:") for line in summary(report).splitlines())
+    document = report.to_dict()
+    assert "at_k" not in document
+    jsonschema.validate(document, report_schema())
+    assert 'id="at-k"' not in report.to_html()
