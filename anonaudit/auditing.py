@@ -444,6 +444,9 @@ def audit_table(
     asked = [analysis for analysis in registered_analyses() if analysis.asked(setting)]
     for analysis in asked:
         analysis.check(setting)
+    # The analyses first: one that cannot run (weights missing) says so before the
+    # measures take their time, as it always did.
+    analysed = {analysis.key: analysis.compute(setting) for analysis in asked}
     context = Context(audited, policy, risk_threshold, distances, wildcard_sizes=fk)
     measured = by_key(table.sensitive, lambda measure, sa: measure.compute(context, sa))
     report = AuditReport(
@@ -456,7 +459,7 @@ def audit_table(
         dropped_records=rows_read - audited.rows,
         policy=policy,
         results=measured,
-        analyses={analysis.key: analysis.compute(setting) for analysis in asked},
+        analyses=analysed,
         utility=information_loss(audited, k=policy.k, generalization=generalization),
         generalization=generalization,
         table=audited,
