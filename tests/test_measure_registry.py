@@ -340,6 +340,28 @@ def test_a_new_analysis_is_computed_and_shown_when_asked(with_at_k: AtK) -> None
     assert report.verdicts() == [Verdict(Judged.K_ANONYMITY, False)]  # it judges nothing
 
 
+class AtKInRisk(AtK):
+    """The same analysis, its fragment a part of the risk measure's entry."""
+
+    extends = "risk"
+
+
+def test_a_new_analysis_extending_a_measure_is_described_in_that_entry(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    jsonschema = pytest.importorskip("jsonschema", reason="the [test] extra installs it")
+    monkeypatch.setattr(anonaudit.measures, "ANALYSES", (*ANALYSES, AtKInRisk()))
+    report = audit(RECORDS, Roles(["zip", "age"], ["disease"]), AuditOptions(policy=Policy(k=2)))
+    document = report.to_dict()
+    assert document["risk"]["at_k"] == {"k": 2, "records": 2} and "at_k" not in document
+    written = report_schema()
+    assert written["$defs"]["risk"]["properties"]["at_k"] == AtK.properties["at_k"]
+    assert "at_k" not in written["$defs"]["audit"]["properties"]
+    jsonschema.validate(document, written)
+    with pytest.raises(jsonschema.ValidationError, match="at_k"):
+        jsonschema.validate(document, shipped_schema())  # until the file is rewritten
+
+
 def test_a_new_analysis_is_absent_when_not_asked(with_at_k: AtK) -> None:
     jsonschema = pytest.importorskip("jsonschema", reason="the [test] extra installs it")
     report = audit(RECORDS, Roles(["zip", "age"], ["disease"]))

@@ -16,7 +16,7 @@ import pytest
 jsonschema = pytest.importorskip("jsonschema", reason="the [test] extra installs jsonschema")
 
 from anonaudit.cli import main  # noqa: E402
-from anonaudit.measures import MEASURES  # noqa: E402
+from anonaudit.measures import ANALYSES, MEASURES  # noqa: E402
 from anonaudit.policy import threshold_fields  # noqa: E402
 from anonaudit.report.json import SCHEMA_VERSION  # noqa: E402
 from anonaudit.report.schema import dumps, report_schema  # noqa: E402
@@ -54,16 +54,29 @@ def _load(path: Path) -> dict[str, Any]:
 
 
 def test_the_shipped_schema_is_written_from_the_code(schema: dict[str, Any]) -> None:
-    """Each measure's entry and the policy's thresholds are declared in the code; the
-    shipped file holds what they declare (python -m anonaudit.report.schema rewrites it)."""
+    """Each measure's entry (with the keys the analyses extending it add), each
+    analysis's keys and the policy's thresholds are declared in the code; the shipped
+    file holds what they declare (python -m anonaudit.report.schema rewrites it)."""
     written = report_schema()
     assert schema == written, "run: python -m anonaudit.report.schema"
     assert dumps(written) == (
         resources.files("anonaudit") / "schema" / "report.schema.json"
     ).read_text("utf-8")
     for measure in MEASURES:
-        assert schema["$defs"][measure.key] == measure.schema
+        added = {
+            key: value
+            for analysis in ANALYSES
+            if analysis.extends == measure.key
+            for key, value in analysis.properties.items()
+        }
+        entry = schema["$defs"][measure.key]
+        assert entry == {**measure.schema, "properties": {**measure.schema["properties"], **added}}
         assert measure.key in schema["$defs"]["audit"]["required"]
+    for analysis in ANALYSES:
+        extended = schema["$defs"][analysis.extends or "audit"]
+        for key, value in analysis.properties.items():
+            assert extended["properties"][key] == value
+            assert key not in extended["required"]
     assert list(schema["$defs"]["policy"]["properties"]) == [f.name for f in threshold_fields()]
 
 

@@ -289,9 +289,9 @@ class Analysis(ABC, Generic[Result]):
     definitions : mapping
         The JSON Schema definitions (``$defs``) its fragment refers to, by name.
     properties : mapping
-        The JSON Schema of each top-level key of its fragment (``extends`` is
-        ``None``). The keys it adds to a measure's entry are described by that
-        measure's ``schema``, which refers to ``definitions``.
+        The JSON Schema of each key of its fragment: keys of the entry of the measure
+        it ``extends`` (written into that measure's ``$defs`` entry), or top-level keys
+        of the report; they may refer to ``definitions``.
     """
 
     key: str

@@ -68,6 +68,7 @@ class SdcMicroRisk(Analysis[IndividualRisk]):
     template = "sections/individual.html.j2"
     anchor = "individual-risk"
     title = "Individual and global risk (sdcMicro)"
+    properties: ClassVar[Mapping[str, Any]] = {"individual": {"$ref": "#/$defs/individual"}}
     definitions: ClassVar[Mapping[str, Any]] = {
         "individual": {
             "type": "object",

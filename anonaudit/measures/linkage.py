@@ -37,6 +37,11 @@ class PopulationTableLinkage(Analysis[PopulationLinkage]):
     extends = "risk"
     about = explain.POPULATION_LINKAGE
     judged = Judged.K_MAP
+    properties: ClassVar[Mapping[str, Any]] = {
+        "k_map": {"$ref": "#/$defs/k_map"},
+        "delta_presence": {"$ref": "#/$defs/delta_presence"},
+        "linkage": {"$ref": "#/$defs/linkage"},
+    }
     definitions: ClassVar[Mapping[str, Any]] = {
         "k_map": {
             "type": "object",

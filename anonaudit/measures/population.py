@@ -78,6 +78,11 @@ class PopulationRisk(Analysis[PopulationRisks]):
     template = "sections/population.html.j2"
     anchor = "population-risk"
     title = "Population, journalist and marketer risk"
+    properties: ClassVar[Mapping[str, Any]] = {
+        "population": {"$ref": "#/$defs/population"},
+        "journalist": {"$ref": "#/$defs/journalist"},
+        "marketer": {"$ref": "#/$defs/marketer"},
+    }
     definitions: ClassVar[Mapping[str, Any]] = {
         "population": {
             "type": "object",

@@ -69,13 +69,6 @@ class ProsecutorRisk(Measure[RiskResult]):
             },
             "max_highest": {"description": "The --max-risk threshold.", "type": ["number", "null"]},
             "passed": {"type": ["boolean", "null"]},
-            "population": {"$ref": "#/$defs/population"},
-            "journalist": {"$ref": "#/$defs/journalist"},
-            "marketer": {"$ref": "#/$defs/marketer"},
-            "individual": {"$ref": "#/$defs/individual"},
-            "k_map": {"$ref": "#/$defs/k_map"},
-            "delta_presence": {"$ref": "#/$defs/delta_presence"},
-            "linkage": {"$ref": "#/$defs/linkage"},
         },
         "required": [
             "model",

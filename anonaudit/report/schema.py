@@ -9,9 +9,9 @@ where it is defined:
   measure's ``schema``, and the audit report's ``<key>`` refers to it (through an object
   keyed by SA, for a measure per SA); the key is required;
 - each optional analysis's parts (:data:`anonaudit.measures.ANALYSES`): its
-  ``definitions`` join ``$defs``, and its top-level keys' ``properties`` those of the
-  audit report (not required: the analysis runs when asked; the keys it adds to a
-  measure's entry are in that measure's ``schema``);
+  ``definitions`` join ``$defs``, and its keys' ``properties`` those of the entry of the
+  measure it extends, or of the audit report (never required: the analysis runs when
+  asked);
 - the policy's thresholds (``$defs/policy``), from each :class:`~anonaudit.policy.Policy`
   threshold's kind and help (:func:`~anonaudit.policy.threshold_fields`).
 
@@ -114,7 +114,8 @@ def report_schema(
             audit["required"].append(measure.key)
     for analysis in measures.ANALYSES if analyses is None else analyses:
         defs.update(copy.deepcopy(dict(analysis.definitions)))
-        audit["properties"].update(copy.deepcopy(dict(analysis.properties)))
+        extended = audit if analysis.extends is None else defs[analysis.extends]
+        extended["properties"].update(copy.deepcopy(dict(analysis.properties)))
     defs["policy"]["properties"] = {
         field.name: {**_KINDS[field.metadata["kind"]], "description": field.metadata["help"]}
         for field in (threshold_fields() if thresholds is None else thresholds)
