@@ -45,6 +45,7 @@ from anonaudit.measures.present import (
     _share,
 )
 from anonaudit.policy import Policy as PolicyType
+from anonaudit.report.criteria import criteria
 from anonaudit.report.schema import report_schema, shipped_schema
 from anonaudit.report.text import summary
 from anonaudit.vocabulary import Judged, Verdict
@@ -360,6 +361,38 @@ def test_a_new_analysis_extending_a_measure_is_described_in_that_entry(
     jsonschema.validate(document, written)
     with pytest.raises(jsonschema.ValidationError, match="at_k"):
         jsonschema.validate(document, shipped_schema())  # until the file is rewritten
+
+
+class AtKSinglesOut(AtK):
+    """The same analysis, backing a WP216 criterion, and saying so when it did not run."""
+
+    criteria: ClassVar[Mapping[str, tuple[str, ...]]] = {"singling_out": ("records at k",)}
+    unassessed: ClassVar[Mapping[str, str]] = {"singling_out": "no k: records at k not counted"}
+
+
+def test_the_criteria_list_what_the_measures_and_analyses_declare(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(anonaudit.measures, "ANALYSES", (*ANALYSES, AtKSinglesOut()))
+    roles = Roles(["zip", "age"], ["disease"])
+    asked = {c.key: c for c in criteria(audit(RECORDS, roles, AuditOptions(policy=Policy(k=2))))}
+    singling = asked["singling_out"]
+    assert singling.measures == (
+        "k-anonymity",
+        "sample uniques",
+        "re-identification risk",
+        "records at k",
+    )
+    assert singling.not_checked == ()
+    assert asked["inference"].measures == (
+        "l-diversity of disease",
+        "t-closeness of disease",
+        "disclosure of disease",
+    )
+    unasked = {c.key: c for c in criteria(audit(RECORDS, roles))}
+    assert "records at k" not in unasked["singling_out"].measures
+    assert unasked["singling_out"].not_checked == ("no k: records at k not counted",)
+    assert unasked["linkability"].not_checked[0].startswith("no auxiliary table was given")
 
 
 def test_a_new_analysis_is_absent_when_not_asked(with_at_k: AtK) -> None:

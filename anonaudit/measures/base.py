@@ -105,6 +105,10 @@ class Measure(ABC, Generic[Result]):
         The JSON Schema (draft 2020-12) of its JSON entry (of one SA's, for a measure
         per SA), which may refer to the shared ``#/$defs`` of the report's schema;
         :mod:`anonaudit.report.schema` writes it into the shipped schema.
+    criteria : mapping of str to tuple of str
+        Per WP216 criterion it backs (``"singling_out"``, ``"linkability"``,
+        ``"inference"``: :data:`anonaudit.report.criteria.CRITERIA`), the names it is
+        listed under there (followed by `` of <SA>`` for a measure per SA).
     """
 
     key: str
@@ -116,6 +120,7 @@ class Measure(ABC, Generic[Result]):
     thresholds: tuple[str, ...] = ()
     usage: str
     schema: ClassVar[Mapping[str, Any]]
+    criteria: ClassVar[Mapping[str, tuple[str, ...]]] = {}
 
     @abstractmethod
     def compute(self, context: Context, sensitive: str | None) -> Result:
@@ -292,6 +297,11 @@ class Analysis(ABC, Generic[Result]):
         The JSON Schema of each key of its fragment: keys of the entry of the measure
         it ``extends`` (written into that measure's ``$defs`` entry), or top-level keys
         of the report; they may refer to ``definitions``.
+    criteria : mapping of str to tuple of str
+        As :attr:`Measure.criteria`: the WP216 criteria it backs when it ran.
+    unassessed : mapping of str to str
+        Per WP216 criterion, what the audit did not assess because it did not run, in a
+        sentence naming the option that runs it.
     """
 
     key: str
@@ -304,6 +314,8 @@ class Analysis(ABC, Generic[Result]):
     title: str = ""
     definitions: ClassVar[Mapping[str, Any]] = {}
     properties: ClassVar[Mapping[str, Any]] = {}
+    criteria: ClassVar[Mapping[str, tuple[str, ...]]] = {}
+    unassessed: ClassVar[Mapping[str, str]] = {}
 
     @abstractmethod
     def asked(self, setting: Setting) -> bool:

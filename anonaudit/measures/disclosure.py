@@ -39,6 +39,7 @@ class Disclosure(ClassMeasure[DisclosureResult]):
     judged = Judged.DISCLOSURE
     per_sensitive = True
     position = 40
+    criteria: ClassVar[Mapping[str, tuple[str, ...]]] = {"inference": ("disclosure",)}
     anchor = "disclosure"
     about = explain.DISCLOSURE
     thresholds = ("alpha", "beta", "delta")

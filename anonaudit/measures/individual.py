@@ -64,6 +64,9 @@ class SdcMicroRisk(Analysis[IndividualRisk]):
 
     key = "individual"
     position = 20
+    criteria: ClassVar[Mapping[str, tuple[str, ...]]] = {
+        "singling_out": ("individual risk (sdcMicro)",)
+    }
     extends = "risk"
     template = "sections/individual.html.j2"
     anchor = "individual-risk"

@@ -33,6 +33,7 @@ class KAnonymity(ClassMeasure[KAnonymityResult]):
     key = "k_anonymity"
     judged = Judged.K_ANONYMITY
     position = 10
+    criteria: ClassVar[Mapping[str, tuple[str, ...]]] = {"singling_out": ("k-anonymity",)}
     anchor = "k-anonymity"
     about = explain.K_ANONYMITY
     thresholds = ("k",)

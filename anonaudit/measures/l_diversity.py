@@ -38,6 +38,7 @@ class LDiversity(ClassMeasure[LDiversityResult]):
     judged = Judged.L_DIVERSITY
     per_sensitive = True
     position = 20
+    criteria: ClassVar[Mapping[str, tuple[str, ...]]] = {"inference": ("l-diversity",)}
     anchor = "l-diversity"
     about = explain.L_DIVERSITY
     thresholds = ("l", "entropy_l", "recursive")

@@ -34,6 +34,13 @@ class PopulationTableLinkage(Analysis[PopulationLinkage]):
 
     key = "linkage"
     position = 30
+    criteria: ClassVar[Mapping[str, tuple[str, ...]]] = {
+        "linkability": ("k-map", "delta-presence", "unique matches")
+    }
+    unassessed: ClassVar[Mapping[str, str]] = {
+        "linkability": "no auxiliary table was given: linkability to public data was not "
+        "assessed (--population FILE)"
+    }
     extends = "risk"
     about = explain.POPULATION_LINKAGE
     judged = Judged.K_MAP

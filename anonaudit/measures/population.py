@@ -73,6 +73,7 @@ class PopulationRisk(Analysis[PopulationRisks]):
 
     key = "population"
     position = 10
+    criteria: ClassVar[Mapping[str, tuple[str, ...]]] = {"singling_out": ("population uniqueness",)}
     extends = "risk"
     about = explain.POPULATION_RISK
     template = "sections/population.html.j2"

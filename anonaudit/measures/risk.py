@@ -41,6 +41,9 @@ class ProsecutorRisk(Measure[RiskResult]):
     key = "risk"
     judged = Judged.RISK
     position = 50
+    criteria: ClassVar[Mapping[str, tuple[str, ...]]] = {
+        "singling_out": ("sample uniques", "re-identification risk")
+    }
     anchor = "risk"
     about = explain.PROSECUTOR_RISK
     thresholds = ("max_risk",)

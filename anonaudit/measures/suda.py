@@ -72,6 +72,7 @@ class SpecialUniques(SubsetAnalysis[SudaResult]):
 
     key = "suda"
     position = 50
+    criteria: ClassVar[Mapping[str, tuple[str, ...]]] = {"singling_out": ("SUDA",)}
     option = "--suda"
     label = "SUDA"
     template = "sections/suda.html.j2"

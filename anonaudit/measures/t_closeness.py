@@ -39,6 +39,7 @@ class TCloseness(ClassMeasure[TClosenessResult]):
     judged = Judged.T_CLOSENESS
     per_sensitive = True
     position = 30
+    criteria: ClassVar[Mapping[str, tuple[str, ...]]] = {"inference": ("t-closeness",)}
     anchor = "t-closeness"
     about = explain.T_CLOSENESS
     thresholds = ("t",)

@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from anonaudit.measures import analyses, in_order
+
 if TYPE_CHECKING:
     from anonaudit.auditing import AuditReport
 
@@ -57,45 +59,42 @@ class Criterion:
 
 
 def criteria(report: AuditReport) -> tuple[Criterion, ...]:
-    """The three criteria of ``report``, in :data:`CRITERIA` order."""
+    """The three criteria of ``report``, in :data:`CRITERIA` order.
+
+    Each measure and each analysis that ran declares the criteria it backs
+    (:attr:`~anonaudit.measures.base.Measure.criteria`), in report order; an analysis
+    that did not run says what was not assessed (``unassessed``). The attacks across
+    earlier releases back linkability and inference.
+    """
     verdicts = {v.name: v.passed for v in report.verdicts()}
-    singling = ["k-anonymity", "sample uniques", "re-identification risk"]
-    singling += ["population uniqueness"] * (report.population is not None)
-    singling += ["individual risk (sdcMicro)"] * (report.individual is not None)
-    singling += ["SUDA"] * (report.suda is not None)
+    backing: dict[str, list[str]] = {key: [] for key, _, _ in CRITERIA}
+    not_checked: dict[str, list[str]] = {key: [] for key, _, _ in CRITERIA}
+    for measure, sa in in_order(report.sensitive):
+        for key, names in measure.criteria.items():
+            backing[key] += [name if sa is None else f"{name} of {sa}" for name in names]
+    for analysis in analyses():
+        if analysis.key in report.analyses:
+            for key, names in analysis.criteria.items():
+                backing[key] += names
+        else:
+            for key, sentence in analysis.unassessed.items():
+                not_checked[key].append(sentence)
     history = report.history
-    composed = [] if history is None else [f"composition of {sa}" for sa in history.composition]
-    differenced = (
-        [] if history is None else [f"differencing of {sa}" for sa in history.differencing]
-    )
-    linking = ["k-map", "delta-presence", "unique matches"] * (report.linkage is not None)
-    linking += composed + differenced
-    inferring = [
-        f"{measure} of {sa}"
-        for sa in report.sensitive
-        for measure in ("l-diversity", "t-closeness", "disclosure")
-    ] + composed
-    not_checked: dict[str, list[str]] = {
-        "singling_out": [],
-        "linkability": [
+    if history is None:
+        not_checked["linkability"].append(
             "no earlier release was given: composition and differencing across releases "
             "were not assessed (--ledger FILE; anonaudit compose, anonaudit diff)"
-        ]
-        if history is None
-        else list(history.not_checked),
-        "inference": [],
-    }
-    if report.linkage is None:
-        not_checked["linkability"].insert(
-            0,
-            "no auxiliary table was given: linkability to public data was not assessed "
-            "(--population FILE)",
         )
+    else:
+        composed = [f"composition of {sa}" for sa in history.composition]
+        backing["linkability"] += composed
+        backing["linkability"] += [f"differencing of {sa}" for sa in history.differencing]
+        backing["inference"] += composed
+        not_checked["linkability"] += history.not_checked
     if not report.sensitive:
         not_checked["inference"].append(
             "no sensitive attribute was declared: inference was not assessed (--sensitive)"
         )
-    backing = {"singling_out": singling, "linkability": linking, "inference": inferring}
     return tuple(
         Criterion(
             key=key,
