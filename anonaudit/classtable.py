@@ -385,6 +385,100 @@ class ClassTable(_LazyKeys):
         raw = cls(tuple(quasi_identifiers), tuple(sensitive), keys, counts, (stats,), weights)
         return raw.merge()
 
+    @classmethod
+    def from_coded(
+        cls,
+        records: pa.Table,
+        *,
+        quasi_identifiers: Sequence[str],
+        sensitive: Sequence[str] = (),
+        sources: tuple[SourceStats, ...] = (),
+    ) -> ClassTable:
+        """Count the records of a table whose columns are dictionary-coded strings.
+
+        The records are grouped by their codes, never by their strings: the chunks'
+        dictionaries are unified (each distinct value hashed once per chunk it occurs
+        in), each record's codes are packed into one integer, and equal integers are
+        counted (by direct addressing when the packed range is small). The codes found
+        are kept, so that finding the classes and the SA distributions later hashes no
+        value again.
+
+        Parameters
+        ----------
+        records : pyarrow.Table
+            One row per record; columns ``quasi_identifiers + sensitive``, typed
+            ``dictionary<int32, string>`` (as :meth:`CsvSource.read_coded
+            <anonaudit.sources.csv.CsvSource.read_coded>` reads them).
+        quasi_identifiers, sensitive : sequence of str
+            Column roles.
+        sources : tuple of SourceStats
+            Where the records came from.
+
+        Returns
+        -------
+        ClassTable
+            Its rows in the order of their packed codes.
+
+        Examples
+        --------
+        >>> coded = pa.table({"q": pa.array(["a", "b", "a", None]).dictionary_encode()})
+        >>> t = ClassTable.from_coded(coded, quasi_identifiers=["q"])
+        >>> t.keys.column("q").to_pylist(), t.counts.tolist()
+        (['a', 'b', None], [2, 1, 1])
+        """
+        columns = [*quasi_identifiers, *sensitive]
+        records = records.select(columns).unify_dictionaries()
+        dictionaries, codes = [], []
+        for name in columns:
+            column = records.column(name)
+            dictionary = column.chunk(0).dictionary if column.num_chunks else pa.array([])
+            dictionary = dictionary.cast(pa.string())
+            if column.null_count:  # null is a value of its own, coded last
+                dictionary = pa.concat_arrays([dictionary, pa.nulls(1, pa.string())])
+            dictionaries.append(dictionary)
+            codes.append([_indices(chunk, len(dictionary) - 1) for chunk in column.chunks])
+        widths = [max(len(dictionary), 1) for dictionary in dictionaries]
+        strides = [int(np.prod(widths[i + 1 :], dtype=object)) for i in range(len(widths))]
+        rows = records.num_rows
+        del records
+        if strides and strides[0] * widths[0] < 2**62:  # each record's codes, packed
+            key = np.empty(rows, dtype=np.int64)
+            start = 0
+            for chunk in zip(*codes, strict=True):
+                part = key[start : start + len(chunk[0])]
+                part[:] = 0
+                for column_codes, stride in zip(chunk, strides, strict=True):
+                    part += column_codes.astype(np.int64) * stride
+                start += len(chunk[0])
+            del codes
+            groups, counts = _sum_sorted(key, None, bound=strides[0] * widths[0], distinct=False)
+            per_group = [
+                (groups // stride) % width for stride, width in zip(strides, widths, strict=True)
+            ]
+        else:  # too many codes to pack (or no column): grouped column by column
+            flat = [np.concatenate(c) if c else np.zeros(0, np.int32) for c in codes]
+            del codes
+            first, index = _combine(flat, widths, ordered=False)
+            counts = np.bincount(index, minlength=len(first)).astype(np.int64)
+            per_group = [column[first].astype(np.int64) for column in flat]
+        for i, group in enumerate(per_group):  # a dictionary may hold values no record has
+            present = np.bincount(group, minlength=len(dictionaries[i])) > 0
+            if not present.all():
+                dictionaries[i] = dictionaries[i].filter(pa.array(present))
+                per_group[i] = (np.cumsum(present) - 1)[group]
+        keys = pa.table(
+            [d.take(pa.array(g)) for d, g in zip(dictionaries, per_group, strict=True)],
+            names=columns,
+        )
+        table = cls(tuple(quasi_identifiers), tuple(sensitive), keys, counts, sources)
+        known = table._encodings
+        for name, dictionary, group in zip(columns, dictionaries, per_group, strict=True):
+            if name in table.sensitive:
+                known["sorted", name] = _ranked(dictionary, group)
+            else:
+                known["group", name] = (max(len(dictionary), 1), group)
+        return table
+
     def merge(self, *others: ClassTable) -> ClassTable:
         """Sum this table and ``others`` into one table with unique combinations.
 
@@ -851,11 +945,26 @@ def _encode(column: pa.ChunkedArray) -> tuple[tuple[str | None, ...], NDArray[An
     depend on the engine's output order.
     """
     encoded = pc.dictionary_encode(column.combine_chunks(), null_encoding="encode")
-    order = pc.sort_indices(encoded.dictionary).to_numpy()
+    return _ranked(encoded.dictionary, encoded.indices.to_numpy(zero_copy_only=False))
+
+
+def _ranked(
+    dictionary: pa.Array, codes: NDArray[Any]
+) -> tuple[tuple[str | None, ...], NDArray[Any]]:
+    """``dictionary``'s values sorted (null last), and ``codes`` into it renumbered to
+    point into the sorted values (as :func:`_encode`)."""
+    order = pc.sort_indices(dictionary).to_numpy()
     rank = np.empty(len(order), dtype=np.int64)
     rank[order] = np.arange(len(order))
-    values = tuple(encoded.dictionary.take(pa.array(order)).to_pylist())
-    return values, rank[encoded.indices.to_numpy(zero_copy_only=False)]
+    return tuple(dictionary.take(pa.array(order)).to_pylist()), rank[codes]
+
+
+def _indices(chunk: pa.DictionaryArray, null: int) -> NDArray[Any]:
+    """A dictionary chunk's codes as numbers, ``null`` where the value is null."""
+    indices = chunk.indices
+    if indices.null_count:
+        indices = pc.fill_null(indices, null)
+    return np.asarray(indices.to_numpy(zero_copy_only=False))
 
 
 def _compact(
@@ -881,7 +990,7 @@ def _group_codes(column: pa.ChunkedArray) -> tuple[int, NDArray[Any]]:
 
 
 def _sum_sorted(
-    keys: NDArray[Any], counts: NDArray[Any], *, bound: int, distinct: bool
+    keys: NDArray[Any], counts: NDArray[Any] | None, *, bound: int, distinct: bool
 ) -> tuple[NDArray[Any], NDArray[Any]]:
     """The distinct ``keys`` (integers in ``[0, bound)``) ascending, and their ``counts`` summed.
 
@@ -889,8 +998,8 @@ def _sum_sorted(
     ----------
     keys : numpy.ndarray
         Integer keys, one per row.
-    counts : numpy.ndarray
-        Each row's count (``int64``).
+    counts : numpy.ndarray or None
+        Each row's count (``int64``); ``None``: 1 for every row (each row is a record).
     bound : int
         An upper bound of ``keys`` (exclusive).
     distinct : bool
@@ -909,9 +1018,17 @@ def _sum_sorted(
     ``bound`` slots (linear, several times faster than a comparison sort) and the
     sorted keys are read off the slots in turn; otherwise keys are sorted.
     """
-    if len(keys) < 2 or bool(np.all(keys[1:] > keys[:-1])):
+    ascending = len(keys) < 2 or bool(np.all(keys[1:] > keys[:-1]))
+    if counts is None and (distinct or ascending):  # each row a key of its own
+        counts = np.ones(len(keys), dtype=np.int64)
+    if ascending:
+        assert counts is not None
         return keys, counts
     if bound <= 8 * len(keys) + 1024:
+        if counts is None:  # records: counted, and the slots counted are the keys
+            sums = np.bincount(keys, minlength=bound)
+            slots = np.flatnonzero(sums)
+            return slots, sums[slots].astype(np.int64, copy=False)
         present = np.zeros(bound, dtype=bool)
         present[keys] = True
         slots = np.flatnonzero(present)
@@ -924,6 +1041,7 @@ def _sum_sorted(
     if not distinct:
         group, keys = pd.factorize(keys)
         counts = np.bincount(group, weights=counts).astype(np.int64)
+    assert counts is not None
     order = np.argsort(keys)
     return keys[order], counts[order]
 
@@ -1014,8 +1132,8 @@ def _combine(
         if owned and key.dtype == np.result_type(key, column):
             key *= width
             key += column
-        else:
-            key, owned = key * width + column, True
+        else:  # int64 whatever the codes' type: narrower codes would overflow
+            key, owned = np.multiply(key, width, dtype=np.int64) + column, True
         bound *= width
     assert key is not None
     if not ordered and bound <= _DIRECT_GROUPING * len(key) + 1024:

@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+import csv
+import hashlib
 import logging
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pacsv
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import anonaudit
 from anonaudit import ReadOptions, Roles
 from anonaudit.classtable import ClassTable
+from anonaudit.engines import local
 from anonaudit.engines.local import (
     Limits,
     build_class_table,
@@ -21,7 +27,7 @@ from anonaudit.engines.local import (
     limits,
     set_limits,
 )
-from anonaudit.errors import ParameterError
+from anonaudit.errors import AnonauditError, ParameterError
 from anonaudit.sources.csv import CsvOptions, CsvSource
 
 
@@ -58,15 +64,130 @@ def _by_pyarrow(path: Path, columns: list[str], na: tuple[str, ...]) -> list[tup
     return sorted(zip(*rows, counts.tolist(), strict=True), key=str)
 
 
+@pytest.fixture(params=["coded", "duckdb"])
+def fast_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Which fast path reads a local CSV file: pyarrow's threaded reader, coded (files up
+    to ``_CODED_BYTES``), or DuckDB's own reader (larger files)."""
+    if request.param == "duckdb":
+        monkeypatch.setattr(local, "_CODED_BYTES", 0)
+    path: str = request.param
+    return path
+
+
+def _taken(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The fast paths that give a result from now on, in order."""
+    taken: list[str] = []
+    for name in ("_read_coded", "_scan_csv"):
+        original = getattr(local, name)
+
+        def spy(*args: object, _original: Any = original, _name: str = name) -> object:
+            result = _original(*args)
+            if result is not None:
+                taken.append(_name)
+            return result
+
+        monkeypatch.setattr(local, name, spy)
+    return taken
+
+
 @pytest.mark.parametrize("na", [("",), ("NA",), ("", "NA")])
-def test_duckdbs_csv_reader_gives_the_same_class_table(tmp_path: Path, na: tuple[str, ...]) -> None:
+def test_the_fast_csv_readers_give_the_same_class_table(
+    tmp_path: Path, na: tuple[str, ...], fast_path: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = tmp_path / "tricky.csv"
     path.write_text(TRICKY_CSV, encoding="utf-8")
     columns = ["zip", "age", "note", "ward"]
     assert CsvSource(path, CsvOptions(na_values=na)).duckdb_scan() is not None
+    taken = _taken(monkeypatch)
     table = anonaudit.load(path, Roles(columns[:2], columns[2:]), reading=ReadOptions(na_values=na))
+    assert taken == [{"coded": "_read_coded", "duckdb": "_scan_csv"}[fast_path]]
     assert _rows(table) == _by_pyarrow(path, columns, na)
     assert table.sources[0].rows == 6
+    assert table.sources[0].sha256 == hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+_VALUE = st.one_of(
+    st.none(),
+    st.text(alphabet=st.sampled_from(list('ab ,"\n\r\tNA\u00e9\u4e2d')), max_size=5),
+)
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    records=st.lists(st.tuples(_VALUE, _VALUE, _VALUE), min_size=1, max_size=40),
+    quoting=st.sampled_from([csv.QUOTE_MINIMAL, csv.QUOTE_ALL, csv.QUOTE_NONNUMERIC]),
+    na=st.sampled_from([("",), ("NA",), ("", "NA")]),
+)
+def test_the_coded_read_counts_what_the_streaming_reader_counts(
+    tmp_path_factory: pytest.TempPathFactory,
+    records: list[tuple[str | None, ...]],
+    quoting: int,
+    na: tuple[str, ...],
+) -> None:
+    # Any values, quoted any way, with the null markers given: the whole-file read of
+    # pyarrow's threaded reader, counted by codes, equals the streaming reader's table.
+    path = tmp_path_factory.mktemp("coded") / "records.csv"
+    with path.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.writer(handle, quoting=quoting)
+        writer.writerow(["q1", "q2", "s"])
+        writer.writerows([["" if v is None else v for v in record] for record in records])
+    columns = ["q1", "q2", "s"]
+    source = CsvSource(path, CsvOptions(na_values=na))
+    try:
+        expected = _by_pyarrow(path, columns, na)
+    except AnonauditError:  # the streaming reader refuses it: so must the coded read
+        assert source.read_coded(columns) is None
+        return
+    coded = source.read_coded(columns)
+    assert coded is not None
+    table = ClassTable.from_coded(coded, quasi_identifiers=columns[:2], sensitive=columns[2:])
+    assert _rows(table) == expected
+    fresh = ClassTable(table.quasi_identifiers, table.sensitive, table.keys, table.counts)
+    assert _classes(table) == _classes(fresh)
+    ours, theirs = table.sensitive_counts("s"), fresh.sensitive_counts("s")
+    assert ours.values == theirs.values and ours.totals.tolist() == theirs.totals.tolist()
+    for name in columns[:2]:
+        assert table.distinct(name) == fresh.distinct(name)
+
+
+def _classes(t: ClassTable) -> list[tuple[object, ...]]:
+    keys = t.classes.keys.to_pylist()
+    return sorted(
+        ((*k.values(), int(s)) for k, s in zip(keys, t.classes.sizes, strict=True)), key=str
+    )
+
+
+def test_records_coded_by_several_dictionaries_are_counted_by_value() -> None:
+    # Chunks with dictionaries of their own, values no record holds (a slice keeps its
+    # whole dictionary), nulls; and columns too wide to pack into one integer.
+    first = pa.array(["b", "a", None, "b"]).dictionary_encode()
+    second = pa.array(["z", "a", "b", "c"]).dictionary_encode().slice(1, 2)
+    sa = pa.chunked_array(
+        [
+            pa.array(["x", "y", "x", "x"]).dictionary_encode(),
+            pa.array(["y", None]).dictionary_encode(),
+        ]
+    )
+    records = pa.table({"q": pa.chunked_array([first, second]), "s": sa})
+    table = ClassTable.from_coded(records, quasi_identifiers=["q"], sensitive=["s"])
+    assert _rows(table) == sorted(
+        [("a", "y", 2), ("b", None, 1), ("b", "x", 2), (None, "x", 1)], key=str
+    )
+    assert table.distinct("q") == 3 and table.sensitive_counts("s").values == ("x", "y", None)
+    assert _classes(table) == sorted([("a", 2), ("b", 3), (None, 1)], key=str)
+    wide = {
+        f"c{i}": pa.array([f"{i}-{j % 3}-{j}" for j in range(4000)]).dictionary_encode()
+        for i in range(6)
+    }
+    wide["c5"] = pa.array([str(j % 2) for j in range(4000)]).dictionary_encode()
+    # 4000^5 * 2 codes: more than 2^62, so the records are grouped column by column.
+    table = ClassTable.from_coded(pa.table(wide), quasi_identifiers=[f"c{i}" for i in range(6)])
+    assert len(table) == 4000 and table.counts.tolist() == [1] * 4000
+    assert _classes(table) == _classes(
+        ClassTable(table.quasi_identifiers, (), table.keys, table.counts)
+    )
 
 
 @pytest.mark.parametrize(

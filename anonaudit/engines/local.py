@@ -1,19 +1,28 @@
-"""The local streaming engine: record batches -> DuckDB ``GROUP BY`` -> class table.
+"""The local engine: record batches (or a file's codes) -> one aggregate -> class table.
 
-Why DuckDB (``benchmarks/bench_audit.py``, 10M rows, 2.76M distinct (QI, SA)
-combinations, 2 cores): DuckDB's hash aggregate over pyarrow's streaming CSV batches
-builds the class table in 3.4-3.8 s, as fast as DuckDB's own CSV scan (3.2-4.0 s).
-pyarrow's ``read_csv`` + ``Table.group_by`` on dictionary strings is about as fast
-(3.4-3.6 s) but materializes the whole file first, so its memory grows with the rows;
-DuckDB pulls one batch at a time, holding one batch plus the hash table of distinct
-combinations, and spills that table to disk if it outgrows memory.
+Three ways, the fastest that applies (``benchmarks/bench_audit.py``, 10M rows, 2.76M
+distinct (QI, SA) combinations, 2 cores):
+
+* a local CSV file of at most 1 GiB, with no memory limit set, is read at once by
+  pyarrow's threaded reader with each value kept as a 4-byte code into its block's
+  dictionary, and its records are counted by their codes
+  (:meth:`ClassTable.from_coded <anonaudit.classtable.ClassTable.from_coded>`): about
+  2.5 s where DuckDB's own CSV scan and ``GROUP BY`` take 4.3 s, in less memory than
+  DuckDB's hash table, and the classes then need no value hashed again;
+* larger CSV files, several of them, or any file under ``--memory-limit``: DuckDB's own
+  CSV reader parses on every core and aggregates in the same pass, where it reads what
+  pyarrow's reader reads;
+* anything else (Parquet, frames, pipes, compressed files, a file either fast path
+  declines): pyarrow's streaming batches feed one DuckDB hash ``GROUP BY``, which holds
+  one batch plus the hash table of distinct combinations and spills that table to disk
+  if it outgrows the memory limit.
 
 Every part of every source (each file of a dataset) feeds one stream and one hash
 table, so peak memory grows with the distinct combinations, not with the rows or the
 files; the rows each part gave are counted on the way (:class:`SourceStats`), and each
 file's SHA-256 is taken (:func:`~anonaudit.sources.base.fingerprint_now`): a CSV file's
-as its bytes stream through the reader, a Parquet file's once it is read, a file
-DuckDB's own scan reads in a thread beside the scan. Text
+as its bytes stream through the reader, a Parquet file's once it is read, a file a
+fast path reads in a thread beside the read. Text
 columns that arrive as dictionaries (Parquet, partition keys) stay dictionaries:
 DuckDB then hashes each batch's few distinct values (``benchmarks/bench_lake.py``).
 """
@@ -77,8 +86,10 @@ _SMALL_DICTIONARY = 1024
 # identifier; samples smaller than _IDENTIFIER_SAMPLE records are not judged.
 _IDENTIFIER_SHARE = 0.9
 _IDENTIFIER_SAMPLE = 1000
-# Records DuckDB's CSV fast path samples from the top of a file for that warning.
+# Records the CSV fast paths sample from the top of a file for that warning.
 _SAMPLE_ROWS = 100_000
+# Local CSV files up to this size are read at once, as codes (_read_coded).
+_CODED_BYTES = 1024**3
 
 
 @dataclass(frozen=True)
@@ -358,6 +369,18 @@ def build_class_table(
     rows = [0] * len(flat)
     if progress is not None:
         progress.start(parts=len(flat), size_bytes=total_size(flat))
+    coded = None if numbers else _read_coded(flat, columns, quasi_identifiers)
+    if coded is not None:
+        records, flagged = coded
+        if progress is not None:
+            progress.advance(records.num_rows)
+            progress.part_done(flat[0].info.size_bytes)
+            progress.finish()
+        stats = provenance(sources, [records.num_rows], read)
+        table = ClassTable.from_coded(
+            records, quasi_identifiers=quasi_identifiers, sensitive=sensitive, sources=stats
+        )
+        return _with_identifiers(table, flagged)
     fast = None if numbers else _scan_csv(flat, columns, quasi_identifiers)
     if fast is not None:
         keys, counts, part_rows, flagged = fast
@@ -428,6 +451,50 @@ def _with_identifiers(table: ClassTable, suspects: Sequence[str]) -> ClassTable:
     finally:
         connection.close()
     return table
+
+
+def _read_coded(
+    parts: Sequence[Source], columns: Sequence[str], quasi_identifiers: Sequence[str]
+) -> tuple[pa.Table, list[str]] | None:
+    """The records of one CSV file read at once, on every core, as codes, if they may be.
+
+    The fastest path, for a single local file of at most ``_CODED_BYTES`` when no
+    memory limit is set: :meth:`~anonaudit.sources.csv.CsvSource.read_coded` parses it
+    with the very reader :meth:`~anonaudit.sources.base.Source.batches` uses (threaded),
+    keeping each value as a 4-byte code, and the caller counts the records by their
+    codes (:meth:`ClassTable.from_coded`). On the 10M-row file of
+    ``benchmarks/bench_audit.py`` (510 MiB, 2.76M distinct combinations) that is
+    about 2.5 s against DuckDB's 4.3 s, in less memory (the codes take 240 MiB), and
+    the classes then need no value hashed again. Larger files, a memory limit (which
+    asks for spilling), several files: ``None``, and DuckDB aggregates (:func:`_scan_csv`).
+    The file is hashed in a thread beside the read, as there.
+
+    Returns
+    -------
+    records : pyarrow.Table
+        The ``columns``, dictionary-coded, one row per record.
+    suspects : list of str
+        The QIs that look like identifiers in the first records.
+    """
+    from anonaudit.sources.csv import CsvSource
+
+    if len(parts) != 1 or _limits.memory_limit is not None:
+        return None
+    (part,) = parts
+    size = part.info.size_bytes
+    if not isinstance(part, CsvSource) or size is None or size > _CODED_BYTES:
+        return None
+    hashing = ThreadPoolExecutor(max_workers=1, thread_name_prefix="anonaudit-sha256")
+    hashed = hashing.submit(fingerprint_now, part)
+    try:
+        records = part.read_coded(columns)
+    finally:
+        hashing.shutdown(wait=False)  # if not read here, the next reader hashes the file
+    if records is None:
+        return None
+    hashed.result()  # the digest is kept by the part (fingerprint)
+    sample = records.slice(0, _SAMPLE_ROWS)
+    return records, _warn_identifiers(sample, quasi_identifiers, part.info.name)
 
 
 def _scan_csv(
@@ -541,7 +608,7 @@ def _warn_identifiers(
             continue
         column = sample.column(name)
         if pa.types.is_dictionary(column.type):
-            column = column.dictionary_decode()
+            column = column.cast(column.type.value_type)
         distinct = pc.count_distinct(column, mode="all").as_py()
         if distinct > _IDENTIFIER_SHARE * total:
             suspects.append(name)

@@ -1,10 +1,11 @@
 """CSV files, streamed with pyarrow's incremental reader.
 
 Every column is read as text so codes such as ZIP ``02134`` keep their leading zero; only
-the markers in ``na_values`` (by default the empty field) become nulls. The reader runs
-single-threaded because only then does pyarrow know the line of a malformed row, and it
-measured as fast as the threaded reader once DuckDB aggregates the batches
-(see ``benchmarks/bench_audit.py``).
+the markers in ``na_values`` (by default the empty field) become nulls. The streaming
+reader runs single-threaded because only then does pyarrow know the line of a malformed
+row. A local file the engine reads whole (:meth:`CsvSource.read_coded`) goes through the
+same reader, threaded, and on any error is read again by the streaming one, whose
+messages name the line.
 """
 
 from __future__ import annotations
@@ -286,15 +287,66 @@ class CsvSource:
                 raise _StraddlingError from None
             raise self._explain(exc) from None
 
-    def _check_closed(self, stream: _WatchedStream, value: str) -> None:
-        """Refuse a file whose last value opens a quote and never closes it.
+    def read_coded(self, columns: Sequence[str]) -> pa.Table | None:
+        """The whole file at once, ``columns`` dictionary-coded, read on every core.
 
-        pyarrow then reads everything to the end of the file as that value: the file
-        ends with the quote and the value as written (quotes doubled), with no closing
-        quote.
+        The same parse as :meth:`batches` (the same pyarrow reader options, threaded),
+        for a plain local file: each value is kept as a code into its block's
+        dictionary (4 bytes a value), so the table takes about half the file's size
+        when values repeat. ``None`` where only :meth:`batches` may read it: a pipe, a
+        compressed or remote file, a record longer than a block, a header without data
+        rows, any error, or a last value whose quote is never closed; :meth:`batches`
+        then reads the file and names what is wrong.
+
+        Parameters
+        ----------
+        columns : sequence of str
+            Columns of the file.
+
+        Returns
+        -------
+        pyarrow.Table or None
+            ``columns``, typed ``dictionary<int32, string>``.
         """
+        if (
+            self._pipe is not None
+            or not self._local
+            or self.path.lower().endswith(tuple(_CODECS.values()))
+        ):
+            return None
+        last = self.columns[-1]
+        wanted = [*columns, last] if last not in columns else list(columns)
+        coded = pa.dictionary(pa.int32(), pa.string())
+        try:
+            table = pacsv.read_csv(
+                self.path, **self._options(wanted, _BLOCK_BYTES, coded, threads=True)
+            )
+        except (pa.ArrowInvalid, OSError, UnicodeDecodeError):
+            return None
+        if not table.num_rows:
+            return None
+        value = table.column(last)[-1].as_py()
+        if value is not None:
+            ending = 4 * len(value.encode()) + 64  # more bytes than it takes written
+            with open(self.path, "rb") as handle:
+                handle.seek(max(0, os.fstat(handle.fileno()).st_size - ending))
+                if self._unclosed(handle.read(), value):
+                    return None
+        return table.select(list(columns))
+
+    def _unclosed(self, tail: bytes, value: str) -> bool:
+        """Whether a file ending in ``tail`` ends inside a quote opened before ``value``,
+        its last value: pyarrow then reads everything to the end of the file as that
+        value, so the file ends with the quote and the value as written (quotes
+        doubled), with no closing quote."""
         written = '"' + value.replace('"', '""')
-        if not stream.tail().decode(self.options.encoding, errors="replace").endswith(written):
+        return tail.decode(self.options.encoding, errors="replace").endswith(written)
+
+    def _check_closed(self, stream: _WatchedStream, value: str) -> None:
+        """Refuse a file whose last value opens a quote and never closes it
+        (:meth:`_unclosed`)."""
+        written = '"' + value.replace('"', '""')
+        if not self._unclosed(stream.tail(), value):
             return
         line = stream.newlines - written.count("\n") + 1
         raise MalformedFileError(
@@ -305,24 +357,30 @@ class CsvSource:
     def _reader(
         self, stream: _WatchedStream, columns: Sequence[str], block: int
     ) -> pacsv.CSVStreamingReader:
-        return pacsv.open_csv(
-            stream,
-            read_options=pacsv.ReadOptions(
-                use_threads=False,
+        return pacsv.open_csv(stream, **self._options(columns, block, pa.string(), threads=False))
+
+    def _options(
+        self, columns: Sequence[str], block: int, kind: pa.DataType, *, threads: bool
+    ) -> dict[str, Any]:
+        """pyarrow's reader options for ``columns`` of this file, each read as ``kind``
+        (text, or text coded by a dictionary)."""
+        return {
+            "read_options": pacsv.ReadOptions(
+                use_threads=threads,
                 block_size=block,
                 encoding=self.options.encoding,
                 column_names=list(self.columns),
                 skip_rows=1,
             ),
-            parse_options=pacsv.ParseOptions(delimiter=self.sep, newlines_in_values=True),
-            convert_options=pacsv.ConvertOptions(
+            "parse_options": pacsv.ParseOptions(delimiter=self.sep, newlines_in_values=True),
+            "convert_options": pacsv.ConvertOptions(
                 include_columns=list(columns),
-                column_types={name: pa.string() for name in columns},
+                column_types={name: kind for name in columns},
                 null_values=list(self.options.na_values),
                 strings_can_be_null=True,
                 quoted_strings_can_be_null=False,
             ),
-        )
+        }
 
     def _explain(self, exc: Exception) -> MalformedFileError:
         message = str(exc)
