@@ -446,15 +446,18 @@ class ClassTable(_LazyKeys):
             start = 0
             for chunk in zip(*codes, strict=True):
                 part = key[start : start + len(chunk[0])]
-                part[:] = 0
-                for column_codes, stride in zip(chunk, strides, strict=True):
-                    part += column_codes.astype(np.int64) * stride
+                part[:] = chunk[0]
+                for column_codes, width in zip(chunk[1:], widths[1:], strict=True):
+                    part *= width  # in place, in int64: no narrower product overflows
+                    part += column_codes
                 start += len(chunk[0])
             del codes
             groups, counts = _sum_sorted(key, None, bound=strides[0] * widths[0], distinct=False)
-            per_group = [
-                (groups // stride) % width for stride, width in zip(strides, widths, strict=True)
-            ]
+            per_group = []
+            for width in widths[:0:-1]:  # unpacked from the last column back
+                groups, code = np.divmod(groups, width)
+                per_group.insert(0, code)
+            per_group.insert(0, groups)
         else:  # too many codes to pack (or no column): grouped column by column
             flat = [np.concatenate(c) if c else np.zeros(0, np.int32) for c in codes]
             del codes

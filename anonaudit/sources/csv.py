@@ -321,7 +321,7 @@ class CsvSource:
             table = pacsv.read_csv(
                 self.path, **self._options(wanted, _BLOCK_BYTES, coded, threads=True)
             )
-        except (pa.ArrowInvalid, OSError, UnicodeDecodeError):
+        except (pa.ArrowException, OSError, UnicodeDecodeError):
             return None
         if not table.num_rows:
             return None
