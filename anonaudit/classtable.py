@@ -396,12 +396,12 @@ class ClassTable(_LazyKeys):
     ) -> ClassTable:
         """Count the records of a table whose columns are dictionary-coded strings.
 
-        The records are grouped by their codes, never by their strings: the chunks'
-        dictionaries are unified (each distinct value hashed once per chunk it occurs
-        in), each record's codes are packed into one integer, and equal integers are
-        counted (by direct addressing when the packed range is small). The codes found
-        are kept, so that finding the classes and the SA distributions later hashes no
-        value again.
+        The records are grouped by their codes, never by their strings: each chunk's
+        dictionary is placed among the column's values (each distinct value hashed once
+        per chunk it occurs in), each record's codes, so translated, are packed into one
+        integer, and equal integers are counted (by direct addressing when the packed
+        range is small). The codes found are kept, so that finding the classes and the
+        SA distributions later hashes no value again.
 
         Parameters
         ----------
@@ -427,39 +427,34 @@ class ClassTable(_LazyKeys):
         (['a', 'b', None], [2, 1, 1])
         """
         columns = [*quasi_identifiers, *sensitive]
-        records = records.select(columns).unify_dictionaries()
         dictionaries, codes = [], []
         for name in columns:
-            column = records.column(name)
-            dictionary = column.chunk(0).dictionary if column.num_chunks else pa.array([])
-            dictionary = dictionary.cast(pa.string())
-            if column.null_count:  # null is a value of its own, coded last
-                dictionary = pa.concat_arrays([dictionary, pa.nulls(1, pa.string())])
-            dictionaries.append(dictionary)
-            codes.append([_indices(chunk, len(dictionary) - 1) for chunk in column.chunks])
+            values, chunks = _translated(records.column(name))
+            dictionaries.append(values)
+            codes.append(chunks)
         widths = [max(len(dictionary), 1) for dictionary in dictionaries]
         strides = [int(np.prod(widths[i + 1 :], dtype=object)) for i in range(len(widths))]
-        rows = records.num_rows
-        del records
         if strides and strides[0] * widths[0] < 2**62:  # each record's codes, packed
-            key = np.empty(rows, dtype=np.int64)
-            start = 0
-            for chunk in zip(*codes, strict=True):
-                part = key[start : start + len(chunk[0])]
-                part[:] = chunk[0]
-                for column_codes, width in zip(chunk[1:], widths[1:], strict=True):
-                    part *= width  # in place, in int64: no narrower product overflows
-                    part += column_codes
-                start += len(chunk[0])
+            key = np.zeros(records.num_rows, dtype=np.int64)
+            for i, column_codes in enumerate(codes):
+                if i:
+                    key *= widths[i]  # in place, in int64: no narrower product overflows
+                start = 0
+                for chunk in column_codes:
+                    key[start : start + len(chunk)] += chunk()
+                    start += len(chunk)
             del codes
             groups, counts = _sum_sorted(key, None, bound=strides[0] * widths[0], distinct=False)
-            per_group = []
+            per_group: list[NDArray[Any]] = []
             for width in widths[:0:-1]:  # unpacked from the last column back
                 groups, code = np.divmod(groups, width)
                 per_group.insert(0, code)
             per_group.insert(0, groups)
         else:  # too many codes to pack (or no column): grouped column by column
-            flat = [np.concatenate(c) if c else np.zeros(0, np.int32) for c in codes]
+            flat = [
+                np.concatenate([chunk() for chunk in c]) if c else np.zeros(0, np.int64)
+                for c in codes
+            ]
             del codes
             first, index = _combine(flat, widths, ordered=False)
             counts = np.bincount(index, minlength=len(first)).astype(np.int64)
@@ -962,12 +957,49 @@ def _ranked(
     return tuple(dictionary.take(pa.array(order)).to_pylist()), rank[codes]
 
 
-def _indices(chunk: pa.DictionaryArray, null: int) -> NDArray[Any]:
-    """A dictionary chunk's codes as numbers, ``null`` where the value is null."""
-    indices = chunk.indices
-    if indices.null_count:
-        indices = pc.fill_null(indices, null)
-    return np.asarray(indices.to_numpy(zero_copy_only=False))
+@dataclass(frozen=True)
+class _Chunk:
+    """One chunk of a dictionary column, its codes translated to the column's values.
+
+    Attributes
+    ----------
+    indices : pyarrow.Array
+        The chunk's codes into its own dictionary (null where the record's value is).
+    places : numpy.ndarray
+        Each entry of the chunk's dictionary's place among the column's values, and
+        last the place of null.
+    """
+
+    indices: pa.Array
+    places: NDArray[Any]
+
+    def __len__(self) -> int:
+        return len(self.indices)
+
+    def __call__(self) -> NDArray[Any]:
+        """The chunk's records' places among the column's values (``int64``)."""
+        indices = self.indices
+        if indices.null_count:
+            indices = pc.fill_null(indices, len(self.places) - 1)
+        return np.asarray(self.places[indices.to_numpy(zero_copy_only=False)])
+
+
+def _translated(column: pa.ChunkedArray) -> tuple[pa.Array, list[_Chunk]]:
+    """A dictionary-coded string column's distinct values (a null value last if records
+    hold one), and its chunks, each with its dictionary placed among those values."""
+    chunks = [chunk for chunk in column.chunks if len(chunk)]
+    dictionaries = [chunk.dictionary.cast(pa.string()) for chunk in chunks]
+    values = pc.unique(pa.concat_arrays(dictionaries)) if chunks else pa.array([], pa.string())
+    if any(chunk.indices.null_count for chunk in chunks) and not values.null_count:
+        values = pa.concat_arrays([values, pa.nulls(1, pa.string())])
+    nulls = np.flatnonzero(values.is_null().to_numpy(zero_copy_only=False))
+    null = int(nulls[0]) if len(nulls) else -1  # -1: no record's value is null
+    placed = []
+    for chunk, dictionary in zip(chunks, dictionaries, strict=True):
+        places = pc.index_in(dictionary, value_set=values, skip_nulls=False)
+        places = places.to_numpy(zero_copy_only=False).astype(np.int64)
+        placed.append(_Chunk(chunk.indices, np.append(places, null)))
+    return values, placed
 
 
 def _compact(

@@ -108,6 +108,21 @@ def test_the_fast_csv_readers_give_the_same_class_table(
     assert table.sources[0].sha256 == hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def test_a_column_of_many_values_is_left_to_duckdb(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Codes pay when values repeat; a column with a value of its own in most records of
+    # the file's head is hashed by DuckDB on every core instead. Either way, one table.
+    few, many = tmp_path / "few.csv", tmp_path / "many.csv"
+    few.write_text("q,s\n" + "".join(f"{i % 40},{i % 3}\n" for i in range(3000)))
+    many.write_text("q,s\n" + "".join(f"{i % 2900},{i % 3}\n" for i in range(3000)))
+    taken = _taken(monkeypatch)
+    tables = [anonaudit.load(path, Roles(["q"], ["s"])) for path in (few, many)]
+    assert taken == ["_read_coded", "_scan_csv"]
+    assert [table.rows for table in tables] == [3000, 3000]
+    assert [len(table.classes) for table in tables] == [40, 2900]
+
+
 _VALUE = st.one_of(
     st.none(),
     st.text(alphabet=st.sampled_from(list('ab ,"\n\r\tNA\u00e9\u4e2d')), max_size=5),

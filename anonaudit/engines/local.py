@@ -88,8 +88,12 @@ _IDENTIFIER_SHARE = 0.9
 _IDENTIFIER_SAMPLE = 1000
 # Records the CSV fast paths sample from the top of a file for that warning.
 _SAMPLE_ROWS = 100_000
-# Local CSV files up to this size are read at once, as codes (_read_coded).
+# Local CSV files up to this size are read at once, as codes (_read_coded), when no
+# column has more distinct values than this share of the records in the file's first
+# _HEAD_BYTES (a column of 10^5 values over 10M records: 0.9 in a 1 MiB head).
 _CODED_BYTES = 1024**3
+_CODED_SHARE = 0.5
+_HEAD_BYTES = 1024**2
 
 
 @dataclass(frozen=True)
@@ -459,15 +463,17 @@ def _read_coded(
     """The records of one CSV file read at once, on every core, as codes, if they may be.
 
     The fastest path, for a single local file of at most ``_CODED_BYTES`` when no
-    memory limit is set: :meth:`~anonaudit.sources.csv.CsvSource.read_coded` parses it
-    with the very reader :meth:`~anonaudit.sources.base.Source.batches` uses (threaded),
-    keeping each value as a 4-byte code, and the caller counts the records by their
-    codes (:meth:`ClassTable.from_coded`). On the 10M-row file of
-    ``benchmarks/bench_audit.py`` (510 MiB, 2.76M distinct combinations) that is
-    about 2.5 s against DuckDB's 4.3 s, in less memory (the codes take 240 MiB), and
-    the classes then need no value hashed again. Larger files, a memory limit (which
-    asks for spilling), several files: ``None``, and DuckDB aggregates (:func:`_scan_csv`).
-    The file is hashed in a thread beside the read, as there.
+    memory limit is set and no column has many values (more than ``_CODED_SHARE`` of
+    the records in the file's first ``_HEAD_BYTES`` distinct, in a head of at least
+    ``_IDENTIFIER_SAMPLE`` records): :meth:`~anonaudit.sources.csv.CsvSource.read_coded`
+    parses it with the very reader :meth:`~anonaudit.sources.base.Source.batches` uses
+    (threaded), keeping each value as a 4-byte code, and the caller counts the records
+    by their codes (:meth:`ClassTable.from_coded`). On the 10M-row file of
+    ``benchmarks/bench_audit.py`` (510 MiB, 2.76M distinct combinations) that is about
+    3 s against DuckDB's 4 s, in less memory (the codes take 240 MiB), and the classes
+    then need no value hashed again. Larger files, a memory limit (which asks for
+    spilling), several files, columns of many values: ``None``, and DuckDB aggregates
+    (:func:`_scan_csv`). The file is hashed in a thread beside the read, as there.
 
     Returns
     -------
@@ -483,6 +489,14 @@ def _read_coded(
     (part,) = parts
     size = part.info.size_bytes
     if not isinstance(part, CsvSource) or size is None or size > _CODED_BYTES:
+        return None
+    head = part.head(columns, _HEAD_BYTES)
+    if head is None:
+        return None
+    if head.num_rows >= _IDENTIFIER_SAMPLE and any(
+        pc.count_distinct(column, mode="all").as_py() > _CODED_SHARE * head.num_rows
+        for column in head.columns
+    ):  # many values: DuckDB hashes them on every core, where codes would not pay
         return None
     hashing = ThreadPoolExecutor(max_workers=1, thread_name_prefix="anonaudit-sha256")
     hashed = hashing.submit(fingerprint_now, part)

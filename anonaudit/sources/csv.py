@@ -334,6 +334,22 @@ class CsvSource:
                     return None
         return table.select(list(columns))
 
+    def head(self, columns: Sequence[str], size: int) -> pa.RecordBatch | None:
+        """The records of about the first ``size`` bytes, ``columns`` as text.
+
+        A cheap look at a local file before choosing how to read it (single-threaded,
+        one block of ``size`` bytes: the last record may be left out). ``None`` for a
+        file :meth:`read_coded` would not read, or on any error.
+        """
+        if self._pipe is not None or not self._local:
+            return None
+        try:
+            with self._open() as raw:
+                stream = _WatchedStream(raw)
+                return self._reader(stream, columns, size).read_next_batch()
+        except (pa.ArrowException, OSError, UnicodeDecodeError, StopIteration):
+            return None
+
     def _unclosed(self, tail: bytes, value: str) -> bool:
         """Whether a file ending in ``tail`` ends inside a quote opened before ``value``,
         its last value: pyarrow then reads everything to the end of the file as that
