@@ -388,7 +388,7 @@ class ClassTable(_LazyKeys):
     @classmethod
     def from_coded(
         cls,
-        records: pa.Table,
+        records: pa.Table | Mapping[str, Sequence[pa.DictionaryArray]],
         *,
         quasi_identifiers: Sequence[str],
         sensitive: Sequence[str] = (),
@@ -405,10 +405,12 @@ class ClassTable(_LazyKeys):
 
         Parameters
         ----------
-        records : pyarrow.Table
+        records : pyarrow.Table or mapping
             One row per record; columns ``quasi_identifiers + sensitive``, typed
             ``dictionary<int32, string>`` (as :meth:`CsvSource.read_coded
-            <anonaudit.sources.csv.CsvSource.read_coded>` reads them).
+            <anonaudit.sources.csv.CsvSource.read_coded>` reads them), or, by column
+            name, the column's chunks: dictionary arrays of text, whose codes may be of
+            any integer type (each chunk's own).
         quasi_identifiers, sensitive : sequence of str
             Column roles.
         sources : tuple of SourceStats
@@ -429,13 +431,16 @@ class ClassTable(_LazyKeys):
         columns = [*quasi_identifiers, *sensitive]
         dictionaries, codes = [], []
         for name in columns:
-            values, chunks = _translated(records.column(name))
+            chunks = records.column(name).chunks if isinstance(records, pa.Table) else records[name]
+            values, placed = _translated(chunks)
             dictionaries.append(values)
-            codes.append(chunks)
+            codes.append(placed)
+        rows = sum(len(chunk) for chunk in codes[0]) if codes else 0
         widths = [max(len(dictionary), 1) for dictionary in dictionaries]
         strides = [int(np.prod(widths[i + 1 :], dtype=object)) for i in range(len(widths))]
         if strides and strides[0] * widths[0] < 2**62:  # each record's codes, packed
-            key = np.zeros(records.num_rows, dtype=np.int64)
+            narrow = strides[0] * widths[0] < 2**31  # then 4 bytes a record, not 8
+            key: NDArray[Any] = np.zeros(rows, dtype=np.int32 if narrow else np.int64)
             for i, column_codes in enumerate(codes):
                 if i:
                     key *= widths[i]  # in place, in int64: no narrower product overflows
@@ -984,10 +989,10 @@ class _Chunk:
         return np.asarray(self.places[indices.to_numpy(zero_copy_only=False)])
 
 
-def _translated(column: pa.ChunkedArray) -> tuple[pa.Array, list[_Chunk]]:
+def _translated(column: Iterable[pa.DictionaryArray]) -> tuple[pa.Array, list[_Chunk]]:
     """A dictionary-coded string column's distinct values (a null value last if records
     hold one), and its chunks, each with its dictionary placed among those values."""
-    chunks = [chunk for chunk in column.chunks if len(chunk)]
+    chunks = [chunk for chunk in column if len(chunk)]
     dictionaries = [chunk.dictionary.cast(pa.string()) for chunk in chunks]
     values = pc.unique(pa.concat_arrays(dictionaries)) if chunks else pa.array([], pa.string())
     if any(chunk.indices.null_count for chunk in chunks) and not values.null_count:

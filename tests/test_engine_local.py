@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -108,6 +109,52 @@ def test_the_fast_csv_readers_give_the_same_class_table(
     assert table.sources[0].sha256 == hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def test_parquet_files_counted_by_their_codes_give_duckdbs_table(
+    tmp_path: Path, fast_path: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Parquet text arrives dictionary-coded (each row group its own dictionary); typed
+    # columns are coded as they are turned into text. Counted by those codes, or by
+    # DuckDB: the same table, whatever the files' dictionaries and nulls.
+    rng = np.random.default_rng(11)
+    frames = []
+    for index in range(3):
+        n = 4000
+        frame = pa.table(
+            {
+                "zip": pa.array(rng.choice(["02134", "02139", None, f"0{index}000"], n).tolist()),
+                "age": pa.array(rng.integers(18, 30, n)),
+                "sa": pa.array(rng.choice(["flu", "cold", "", None][: 2 + index], n).tolist()),
+            }
+        )
+        pq.write_table(frame, tmp_path / f"part-{index}.parquet", row_group_size=1500)
+        frames.append(frame)
+    taken = _taken(monkeypatch)
+    counted = []
+    original = local._held_coded
+
+    def spy(batches: Any) -> Any:
+        held, countable = original(batches)
+        counted.append(countable)
+        return held, countable
+
+    monkeypatch.setattr(local, "_held_coded", spy)
+    table = anonaudit.load(tmp_path, Roles(["zip", "age"], ["sa"]))
+    assert taken == [] and counted == [fast_path == "coded"]
+    expected = (
+        pa.concat_tables(frames)
+        .group_by(["zip", "age", "sa"])
+        .aggregate([([], "count_all")])
+        .to_pylist()
+    )
+    assert _rows(table) == sorted(
+        ((r["zip"], str(r["age"]), r["sa"], r["count_all"]) for r in expected), key=str
+    )
+    assert [source.rows for source in table.sources[0].files] == [4000] * 3
+    fresh = ClassTable(table.quasi_identifiers, table.sensitive, table.keys, table.counts)
+    assert _classes(table) == _classes(fresh)
+    assert table.sensitive_counts("sa").values == fresh.sensitive_counts("sa").values
+
+
 def test_a_column_of_many_values_is_left_to_duckdb(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -194,6 +241,15 @@ def test_records_coded_by_several_dictionaries_are_counted_by_value() -> None:
     )
     assert table.distinct("q") == 3 and table.sensitive_counts("s").values == ("x", "y", None)
     assert _classes(table) == sorted([("a", 2), ("b", 3), (None, 1)], key=str)
+    # Chunks whose codes are of different integer types (the engine narrows them).
+    mixed = {
+        "q": [
+            pa.DictionaryArray.from_arrays(pa.array([0, 1, 1], pa.int8()), pa.array(["u", "v"])),
+            pa.DictionaryArray.from_arrays(pa.array([1, None], pa.int32()), pa.array(["v", "w"])),
+        ]
+    }
+    mixed_table = ClassTable.from_coded(mixed, quasi_identifiers=["q"])
+    assert _rows(mixed_table) == sorted([("u", 1), ("v", 2), ("w", 1), (None, 1)], key=str)
     wide = {
         f"c{i}": pa.array([f"{i}-{j % 3}-{j}" for j in range(4000)]).dictionary_encode()
         for i in range(6)
