@@ -1,25 +1,29 @@
 """The local engine: record batches (or a file's codes) -> one aggregate -> class table.
 
-Three ways, the fastest that applies (``benchmarks/bench_audit.py``, 10M rows, 2.76M
+Four ways, the fastest that applies (``benchmarks/bench_audit.py``, 10M rows, 2.76M
 distinct (QI, SA) combinations, 2 cores):
 
-* a local CSV file of at most 1 GiB, with no memory limit set, is read at once by
-  pyarrow's threaded reader with each value kept as a 4-byte code into its block's
-  dictionary, and its records are counted by their codes
-  (:meth:`ClassTable.from_coded <anonaudit.classtable.ClassTable.from_coded>`): about
-  2.5 s where DuckDB's own CSV scan and ``GROUP BY`` take 4.3 s, in less memory than
-  DuckDB's hash table, and the classes then need no value hashed again;
+* a local CSV file of at most 1 GiB whose columns repeat their values, with no memory
+  limit set, is read at once by pyarrow's threaded reader with each value kept as a
+  4-byte code into its block's dictionary, and its records are counted by their codes
+  (:meth:`ClassTable.from_coded <anonaudit.classtable.ClassTable.from_coded>`): 0.7x
+  to 0.8x of the time DuckDB's own CSV scan and ``GROUP BY`` take, in less memory
+  than DuckDB's, and the classes then need no value hashed again (:func:`_read_coded`);
 * larger CSV files, several of them, or any file under ``--memory-limit``: DuckDB's own
   CSV reader parses on every core and aggregates in the same pass, where it reads what
   pyarrow's reader reads;
-* anything else (Parquet, frames, pipes, compressed files, a file either fast path
-  declines): pyarrow's streaming batches feed one DuckDB hash ``GROUP BY``, which holds
-  one batch plus the hash table of distinct combinations and spills that table to disk
-  if it outgrows the memory limit.
+* batches whose every column arrives dictionary-coded with few values (Parquet text,
+  typed columns turned into text), up to 1 GiB of codes, are counted by their codes
+  too (:func:`_held_coded`);
+* anything else (plain text batches, pipes, compressed files, frames, what the paths
+  above decline): pyarrow's streaming batches feed one DuckDB hash ``GROUP BY``, which
+  holds one batch plus the hash table of distinct combinations and spills that table
+  to disk if it outgrows the memory limit.
 
 Every part of every source (each file of a dataset) feeds one stream and one hash
 table, so peak memory grows with the distinct combinations, not with the rows or the
-files; the rows each part gave are counted on the way (:class:`SourceStats`), and each
+files (the codes counted by the first and third ways grow with the rows, which is why
+they stop at 1 GiB and at a memory limit); the rows each part gave are counted on the way (:class:`SourceStats`), and each
 file's SHA-256 is taken (:func:`~anonaudit.sources.base.fingerprint_now`): a CSV file's
 as its bytes stream through the reader, a Parquet file's once it is read, a file a
 fast path reads in a thread beside the read. Text
@@ -417,7 +421,8 @@ def build_class_table(
                 progress.part_done(part.info.size_bytes)
 
     batches = stream()
-    held, countable = ([], False) if numbers else _held_coded(batches)
+    bounded = numbers or _limits.memory_limit is not None  # a limit: DuckDB may spill
+    held, countable = ([], False) if bounded else _held_coded(batches)
     if countable:
         if progress is not None:
             progress.finish()
@@ -449,9 +454,11 @@ def _held_coded(batches: Iterator[pa.RecordBatch]) -> tuple[list[pa.RecordBatch]
     Batches whose every column is dictionary-coded text with few values (Parquet's
     dictionary pages, typed columns turned into text) are counted faster by their codes
     (:meth:`ClassTable.from_coded`) than hashed again by DuckDB: on the 20M-row dataset
-    of ``benchmarks/bench_lake.py``, ... . Their codes are held (4 bytes a value) up to
-    ``_CODED_BYTES``; a batch with a plain text column or many values, or more than that
-    much to hold, ends the holding.
+    of ``benchmarks/bench_lake.py`` the class table takes half the time of DuckDB's own
+    ``GROUP BY`` of the files, in 0.6x its memory. Their codes are held, narrowed to the
+    smallest integer type (a byte a value for up to 127 values), up to ``_CODED_BYTES``
+    (counted at 4 bytes a value); a batch with a plain text column or many values, or
+    more than that to hold, ends the holding.
 
     Returns
     -------
