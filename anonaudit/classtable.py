@@ -990,11 +990,15 @@ class _Chunk:
 
 
 def _translated(column: Iterable[pa.DictionaryArray]) -> tuple[pa.Array, list[_Chunk]]:
-    """A dictionary-coded string column's distinct values (a null value last if records
-    hold one), and its chunks, each with its dictionary placed among those values."""
+    """A dictionary-coded string column's distinct values, sorted (a null value last if
+    records hold one), and its chunks, each with its dictionary placed among those
+    values."""
     chunks = [chunk for chunk in column if len(chunk)]
     dictionaries = [chunk.dictionary.cast(pa.string()) for chunk in chunks]
     values = pc.unique(pa.concat_arrays(dictionaries)) if chunks else pa.array([], pa.string())
+    # Sorted: records packed in this order come out grouped by class with each class's
+    # SA values in order, as the SA distributions want them (nothing to sort there).
+    values = values.take(pc.sort_indices(values))
     if any(chunk.indices.null_count for chunk in chunks) and not values.null_count:
         values = pa.concat_arrays([values, pa.nulls(1, pa.string())])
     nulls = np.flatnonzero(values.is_null().to_numpy(zero_copy_only=False))

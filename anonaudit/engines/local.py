@@ -23,12 +23,13 @@ distinct (QI, SA) combinations, 2 cores):
 Every part of every source (each file of a dataset) feeds one stream and one hash
 table, so peak memory grows with the distinct combinations, not with the rows or the
 files (the codes counted by the first and third ways grow with the rows, which is why
-they stop at 1 GiB and at a memory limit); the rows each part gave are counted on the way (:class:`SourceStats`), and each
-file's SHA-256 is taken (:func:`~anonaudit.sources.base.fingerprint_now`): a CSV file's
-as its bytes stream through the reader, a Parquet file's once it is read, a file a
-fast path reads in a thread beside the read. Text
-columns that arrive as dictionaries (Parquet, partition keys) stay dictionaries:
-DuckDB then hashes each batch's few distinct values (``benchmarks/bench_lake.py``).
+they stop at 1 GiB and at a memory limit); the rows each part gave are counted on the
+way (:class:`SourceStats`), and each file's SHA-256 is taken
+(:func:`~anonaudit.sources.base.fingerprint_now`): a CSV file's as its bytes stream
+through the reader, a Parquet file's once it is read, a file a fast path reads in a
+thread beside the read. Text columns that arrive as dictionaries (Parquet, partition
+keys) stay dictionaries: DuckDB then hashes each batch's few distinct values
+(``benchmarks/bench_lake.py``).
 """
 
 from __future__ import annotations
