@@ -93,11 +93,12 @@ _IDENTIFIER_SHARE = 0.9
 _IDENTIFIER_SAMPLE = 1000
 # Records the CSV fast paths sample from the top of a file for that warning.
 _SAMPLE_ROWS = 100_000
-# Local CSV files up to this size are read at once, as codes (_read_coded), when no
-# column has more distinct values than this share of the records in the file's first
-# _HEAD_BYTES (a column of 10^5 values over 10M records: 0.9 in a 1 MiB head).
+# Local CSV files up to this size are read at once, as codes (_read_coded), when the
+# records of their first _HEAD_BYTES say codes pay (_codes_pay: judged on _PAY_ROWS
+# records, with this share).
 _CODED_BYTES = 1024**3
 _CODED_SHARE = 0.5
+_PAY_ROWS = 65_536
 _CODED_TYPE = pa.dictionary(pa.int32(), pa.string())
 _HEAD_BYTES = 1024**2
 
@@ -458,8 +459,9 @@ def _held_coded(batches: Iterator[pa.RecordBatch]) -> tuple[list[pa.RecordBatch]
     of ``benchmarks/bench_lake.py`` the class table takes half the time of DuckDB's own
     ``GROUP BY`` of the files, in 0.6x its memory. Their codes are held, narrowed to the
     smallest integer type (a byte a value for up to 127 values), up to ``_CODED_BYTES``
-    (counted at 4 bytes a value); a batch with a plain text column or many values, or
-    more than that to hold, ends the holding.
+    (counted at 4 bytes a value); a first batch whose records say codes do not pay
+    (:func:`_codes_pay`), a batch with a plain text column or many values, or more than
+    that to hold, ends the holding.
 
     Returns
     -------
@@ -474,17 +476,50 @@ def _held_coded(batches: Iterator[pa.RecordBatch]) -> tuple[list[pa.RecordBatch]
     for batch in batches:
         held.append(batch)
         size += 4 * batch.num_rows * batch.num_columns
-        if size > _CODED_BYTES or not all(
-            column.type == _CODED_TYPE
-            and (
-                batch.num_rows < _IDENTIFIER_SAMPLE
-                or len(column.dictionary) <= _CODED_SHARE * batch.num_rows
+        if (
+            size > _CODED_BYTES
+            or not all(
+                column.type == _CODED_TYPE
+                and (
+                    batch.num_rows < _IDENTIFIER_SAMPLE
+                    or len(column.dictionary) <= _CODED_SHARE * batch.num_rows
+                )
+                for column in batch.columns
             )
-            for column in batch.columns
+            or (len(held) == 1 and not _codes_pay(batch))
         ):
             return held, False
         held[-1] = _narrow(batch)
     return held, bool(held)
+
+
+def _codes_pay(sample: pa.RecordBatch) -> bool:
+    """Whether records like ``sample``'s are counted faster by codes than by DuckDB.
+
+    Codes pay where every column repeats its values but their combinations do not: no
+    column has more distinct values than ``_CODED_SHARE`` of the sample's records, and
+    at least that share of them are combinations of their own (a large class table, as
+    in ``benchmarks/bench_audit.py``). Where values hardly repeat, each chunk's
+    dictionary holds nearly every value and the packed codes are hashed anyway; where
+    combinations repeat, DuckDB's hash table is small and its output cheap to encode
+    (``benchmarks/bench_scaling.py``: 10^3 classes over 10M records). Judged on the
+    first ``_PAY_ROWS`` records; fewer than ``_IDENTIFIER_SAMPLE``: codes (a small
+    input, either way fast).
+    """
+    rows = min(sample.num_rows, _PAY_ROWS)
+    if rows < _IDENTIFIER_SAMPLE:
+        return True
+    columns = [  # a batch's dictionary holds each value once: its codes tell them apart
+        column.indices if pa.types.is_dictionary(column.type) else column
+        for column in sample.slice(0, rows).columns
+    ]
+    if any(
+        pc.count_distinct(column, mode="all").as_py() > _CODED_SHARE * rows for column in columns
+    ):
+        return False
+    names = [f"c{i}" for i in range(len(columns))]
+    combinations = pa.table(columns, names=names).group_by(names).aggregate([])
+    return bool(combinations.num_rows >= _CODED_SHARE * rows)
 
 
 def _narrow(batch: pa.RecordBatch) -> pa.RecordBatch:
@@ -531,9 +566,8 @@ def _read_coded(
     """The records of one CSV file read at once, on every core, as codes, if they may be.
 
     The fastest path, for a single local file of at most ``_CODED_BYTES`` when no
-    memory limit is set and no column has many values (more than ``_CODED_SHARE`` of
-    the records in the file's first ``_HEAD_BYTES`` distinct, in a head of at least
-    ``_IDENTIFIER_SAMPLE`` records): :meth:`~anonaudit.sources.csv.CsvSource.read_coded`
+    memory limit is set and the records of its first ``_HEAD_BYTES`` say codes pay
+    (:func:`_codes_pay`): :meth:`~anonaudit.sources.csv.CsvSource.read_coded`
     parses it with the very reader :meth:`~anonaudit.sources.base.Source.batches` uses
     (threaded), keeping each value as a 4-byte code, and the caller counts the records
     by their codes (:meth:`ClassTable.from_coded`). On the 10M-row file of
@@ -559,12 +593,7 @@ def _read_coded(
     if not isinstance(part, CsvSource) or size is None or size > _CODED_BYTES:
         return None
     head = part.head(columns, _HEAD_BYTES)
-    if head is None:
-        return None
-    if head.num_rows >= _IDENTIFIER_SAMPLE and any(
-        pc.count_distinct(column, mode="all").as_py() > _CODED_SHARE * head.num_rows
-        for column in head.columns
-    ):  # many values: DuckDB hashes them on every core, where codes would not pay
+    if head is None or not _codes_pay(head):
         return None
     hashing = ThreadPoolExecutor(max_workers=1, thread_name_prefix="anonaudit-sha256")
     hashed = hashing.submit(fingerprint_now, part)
