@@ -122,11 +122,12 @@ def test_parquet_files_counted_by_their_codes_give_duckdbs_table(
         frame = pa.table(
             {
                 "zip": pa.array(rng.choice(["02134", "02139", None, f"0{index}000"], n).tolist()),
-                "age": pa.array(rng.integers(0, 400, n)),  # many combinations
+                "age": pa.array(rng.integers(0, 800, n)),
+                "ward": pa.array(rng.choice([f"w{i}" for i in range(30)], n).tolist()),
                 "sa": pa.array(rng.choice(["flu", "cold", "", None][: 2 + index], n).tolist()),
             }
         )
-        pq.write_table(frame, tmp_path / f"part-{index}.parquet", row_group_size=1500)
+        pq.write_table(frame, tmp_path / f"part-{index}.parquet", row_group_size=2000)
         frames.append(frame)
     taken = _taken(monkeypatch)
     counted = []
@@ -138,16 +139,17 @@ def test_parquet_files_counted_by_their_codes_give_duckdbs_table(
         return held, countable
 
     monkeypatch.setattr(local, "_held_coded", spy)
-    table = anonaudit.load(tmp_path, Roles(["zip", "age"], ["sa"]))
+    table = anonaudit.load(tmp_path, Roles(["zip", "age", "ward"], ["sa"]))
     assert taken == [] and counted == [fast_path == "coded"]
     expected = (
         pa.concat_tables(frames)
-        .group_by(["zip", "age", "sa"])
+        .group_by(["zip", "age", "ward", "sa"])
         .aggregate([([], "count_all")])
         .to_pylist()
     )
     assert _rows(table) == sorted(
-        ((r["zip"], str(r["age"]), r["sa"], r["count_all"]) for r in expected), key=str
+        ((r["zip"], str(r["age"]), r["ward"], r["sa"], r["count_all"]) for r in expected),
+        key=str,
     )
     assert [source.rows for source in table.sources[0].files] == [4000] * 3
     fresh = ClassTable(table.quasi_identifiers, table.sensitive, table.keys, table.counts)
@@ -160,14 +162,14 @@ def test_codes_count_only_where_they_pay(tmp_path: Path, monkeypatch: pytest.Mon
     # class table); a column with a value of its own in most records, or combinations
     # that repeat (a small class table), is left to DuckDB. Either way, one table.
     pays, unique, repeated = tmp_path / "pays.csv", tmp_path / "unique.csv", tmp_path / "few.csv"
-    pays.write_text("q,r,s\n" + "".join(f"{i % 40},{i // 40 % 60},{i % 3}\n" for i in range(3000)))
+    pays.write_text("q,r,s\n" + "".join(f"{i % 40},{i // 40},{i % 3}\n" for i in range(3000)))
     unique.write_text("q,r,s\n" + "".join(f"{i % 2900},{i % 7},{i % 3}\n" for i in range(3000)))
     repeated.write_text("q,r,s\n" + "".join(f"{i % 40},{i % 2},{i % 3}\n" for i in range(3000)))
     taken = _taken(monkeypatch)
     tables = [anonaudit.load(path, Roles(["q", "r"], ["s"])) for path in (pays, unique, repeated)]
     assert taken == ["_read_coded", "_scan_csv", "_scan_csv"]
     assert [table.rows for table in tables] == [3000, 3000, 3000]
-    assert [len(table.classes) for table in tables] == [2400, 3000, 40]
+    assert [len(table.classes) for table in tables] == [3000, 3000, 40]
 
 
 _VALUE = st.one_of(
