@@ -6,7 +6,7 @@ distinct (QI, SA) combinations, 2 cores):
 * a local CSV file of at most 1 GiB whose columns repeat their values, with no memory
   limit set, is read at once by pyarrow's threaded reader with each value kept as a
   4-byte code into its block's dictionary, and its records are counted by their codes
-  (:meth:`ClassTable.from_coded <anonaudit.classtable.ClassTable.from_coded>`): 0.7x
+  (:meth:`ClassTable.from_coded <anonaudit.classtable.ClassTable.from_coded>`): 0.6x
   to 0.8x of the time DuckDB's own CSV scan and ``GROUP BY`` take, in less memory
   than DuckDB's, and the classes then need no value hashed again (:func:`_read_coded`);
 * larger CSV files, several of them, or any file under ``--memory-limit``: DuckDB's own
