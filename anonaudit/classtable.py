@@ -435,7 +435,10 @@ class ClassTable(_LazyKeys):
             values, placed = _translated(chunks)
             dictionaries.append(values)
             codes.append(placed)
-        rows = sum(len(chunk) for chunk in codes[0]) if codes else 0
+        lengths = {sum(len(chunk) for chunk in column) for column in codes}
+        if len(lengths) > 1:
+            raise ValueError(f"coded columns differ in length: {sorted(lengths)}")
+        rows = lengths.pop() if lengths else 0
         widths = [max(len(dictionary), 1) for dictionary in dictionaries]
         strides = [int(np.prod(widths[i + 1 :], dtype=object)) for i in range(len(widths))]
         if strides and strides[0] * widths[0] < 2**62:  # each record's codes, packed
@@ -443,7 +446,7 @@ class ClassTable(_LazyKeys):
             key: NDArray[Any] = np.zeros(rows, dtype=np.int32 if narrow else np.int64)
             for i, column_codes in enumerate(codes):
                 if i:
-                    key *= widths[i]  # in place, in int64: no narrower product overflows
+                    key *= widths[i]  # in place: the key's type holds the packed range
                 start = 0
                 for chunk in column_codes:
                     key[start : start + len(chunk)] += chunk()
@@ -1058,7 +1061,8 @@ def _sum_sorted(
     Notes
     -----
     Keys already strictly ascending are returned as they are. When the range is not
-    much wider than the number of keys, each key is placed in its slot of a table of
+    much wider than the number of keys (8 times, or twice when each row counts one and
+    the table of slots holds the counts), each key is placed in its slot of a table of
     ``bound`` slots (linear, several times faster than a comparison sort) and the
     sorted keys are read off the slots in turn; otherwise keys are sorted.
     """
@@ -1068,11 +1072,11 @@ def _sum_sorted(
     if ascending:
         assert counts is not None
         return keys, counts
-    if bound <= 8 * len(keys) + 1024:
-        if counts is None:  # records: counted, and the slots counted are the keys
-            sums = np.bincount(keys, minlength=bound)
-            slots = np.flatnonzero(sums)
-            return slots, sums[slots].astype(np.int64, copy=False)
+    if counts is None and bound <= 2 * len(keys) + 1024:  # records, counted in their slots
+        sums = np.bincount(keys, minlength=bound)
+        slots = np.flatnonzero(sums)
+        return slots, sums[slots].astype(np.int64, copy=False)
+    if counts is not None and bound <= 8 * len(keys) + 1024:
         present = np.zeros(bound, dtype=bool)
         present[keys] = True
         slots = np.flatnonzero(present)

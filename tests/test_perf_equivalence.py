@@ -143,6 +143,11 @@ def test_sum_sorted_is_a_groupby_sum(drawn, distinct, wide) -> None:
     expected = pd.Series(counts.astype(float)).groupby(keys).sum()
     _same(summed_keys, expected.index.to_numpy().astype(np.int64))
     _same(summed, expected.to_numpy().astype(np.int64))
+    # Records (no counts: each row counts one), as ClassTable.from_coded counts them.
+    record_keys, records = _sum_sorted(keys, None, bound=bound, distinct=distinct)
+    tally = pd.Series(keys).value_counts().sort_index()
+    _same(record_keys, tally.index.to_numpy().astype(np.int64))
+    _same(records, tally.to_numpy().astype(np.int64))
 
 
 # --------------------------------------------------------------------------- classes
