@@ -577,8 +577,9 @@ def _read_coded(
     ``benchmarks/bench_audit.py`` (510 MiB, 2.76M distinct combinations) that is about
     3 s against DuckDB's 4 s, in less memory (the codes take 240 MiB), and the classes
     then need no value hashed again. Larger files, a memory limit (which asks for
-    spilling), several files, columns of many values: ``None``, and DuckDB aggregates
-    (:func:`_scan_csv`). The file is hashed in a thread beside the read, as there.
+    spilling), several files, columns of many values or combinations that repeat:
+    ``None``, and DuckDB aggregates (:func:`_scan_csv`). The file is hashed in a
+    thread beside the read, as there.
 
     Returns
     -------
