@@ -479,8 +479,8 @@ class ClassTable(_LazyKeys):
         table = cls(tuple(quasi_identifiers), tuple(sensitive), keys, counts, sources)
         known = table._encodings
         for name, dictionary, group in zip(columns, dictionaries, per_group, strict=True):
-            if name in table.sensitive:
-                known["sorted", name] = _ranked(dictionary, group)
+            if name in table.sensitive:  # the values are sorted already (_translated)
+                known["sorted", name] = (tuple(dictionary.to_pylist()), group)
             else:
                 known["group", name] = (max(len(dictionary), 1), group)
         return table
@@ -951,18 +951,11 @@ def _encode(column: pa.ChunkedArray) -> tuple[tuple[str | None, ...], NDArray[An
     depend on the engine's output order.
     """
     encoded = pc.dictionary_encode(column.combine_chunks(), null_encoding="encode")
-    return _ranked(encoded.dictionary, encoded.indices.to_numpy(zero_copy_only=False))
-
-
-def _ranked(
-    dictionary: pa.Array, codes: NDArray[Any]
-) -> tuple[tuple[str | None, ...], NDArray[Any]]:
-    """``dictionary``'s values sorted (null last), and ``codes`` into it renumbered to
-    point into the sorted values (as :func:`_encode`)."""
-    order = pc.sort_indices(dictionary).to_numpy()
+    order = pc.sort_indices(encoded.dictionary).to_numpy()
     rank = np.empty(len(order), dtype=np.int64)
     rank[order] = np.arange(len(order))
-    return tuple(dictionary.take(pa.array(order)).to_pylist()), rank[codes]
+    values = tuple(encoded.dictionary.take(pa.array(order)).to_pylist())
+    return values, rank[encoded.indices.to_numpy(zero_copy_only=False)]
 
 
 @dataclass(frozen=True)

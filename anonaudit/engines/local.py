@@ -34,13 +34,14 @@ keys) stay dictionaries: DuckDB then hashes each batch's few distinct values
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import logging
 import os
 import sys
 import time
 from collections.abc import Iterable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Literal, TextIO
 
@@ -563,6 +564,22 @@ def _with_identifiers(table: ClassTable, suspects: Sequence[str]) -> ClassTable:
     return table
 
 
+@contextlib.contextmanager
+def _hashed_beside(parts: Sequence[Source]) -> Iterator[Future[list[str | None]]]:
+    """Hash the files of ``parts`` in a thread beside a read that does not pass their
+    bytes through anonaudit (the fast paths), mostly from the page cache.
+
+    The caller waits for the digests (``result()``) once its read has succeeded; after
+    a failed read the thread is left to finish, and the reader that reads the files
+    next hashes them as it streams.
+    """
+    hashing = ThreadPoolExecutor(max_workers=1, thread_name_prefix="anonaudit-sha256")
+    try:
+        yield hashing.submit(lambda: [fingerprint_now(part) for part in parts])
+    finally:
+        hashing.shutdown(wait=False)
+
+
 def _read_coded(
     parts: Sequence[Source], columns: Sequence[str], quasi_identifiers: Sequence[str]
 ) -> tuple[pa.Table, list[str]] | None:
@@ -599,12 +616,8 @@ def _read_coded(
     head = part.head(columns, _HEAD_BYTES)
     if head is None or not _codes_pay(head):
         return None
-    hashing = ThreadPoolExecutor(max_workers=1, thread_name_prefix="anonaudit-sha256")
-    hashed = hashing.submit(fingerprint_now, part)
-    try:
+    with _hashed_beside(parts) as hashed:
         records = part.read_coded(columns)
-    finally:
-        hashing.shutdown(wait=False)  # if not read here, the next reader hashes the file
     if records is None:
         return None
     hashed.result()  # the digest is kept by the part (fingerprint)
@@ -658,32 +671,31 @@ def _scan_csv(
         return f"SELECT {picked}, {index} AS part FROM {scan}"
 
     connection = connect()
-    hashing = ThreadPoolExecutor(max_workers=1, thread_name_prefix="anonaudit-sha256")
-    hashed = hashing.submit(lambda: [fingerprint_now(part) for part in parts])
-    try:
-        first_part, first_scan, first_positions = scans[0]
-        sample = connection.sql(
-            f"SELECT * FROM ({select(first_scan, first_positions, 0)}) LIMIT {_SAMPLE_ROWS}"
-        ).to_arrow_table()
-        named = sample.rename_columns([*columns, "part"])
-        suspects = _warn_identifiers(named, quasi_identifiers, first_part.info.name)
-        if len(scans) == 1:
-            scan = select(first_scan, first_positions, 0)
-            query = f"SELECT {keys}, count(*) AS {_COUNT} FROM ({scan}) GROUP BY ALL"
-        else:
-            union = " UNION ALL ".join(
-                select(scan, positions, index) for index, (_, scan, positions) in enumerate(scans)
-            )
-            query = (
-                f"SELECT {keys}, part, count(*) AS {_COUNT}, grouping(part) AS by_keys "
-                f"FROM ({union}) GROUP BY GROUPING SETS (({keys}), (part))"
-            )
-        result = connection.sql(query).to_arrow_table()
-    except duckdb.Error:
-        return None
-    finally:
-        connection.close()
-        hashing.shutdown(wait=False)  # on an error the reader's pass hashes the files
+    with _hashed_beside(parts) as hashed:
+        try:
+            first_part, first_scan, first_positions = scans[0]
+            sample = connection.sql(
+                f"SELECT * FROM ({select(first_scan, first_positions, 0)}) LIMIT {_SAMPLE_ROWS}"
+            ).to_arrow_table()
+            named = sample.rename_columns([*columns, "part"])
+            suspects = _warn_identifiers(named, quasi_identifiers, first_part.info.name)
+            if len(scans) == 1:
+                scan = select(first_scan, first_positions, 0)
+                query = f"SELECT {keys}, count(*) AS {_COUNT} FROM ({scan}) GROUP BY ALL"
+            else:
+                union = " UNION ALL ".join(
+                    select(scan, positions, index)
+                    for index, (_, scan, positions) in enumerate(scans)
+                )
+                query = (
+                    f"SELECT {keys}, part, count(*) AS {_COUNT}, grouping(part) AS by_keys "
+                    f"FROM ({union}) GROUP BY GROUPING SETS (({keys}), (part))"
+                )
+            result = connection.sql(query).to_arrow_table()
+        except duckdb.Error:
+            return None
+        finally:
+            connection.close()
     hashed.result()  # the digests are kept by the parts (fingerprint)
     if len(scans) == 1:
         rows = [int(pc.sum(result.column(_COUNT)).as_py() or 0)]

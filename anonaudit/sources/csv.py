@@ -141,6 +141,16 @@ class CsvSource:
         return isinstance(self._filesystem, pafs.LocalFileSystem)
 
     @property
+    def _plain(self) -> bool:
+        """Whether this is a plain local file: not a pipe, in object storage or compressed
+        (what a reader other than :meth:`batches` may read by path)."""
+        return (
+            self._pipe is None
+            and self._local
+            and not self.path.lower().endswith(tuple(_CODECS.values()))
+        )
+
+    @property
     def sha256(self) -> str | None:
         """The SHA-256 of the file's bytes as stored (lowercase hex), or ``None``.
 
@@ -180,9 +190,7 @@ class CsvSource:
         """
         encoding = self.options.encoding.lower().replace("_", "-")
         if (
-            self._pipe is not None
-            or not self._local
-            or self.path.lower().endswith(tuple(_CODECS.values()))
+            not self._plain
             or encoding not in ("utf-8", "utf8")
             or len(self.columns) < 2
             or len(self.sep.encode()) != 1
@@ -308,11 +316,7 @@ class CsvSource:
         pyarrow.Table or None
             ``columns``, typed ``dictionary<int32, string>``.
         """
-        if (
-            self._pipe is not None
-            or not self._local
-            or self.path.lower().endswith(tuple(_CODECS.values()))
-        ):
+        if not self._plain:
             return None
         last = self.columns[-1]
         wanted = [*columns, last] if last not in columns else list(columns)
@@ -341,7 +345,7 @@ class CsvSource:
         one block of ``size`` bytes: the last record may be left out). ``None`` for a
         file :meth:`read_coded` would not read, or on any error.
         """
-        if self._pipe is not None or not self._local:
+        if not self._plain:
             return None
         try:
             with self._open() as raw:
@@ -361,10 +365,9 @@ class CsvSource:
     def _check_closed(self, stream: _WatchedStream, value: str) -> None:
         """Refuse a file whose last value opens a quote and never closes it
         (:meth:`_unclosed`)."""
-        written = '"' + value.replace('"', '""')
         if not self._unclosed(stream.tail(), value):
             return
-        line = stream.newlines - written.count("\n") + 1
+        line = stream.newlines - value.count("\n") + 1
         raise MalformedFileError(
             f"{self.info.name}, line {line}: a quoted value starts here and is never closed; "
             "it would swallow the rest of the file: add the closing quote"
