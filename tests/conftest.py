@@ -4,7 +4,8 @@
 * ``integration``: the command line and the reports end to end, on small files;
 * ``lake``: a real S3-compatible server, Dask cluster, Delta or Spark (``test_lake_*``);
 * ``browser``: the HTML report in Chromium (tests that use the ``browser`` fixture);
-* ``slow``: statistical tests that sample mechanisms many times (``test_dp_claims``).
+* ``slow``: statistical tests that sample mechanisms many times (``test_dp_claims``), and
+  the command line run many times over (``test_cli_exit``).
 
 ``unit`` and ``integration`` split every test; ``lake``, ``browser`` and ``slow`` are
 added on top. ``python -m pytest -m unit`` runs the fast tier, ``-m "not slow"`` all but
@@ -23,6 +24,7 @@ INTEGRATION = frozenset(
         "test_advice_report",
         "test_bad_input",
         "test_cli",
+        "test_cli_exit",
         "test_docs",
         "test_dp_cli",
         "test_html",
@@ -36,8 +38,9 @@ INTEGRATION = frozenset(
         "test_schema",
     }
 )
-#: Modules of statistical tests: each samples a mechanism hundreds of thousands of times.
-SLOW = frozenset({"test_dp_claims"})
+#: Modules of statistical tests: each samples a mechanism hundreds of thousands of times;
+#: and the command line run many times over (``test_cli_exit``).
+SLOW = frozenset({"test_cli_exit", "test_dp_claims"})
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -391,7 +391,8 @@ def _arrow_bytes(data: pa.Table) -> bytes:
 
 
 def _read_arrow(blob: bytes) -> pa.Table:
-    return pa.ipc.open_stream(pa.py_buffer(blob)).read_all()
+    with pa.ipc.open_stream(pa.py_buffer(blob)) as reader:  # closed, as every reader
+        return reader.read_all()
 
 
 def _table_from_bytes(blob: bytes) -> ClassTable:

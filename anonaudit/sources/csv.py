@@ -17,7 +17,7 @@ import mmap
 import os
 import re
 import stat
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -122,7 +122,11 @@ class CsvSource:
                     self._pipe_digest = _Digesting(raw)
                     self._pipe = _Rewound(_decompressed(self._pipe_digest, self.path.lower()))
             stream = self._pipe or self._open()
-            self.sep, self.columns = read_header(stream, name, options)
+            try:
+                self.sep, self.columns = read_header(stream, name, options)
+            except BaseException:
+                stream.close()  # a pipe too: it is never read
+                raise
             if self._pipe is not None:
                 self._pipe.rewind()
             else:
@@ -232,8 +236,9 @@ class CsvSource:
         while True:
             raw, digest = self._stream()
             stream = _WatchedStream(raw)
+            read = self._read(stream, wanted, block, skip=rows)
             try:
-                for batch in self._read(stream, wanted, block, skip=rows):
+                for batch in read:
                     rows += batch.num_rows
                     value = batch.column(last)[-1].as_py()
                     yield batch.select(list(columns))
@@ -247,7 +252,8 @@ class CsvSource:
                     ) from None
                 block *= 4
             finally:
-                stream.close()
+                read.close()  # closes pyarrow's reader (a consumer may stop early) ...
+                stream.close()  # ... before the stream it reads
         if rows == 0:
             raise MalformedFileError(f"{self.info.name}: the file has a header but no data rows")
         if value is not None:
@@ -275,21 +281,26 @@ class CsvSource:
 
     def _read(
         self, stream: _WatchedStream, columns: Sequence[str], block: int, *, skip: int
-    ) -> Iterator[pa.RecordBatch]:
-        """The records of ``stream`` after the first ``skip``, read in blocks of ``block``."""
+    ) -> Generator[pa.RecordBatch]:
+        """The records of ``stream`` after the first ``skip``, read in blocks of ``block``.
+
+        pyarrow's reader is closed when the records end, on an error, and when the
+        generator is closed (:meth:`batches` closes it): a reader left open at exit may
+        abort the interpreter (``terminate called without an active exception``).
+        """
         try:
-            reader = self._reader(stream, columns, block)
-            while True:
-                try:
-                    batch = reader.read_next_batch()
-                except StopIteration:
-                    return
-                if skip >= batch.num_rows:
-                    skip -= batch.num_rows
-                    continue
-                if batch.num_rows:
-                    yield batch.slice(skip)
-                skip = 0
+            with self._reader(stream, columns, block) as reader:
+                while True:
+                    try:
+                        batch = reader.read_next_batch()
+                    except StopIteration:
+                        return
+                    if skip >= batch.num_rows:
+                        skip -= batch.num_rows
+                        continue
+                    if batch.num_rows:
+                        yield batch.slice(skip)
+                    skip = 0
         except (pa.ArrowInvalid, OSError, UnicodeDecodeError) as exc:
             if "straddl" in str(exc):
                 raise _StraddlingError from None
@@ -343,14 +354,17 @@ class CsvSource:
 
         A cheap look at a local file before choosing how to read it (single-threaded,
         one block of ``size`` bytes: the last record may be left out). ``None`` for a
-        file :meth:`read_coded` would not read, or on any error.
+        file :meth:`read_coded` would not read, or on any error. pyarrow's reader is
+        closed before the file, here: one left open at exit may abort the interpreter.
         """
         if not self._plain:
             return None
         try:
-            with self._open() as raw:
-                stream = _WatchedStream(raw)
-                return self._reader(stream, columns, size).read_next_batch()
+            with (
+                self._open() as raw,
+                self._reader(_WatchedStream(raw), columns, size) as reader,
+            ):
+                return reader.read_next_batch()
         except (pa.ArrowException, OSError, UnicodeDecodeError, StopIteration):
             return None
 
@@ -376,6 +390,7 @@ class CsvSource:
     def _reader(
         self, stream: _WatchedStream, columns: Sequence[str], block: int
     ) -> pacsv.CSVStreamingReader:
+        """pyarrow's streaming reader of ``stream``: the caller closes it (``with``)."""
         return pacsv.open_csv(stream, **self._options(columns, block, pa.string(), threads=False))
 
     def _options(
