@@ -42,7 +42,7 @@ from anonaudit.options import (
 from anonaudit.policy import Policy
 from anonaudit.report.html import DEFAULT_MAX_ROWS
 from anonaudit.sources.csv import from_decimal_comma
-from anonaudit.vocabulary import Judged, Verdict
+from anonaudit.vocabulary import SUPPRESSED, Judged, Verdict
 
 if TYPE_CHECKING:  # anonaudit.dp and anonaudit.advice import this module
     from anonaudit.advice.lattice import Advice
@@ -79,6 +79,10 @@ class AuditReport:
         How null QI values were treated (:mod:`anonaudit.checks.wildcard`).
     dropped_records : int
         Records left out because a QI was null (``null_policy="drop"``).
+    suppressed_records : int
+        Records read as suppressed, every QI ``*`` (:data:`anonaudit.vocabulary.SUPPRESSED`,
+        ARX's convention and what ``anonaudit advise --out`` writes): in no class and
+        not in :attr:`rows`; :func:`audit` only.
     policy : Policy
         The thresholds checked.
     results : mapping of str to result
@@ -113,6 +117,14 @@ class AuditReport:
     identifiers : tuple of Identifier
         Columns that likely identify a person directly, audited or not
         (:func:`anonaudit.identifiers.find_identifiers`; :func:`audit` only).
+    identifiers_checked : bool
+        Whether the inputs were searched for direct identifiers (:func:`audit` does;
+        :func:`audit_table` of a bare class table cannot). When they were, the first
+        verdict judges them: it fails while a column detected as a direct identifier
+        is neither a QI, an SA nor allowed (:attr:`allowed_identifiers`).
+    allowed_identifiers : tuple of str
+        The columns released knowingly although they may identify people directly
+        (:attr:`anonaudit.Roles.allowed_identifiers`).
     history : ReleaseHistory or None
         Composition and differencing against the earlier releases of the dataset kept
         in a release ledger, when one is given (:mod:`anonaudit.linkage.history`):
@@ -137,6 +149,9 @@ class AuditReport:
     suppression: SuppressionAdvice | None = None
     advice: Advice | None = field(default=None, repr=False)
     identifiers: tuple[Identifier, ...] = ()
+    identifiers_checked: bool = False
+    suppressed_records: int = 0
+    allowed_identifiers: tuple[str, ...] = ()
     history: ReleaseHistory | None = field(default=None, repr=False)
 
     def result(self, measure: Measure[_Result], sensitive: str | None = None) -> _Result:
@@ -230,6 +245,8 @@ class AuditReport:
             if passed is not None:
                 result.append(Verdict(judged, passed, sensitive))
 
+        if self.identifiers_checked:
+            add(Judged.DIRECT_IDENTIFIERS, not self.undeclared_identifiers)
         for measure, sa in in_order(self.sensitive):
             add(measure.judged, measure.passed(self.result(measure, sa)), sa)
         for analysis, found in self.analysed():
@@ -240,10 +257,26 @@ class AuditReport:
         return result
 
     @property
+    def undeclared_identifiers(self) -> tuple[Identifier, ...]:
+        """The likely direct identifiers that fail the audit: columns of the input
+        declared neither a QI nor an SA, and not allowed (:attr:`allowed_identifiers`).
+        A release holding one may not go out as it is, whatever the measures say."""
+        return tuple(
+            i
+            for i in self.identifiers
+            if i.declared_role == "not audited" and i.column not in self.allowed_identifiers
+        )
+
+    @property
     def passed(self) -> bool | None:
-        """Whether every threshold is met; ``None`` when the policy sets none."""
+        """Whether every threshold is met and no undeclared direct identifier is left
+        (:attr:`undeclared_identifiers`); ``None`` when the policy sets no threshold
+        and no undeclared identifier fails the audit (nothing was judged)."""
         verdicts = self.verdicts()
-        return None if not verdicts else all(v.passed for v in verdicts)
+        if not all(v.passed for v in verdicts):
+            return False
+        judged = [v for v in verdicts if v.judged is not Judged.DIRECT_IDENTIFIERS]
+        return True if judged else None
 
     def raise_for_violations(self) -> None:
         """Raise :class:`PolicyViolationError` listing the failed measures, if any."""
@@ -251,20 +284,21 @@ class AuditReport:
         if failed:
             raise PolicyViolationError("the data violates the policy: " + "; ".join(failed))
 
-    def to_dict(self, *, max_classes: int | None = 100) -> dict[str, Any]:
-        """The JSON report as a dict (see :mod:`anonaudit.report.json`)."""
+    def to_dict(self, *, max_classes: int | None = 100, redact: bool = True) -> dict[str, Any]:
+        """The JSON report as a dict (see :mod:`anonaudit.report.json`); the QI values of
+        the classes it lists are ``"[redacted]"`` unless ``redact=False``."""
         from anonaudit.report.json import report_to_dict
 
-        return report_to_dict(self, max_classes=max_classes)
+        return report_to_dict(self, max_classes=max_classes, redact=redact)
 
-    def to_json(self, *, max_classes: int | None = 100) -> str:
-        """The JSON report as text."""
+    def to_json(self, *, max_classes: int | None = 100, redact: bool = True) -> str:
+        """The JSON report as text (see :meth:`to_dict`)."""
         from anonaudit.report.json import dumps
 
-        return dumps(self.to_dict(max_classes=max_classes))
+        return dumps(self.to_dict(max_classes=max_classes, redact=redact))
 
     def to_html(
-        self, *, redact: bool = False, command: str | None = None, max_rows: int = DEFAULT_MAX_ROWS
+        self, *, redact: bool = True, command: str | None = None, max_rows: int = DEFAULT_MAX_ROWS
     ) -> str:
         """The HTML report as text (see :func:`anonaudit.report.html.render_html`)."""
         from anonaudit.report.html import render_html
@@ -275,7 +309,7 @@ class AuditReport:
         self,
         path: str | os.PathLike[str],
         *,
-        redact: bool = False,
+        redact: bool = True,
         command: str | None = None,
         max_rows: int = DEFAULT_MAX_ROWS,
     ) -> None:
@@ -369,13 +403,27 @@ def audit(
             engine=engine,
         )
         options = replace(options, population=replace(population, table=levelled))
+    # ARX's convention, as advise --out writes it: a record starred in every QI is
+    # suppressed, in no class and matched against no population.
+    table, suppressed = table.without_suppressed()
+    if suppressed and not len(table):
+        raise ColumnError(
+            f"every record is suppressed (every quasi-identifier is {SUPPRESSED!r}); "
+            "nothing is left to audit"
+        )
     if options.nulls != "wildcard":
         _refuse_null_quasi_identifiers(table)
     report = audit_table(table, options, weights=roles.weights, progress=engine.progress)
     # The inputs' other columns are sampled again (a bounded read) for direct identifiers.
     sources = sample_sources(source, **reading.keywords())
     numbers = [name for name in (roles.weights, roles.count) if name is not None]
-    return replace(report, identifiers=find_identifiers(report.table, sources, ignore=numbers))
+    return replace(
+        report,
+        identifiers=find_identifiers(report.table, sources, ignore=numbers),
+        identifiers_checked=True,
+        allowed_identifiers=tuple(roles.allowed_identifiers),
+        suppressed_records=suppressed,
+    )
 
 
 def audit_table(

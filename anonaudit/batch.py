@@ -119,7 +119,7 @@ def audit_datasets(
     reports_dir: str | Path | None = None,
     progress: Progress | None = None,
     scheduler: Any = None,
-    redact: bool = False,
+    redact: bool = True,
     command: str | None = None,
 ) -> list[DatasetResult]:
     """Audit every dataset in turn and write its reports.

@@ -220,6 +220,7 @@ def _parser() -> argparse.ArgumentParser:
         help="null QI values: a value of their own (default), drop the records, or "
         "wildcard: a null matches any value when counting class sizes (sdcMicro)",
     )
+    _add_allow_identifier(m)
     m.add_argument(
         "--weights",
         metavar="COL",
@@ -248,12 +249,7 @@ def _parser() -> argparse.ArgumentParser:
         help="the office's record id column: --records-out writes it first; --ledger keeps "
         "it with the release, to compose later releases with this one",
     )
-    r.add_argument(
-        "--redact",
-        action=argparse.BooleanOptionalAction,
-        help="HTML and JSON reports: replace the QI values of listed classes by [redacted] "
-        "(--no-redact overrides redact = true in --config)",
-    )
+    _add_show_values(r, "the HTML and JSON reports and the listings")
     r.add_argument(
         "--max-classes",
         type=int,
@@ -337,6 +333,37 @@ def _add_reading(group: argparse._ArgumentGroup) -> None:
         metavar="COL",
         help="the input is a frequency table: each row stands for COL records "
         "(a whole number), as in an export with one row per group and its count",
+    )
+
+
+def _add_allow_identifier(group: argparse._ArgumentGroup) -> None:
+    """``--allow-identifier``: columns released knowingly although they may identify
+    people directly (:attr:`anonaudit.Roles.allowed_identifiers`)."""
+    group.add_argument(
+        "--allow-identifier",
+        action="append",
+        metavar="COLS",
+        help="a column that may identify people directly and is released knowingly "
+        "(repeatable, or comma-separated); any other column detected as a direct "
+        "identifier, neither QI nor sensitive, fails the audit and is never written",
+    )
+
+
+def _add_show_values(group: argparse._ArgumentGroup, where: str) -> None:
+    """``--show-values``: the data values of small classes in ``where``, which are
+    redacted by default (``--redact`` and ``--no-redact`` stay as older spellings)."""
+    group.add_argument(
+        "--show-values",
+        dest="redact",
+        action="store_false",
+        default=None,
+        help=f"show the quasi-identifier values of the classes listed in {where} "
+        "(default: redacted, as [redacted]; a report is a document people share)",
+    )
+    group.add_argument(
+        "--redact",
+        action=argparse.BooleanOptionalAction,
+        help=argparse.SUPPRESS,
     )
 
 
@@ -497,16 +524,13 @@ def _add_advise_command(commands: Any, audit: argparse.ArgumentParser) -> None:
         help="with --out: also write these columns, neither QI nor sensitive (repeatable); "
         "the others are left out, as they may identify people directly",
     )
+    _add_allow_identifier(r)
     r.add_argument(
         "--html",
         metavar="PATH",
         help="write the HTML audit report of INPUT with the transformations that pass",
     )
-    r.add_argument(
-        "--redact",
-        action=argparse.BooleanOptionalAction,
-        help="HTML report: QI values of listed classes hidden (--no-redact overrides --config)",
-    )
+    _add_show_values(r, "the HTML report")
     r.add_argument("--config", metavar="FILE", help="TOML policy file; options override it")
     r.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     r.add_argument("--debug", action="store_true", help="show tracebacks")

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from anonaudit import __version__
-from anonaudit.auditing import audit_table
+from anonaudit.auditing import AuditReport, audit_table
 from anonaudit.batch import (
     audit_config,
     audit_datasets,
@@ -190,6 +190,8 @@ def _override(config: AuditConfig, args: argparse.Namespace) -> None:
         config.weights = args.weights
     if args.count is not None:
         config.count = args.count
+    if getattr(args, "allow_identifier", None):
+        config.allow_identifiers = [c for item in args.allow_identifier for c in columns(item)]
     if args.decimal_comma is not None:
         config.decimal_comma = [c for item in args.decimal_comma for c in columns(item)]
     for name in ("qi_analysis", "suda", "advise", "suppression_limit", "max_results"):
@@ -375,6 +377,22 @@ def _run_datasets(
     return worst
 
 
+def _refuse_identifiers(report: AuditReport, written: Sequence[str]) -> None:
+    """Refuse to write a column that looks like a direct identifier unless it is allowed
+    (``--allow-identifier``) or declared a QI."""
+    for found in report.identifiers:
+        if (
+            found.column in written
+            and found.declared_role != "quasi-identifier"
+            and found.column not in report.allowed_identifiers
+        ):
+            raise ParameterError(
+                f"--out would write {found.column!r}, which may identify people "
+                f"directly ({found.reasons[0]}); leave it out, or add "
+                f"--allow-identifier {found.column} to write it knowingly"
+            )
+
+
 def run_dp(args: argparse.Namespace, command: str) -> int:
     """``anonaudit dp``: a differentially private release of the class table."""
     qi = [c for item in args.qi for c in columns(item)]
@@ -479,6 +497,7 @@ def run_advise(args: argparse.Namespace, command: str) -> int:
         chosen = advice.transformations[choose - 1]
         sources = open_config_inputs(config)
         kept = [*config.sensitive, *(c for item in args.keep for c in columns(item))]
+        _refuse_identifiers(report, kept)
         written = write_transformed(
             sources,
             args.out,

@@ -42,8 +42,12 @@ and ``--id``; the file relative to the policy file; one dataset, not ``[[dataset
     dataset = "visits"
     id = "pid"
 
-``redact = true`` replaces the quasi-identifier values in the HTML and JSON reports by
-``[redacted]`` unless ``--no-redact`` is given; ``listings_dir = "listings"`` writes every
+The reports are redacted by default: the quasi-identifier values of the classes they list
+read ``[redacted]``; ``redact = false`` (or ``--show-values``) shows them, and the report's
+notice says so. ``allow_identifiers = ["staff_id"]`` names columns that may identify
+people directly and are released knowingly (``--allow-identifier``): any other column
+detected as a direct identifier and declared neither QI nor sensitive fails the audit.
+``listings_dir = "listings"`` writes every
 listing of classes in full beside the reports (``--listings-dir``), which otherwise hold
 at most ``max_classes`` classes per listing.
 
@@ -247,6 +251,7 @@ _DATASET: dict[str, _Value | _Items | _Table] = {
     "population_model": _TEXT,
     "weights": _TEXT,
     "count": _TEXT,
+    "allow_identifiers": _TEXTS,
     "decimal_comma": _TEXTS,
     "qi_analysis": _SIZE,
     "suda": _SIZE,
@@ -315,6 +320,7 @@ class AuditConfig:
     population_model: PopulationModel = "dankar"
     weights: str | None = None
     count: str | None = None
+    allow_identifiers: list[str] = field(default_factory=list)
     decimal_comma: list[str] = field(default_factory=list)
     qi_analysis: bool | int | None = None
     suda: bool | int | None = None
@@ -325,7 +331,7 @@ class AuditConfig:
     html: str | None = None
     records_out: str | None = None
     max_classes: int = 100
-    redact: bool = False
+    redact: bool = True
     listings_dir: str | None = None
     format: str | None = None
     filter: list[str] = field(default_factory=list)
@@ -379,6 +385,7 @@ class AuditConfig:
             "sensitive": self.sensitive,
             "weights": self.weights,
             "count": self.count,
+            "allowed_identifiers": self.allow_identifiers,
             "sep": self.sep,
             "encoding": self.encoding,
             "na_values": self.na_values,

@@ -148,11 +148,18 @@ class Roles:
     count : str, optional
         A column of whole numbers: the input is a frequency table, one row per group
         with its count of records.
+    allowed_identifiers : sequence of str
+        Columns of the input that the person releasing it knows to identify people
+        directly and releases knowingly (``--allow-identifier``, ``allow_identifiers``
+        in a policy file). Any other column detected as a direct identifier
+        (:mod:`anonaudit.identifiers`) and declared neither a QI nor an SA fails the
+        audit.
 
     Examples
     --------
-    >>> Roles(["zip", "age"], ["disease"])
-    Roles(quasi_identifiers=('zip', 'age'), sensitive=('disease',), weights=None, count=None)
+    >>> Roles(["zip", "age"], ["disease"])  # doctest: +NORMALIZE_WHITESPACE
+    Roles(quasi_identifiers=('zip', 'age'), sensitive=('disease',), weights=None, count=None,
+          allowed_identifiers=())
     >>> Roles(["zip", "zip"])
     Traceback (most recent call last):
     ...
@@ -163,16 +170,17 @@ class Roles:
     sensitive: Sequence[str] = ()
     weights: str | None = None
     count: str | None = None
+    allowed_identifiers: Sequence[str] = ()
 
     def __post_init__(self) -> None:
-        for option in ("quasi_identifiers", "sensitive"):
+        for option in ("quasi_identifiers", "sensitive", "allowed_identifiers"):
             value = getattr(self, option)
             if isinstance(value, str):
                 raise OptionError(
                     option,
                     value,
-                    says="quasi_identifiers and sensitive are lists of column names "
-                    "({label} is one text, {value!r})",
+                    says="quasi_identifiers, sensitive and allowed_identifiers are lists "
+                    "of column names ({label} is one text, {value!r})",
                 )
         qi = texts(self.quasi_identifiers, "quasi_identifiers")
         sa = texts(self.sensitive, "sensitive")
@@ -187,6 +195,8 @@ class Roles:
             )
         object.__setattr__(self, "quasi_identifiers", qi)
         object.__setattr__(self, "sensitive", sa)
+        allowed = texts(self.allowed_identifiers, "allowed_identifiers")
+        object.__setattr__(self, "allowed_identifiers", tuple(dict.fromkeys(allowed)))
 
     @property
     def columns(self) -> tuple[str, ...]:
@@ -513,7 +523,7 @@ class AuditOptions:
 # --------------------------------------------------------------------------- flat keywords
 
 #: The flat keyword arguments of earlier versions, by the option object they now set.
-_ROLES = ("quasi_identifiers", "sensitive", "weights", "count")
+_ROLES = ("quasi_identifiers", "sensitive", "weights", "count", "allowed_identifiers")
 _READING = tuple(f.name for f in fields(ReadOptions))
 _ENGINE = ("engine", "scheduler", "progress")
 _AUDIT = (

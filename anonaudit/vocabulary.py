@@ -134,6 +134,12 @@ POSTPROCESS: tuple[Postprocess, ...] = ("clamp", "unbiased")
 #: What a redacted report shows in place of a quasi-identifier value (``--redact``).
 REDACTED = "[redacted]"
 
+#: What a suppressed record shows in every quasi-identifier: ARX's convention, which
+#: ``anonaudit advise --out`` writes and :func:`anonaudit.audit` reads back. A record
+#: whose every QI is ``*`` is suppressed: counted apart, in no equivalence class, and
+#: matched against no population table.
+SUPPRESSED = "*"
+
 #: The version of the JSON reports' contract (semver: new keys are minor changes); the
 #: JSON Schema (``anonaudit/schema/report.schema.json``) states the same.
 SCHEMA_VERSION = "2.3"
@@ -150,6 +156,7 @@ class Judged(enum.Enum):
     """What a verdict of an audit judges: one measure (per SA for some), or an attack
     across releases (:meth:`anonaudit.AuditReport.verdicts`)."""
 
+    DIRECT_IDENTIFIERS = "direct identifiers"
     K_ANONYMITY = "k-anonymity"
     L_DIVERSITY = "l-diversity"
     T_CLOSENESS = "t-closeness"

@@ -33,6 +33,7 @@ from anonaudit import __version__
 from anonaudit.csvfile import table_to_csv
 from anonaudit.dp.companion import DPReport
 from anonaudit.dp.mechanisms import ADDITIVE
+from anonaudit.dp.release import by_key
 from anonaudit.report.json import dumps
 from anonaudit.util import atomic_write_text
 from anonaudit.vocabulary import SIDECAR_SUFFIX
@@ -72,10 +73,11 @@ def released_frame(report: DPReport) -> pa.Table:
     columns = [*r.original.quasi_identifiers, *r.original.sensitive]
     cells = np.flatnonzero(r.released_counts)
     keys = report.domain.cell_keys(cells, columns)
-    return pa.table(
+    frame = pa.table(
         {c: pa.array(keys[c], pa.string()) for c in columns}
         | {_COUNT: pa.array(r.released_counts[cells], pa.int64())}
     )
+    return by_key(frame, columns)
 
 
 def postprocessing(report: DPReport) -> dict[str, str]:

@@ -46,6 +46,7 @@ is refused, since leaving it out would change a class size exactly.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
@@ -97,6 +98,7 @@ __all__ = [
     "DomainKind",
     "Postprocess",
     "Release",
+    "by_key",
     "release",
     "value_guarantee",
 ]
@@ -193,8 +195,21 @@ class Release:
         return {v: int(n) for v, n in zip(counts.values, counts.totals, strict=True)}
 
     def to_frame(self) -> pa.Table:
-        """The released class table as QI, SA and ``count`` columns."""
-        return self.table.keys.append_column(_COUNT, pa.array(self.table.counts, pa.int64()))
+        """The released class table as QI, SA and ``count`` columns, ordered by its key
+        columns (nulls last): the same release reads the same whatever the order of the
+        input's records or the entry point (:func:`by_key`)."""
+        frame = self.table.keys.append_column(_COUNT, pa.array(self.table.counts, pa.int64()))
+        return by_key(frame, [*self.table.quasi_identifiers, *self.table.sensitive])
+
+
+def by_key(frame: pa.Table, columns: Sequence[str]) -> pa.Table:
+    """``frame``'s rows ordered by ``columns`` (ascending, nulls last): the order of
+    every published release, which must not tell the order records arrived in.
+
+    >>> by_key(pa.table({"a": ["b", None, "a"], "count": [1, 2, 3]}), ["a"]).to_pydict()
+    {'a': ['a', 'b', None], 'count': [3, 1, 2]}
+    """
+    return frame.sort_by([(name, "ascending") for name in columns])
 
 
 def release(

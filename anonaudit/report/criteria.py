@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from anonaudit.measures import analyses, in_order
+from anonaudit.vocabulary import Judged
 
 if TYPE_CHECKING:
     from anonaudit.auditing import AuditReport
@@ -69,6 +70,8 @@ def criteria(report: AuditReport) -> tuple[Criterion, ...]:
     verdicts = {v.name: v.passed for v in report.verdicts()}
     backing: dict[str, list[str]] = {key: [] for key, _, _ in CRITERIA}
     not_checked: dict[str, list[str]] = {key: [] for key, _, _ in CRITERIA}
+    if report.identifiers_checked:  # a direct identifier singles out on its own: first
+        backing["singling_out"].append(Judged.DIRECT_IDENTIFIERS.value)
     for measure, sa in in_order(report.sensitive):
         for key, names in measure.criteria.items():
             backing[key] += [name if sa is None else f"{name} of {sa}" for name in names]

@@ -119,7 +119,7 @@ class _Page:
 def render_html(
     report: AuditReport,
     *,
-    redact: bool = False,
+    redact: bool = True,
     command: str | None = None,
     max_rows: int = DEFAULT_MAX_ROWS,
     max_classes: int | None = DEFAULT_MAX_CLASSES,
@@ -160,7 +160,7 @@ def save_html(
     report: AuditReport,
     path: str | os.PathLike[str],
     *,
-    redact: bool = False,
+    redact: bool = True,
     command: str | None = None,
     max_rows: int = DEFAULT_MAX_ROWS,
     max_classes: int | None = DEFAULT_MAX_CLASSES,
@@ -185,7 +185,7 @@ def save_html(
 
 
 def write_listings(
-    report: AuditReport, directory: str | os.PathLike[str], *, redact: bool = False
+    report: AuditReport, directory: str | os.PathLike[str], *, redact: bool = True
 ) -> list[Path]:
     """Write every listing of the HTML report of ``report`` in full, one CSV file each
     (``<name>.csv``, formula-safe, UTF-8), in ``directory``; returns their paths."""

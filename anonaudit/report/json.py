@@ -117,7 +117,7 @@ def report_to_dict(
     report: AuditReport,
     *,
     max_classes: int | None = 100,
-    redact: bool = False,
+    redact: bool = True,
     listings_dir: str | None = None,
 ) -> dict[str, Any]:
     """Lay out ``report`` as the documented JSON structure.
@@ -154,6 +154,7 @@ def _report(report: AuditReport, layout: Layout) -> dict[str, Any]:
         "anonaudit_version": __version__,
         "audited_at": report.audited_at.isoformat(),
         "rows": report.rows,
+        "suppressed_records": report.suppressed_records,
         "sources": [_source(s) for s in report.sources],
         "coverage": coverage(report.sources),
         "quasi_identifiers": list(report.quasi_identifiers),
@@ -182,7 +183,13 @@ def _report(report: AuditReport, layout: Layout) -> dict[str, Any]:
         },
         **analysed,
         "identifiers": [
-            {"column": i.column, "declared_role": i.declared_role, "reasons": list(i.reasons)}
+            {
+                "column": i.column,
+                "declared_role": i.declared_role,
+                "reasons": list(i.reasons),
+                "allowed": i.column in report.allowed_identifiers,
+                "fails": i in report.undeclared_identifiers,
+            }
             for i in report.identifiers
         ],
         **(advice_to_dict(report.advice) if report.advice is not None else {}),

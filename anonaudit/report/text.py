@@ -27,6 +27,11 @@ def summary(report: AuditReport) -> str:
         "classes over "
         f"{', '.join(report.quasi_identifiers)}",
     ]
+    lines.extend(identifier_lines(report))
+    if report.suppressed_records:
+        lines.append(
+            f"  {report.suppressed_records:,} suppressed records (every QI *) are in no class"
+        )
     if report.dropped_records:
         lines.append(f"  {report.dropped_records:,} records with a null QI were left out")
     lines += [
@@ -53,7 +58,6 @@ def summary(report: AuditReport) -> str:
             "(k-anonymity and risk; l, t and disclosure keep nulls as a value)"
         )
     lines += _analysed(report, extending=False)
-    lines.extend(identifier_lines(report))
     lines.extend(_advice(report))
     if report.advice is not None:
         lines.append(advice_summary(report.advice))
@@ -84,12 +88,22 @@ def _nulls_of(report: AuditReport, sensitive: str | None) -> list[str]:
 
 
 def identifier_lines(report: AuditReport) -> list[str]:
-    """A warning per column that likely identifies a person directly."""
-    return [
-        f"warning: {i.column} ({i.declared_role}) may identify a person directly: "
-        + "; ".join(i.reasons)
-        for i in report.identifiers
-    ]
+    """A line per column that likely identifies a person directly: a failure for those
+    declared neither QI nor sensitive and not allowed, a warning for the others."""
+    failing = {i.column for i in report.undeclared_identifiers}
+    lines = []
+    for i in report.identifiers:
+        reasons = "; ".join(i.reasons)
+        if i.column in failing:
+            lines.append(
+                f"FAIL direct identifier: {i.column} may identify a person directly "
+                f"({reasons}); drop the column before release, declare it with --qi or "
+                f"--sensitive, or release it knowingly with --allow-identifier {i.column}"
+            )
+        else:
+            role = "allowed" if i.column in report.allowed_identifiers else i.declared_role
+            lines.append(f"warning: {i.column} ({role}) may identify a person directly: {reasons}")
+    return lines
 
 
 def _advice(report: AuditReport) -> list[str]:

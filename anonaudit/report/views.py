@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from anonaudit import __version__
 from anonaudit.distances import DEFAULT, named
-from anonaudit.identifiers import SAMPLE_ROWS
+from anonaudit.identifiers import SAMPLE_ROWS, Identifier
 from anonaudit.measures import Measure, charts, in_order
 from anonaudit.measures.charts import Chart
 from anonaudit.measures.present import (
@@ -41,7 +41,7 @@ from anonaudit.measures.present import (
 )
 from anonaudit.report.criteria import criteria
 from anonaudit.sources.storage import is_url
-from anonaudit.vocabulary import REDACTED
+from anonaudit.vocabulary import REDACTED, SUPPRESSED, Judged
 
 if TYPE_CHECKING:
     from anonaudit.auditing import AuditReport
@@ -242,9 +242,41 @@ anonaudit.AuditOptions(policy=anonaudit.Policy(k=2), nulls='value', risk_thresho
     )
 
 
+def _identifiers_verdict(report: AuditReport) -> list[VerdictRow]:
+    """The first verdict row: no column that looks like a direct identifier is left
+    undeclared (:attr:`~anonaudit.auditing.AuditReport.undeclared_identifiers`)."""
+    if not report.identifiers_checked:
+        return []
+    failing = [i.column for i in report.undeclared_identifiers]
+    if failing:
+        sentence = (
+            f"{join_names(failing)} {'looks' if len(failing) == 1 else 'look'} like "
+            f"{'a direct identifier' if len(failing) == 1 else 'direct identifiers'} and "
+            f"{'is' if len(failing) == 1 else 'are'} neither a quasi-identifier nor sensitive: "
+            "a value that names one person defeats every measure below. Drop such columns "
+            "before the release, declare them, or release them knowingly "
+            "(--allow-identifier)."
+        )
+    else:
+        sentence = (
+            "No column left undeclared looks like a direct identifier (by its name, its "
+            "values or its number of distinct values)."
+        )
+    return [
+        VerdictRow(
+            Judged.DIRECT_IDENTIFIERS.value,
+            "identifiers" if report.identifiers else "dataset",
+            f"{_plural(len(failing), 'column')} undeclared" if failing else "none undeclared",
+            "none undeclared",
+            not failing,
+            sentence,
+        )
+    ]
+
+
 def verdict_view(report: AuditReport) -> VerdictView:
     """Every threshold of the policy: measured value, bound, pass or fail, in words."""
-    rows = [
+    rows = _identifiers_verdict(report) + [
         row
         for measure, sa in in_order(report.sensitive)
         for row in measure.verdict_rows(
@@ -261,7 +293,7 @@ def verdict_view(report: AuditReport) -> VerdictView:
     # SA), which may set several thresholds (one row each).
     checks = report.verdicts()
     failed = [v.name for v in checks if not v.passed]
-    if not rows:
+    if report.passed is None:
         status = "none"
         headline = (
             "The policy sets no thresholds: nothing was judged, and the measures below are "
@@ -351,6 +383,11 @@ def dataset_view(report: AuditReport, command: str | None) -> DatasetView:
         if report.null_policy == "value"
         else f"records with a null quasi-identifier are left out ({report.dropped_records:,})"
     )
+    if report.suppressed_records:
+        null_rule += (
+            f"; {report.suppressed_records:,} suppressed records (every quasi-identifier "
+            f"{SUPPRESSED}) are in no class"
+        )
     return DatasetView(
         sources=tuple(
             SourceRow(
@@ -383,6 +420,16 @@ def dataset_view(report: AuditReport, command: str | None) -> DatasetView:
     )
 
 
+def _identifier_role(report: AuditReport, found: Identifier) -> str:
+    """How the audit treats a likely direct identifier: it fails the audit unless it is
+    declared (QI, sensitive) or allowed."""
+    if found in report.undeclared_identifiers:
+        return "FAIL: not declared (drop it, or --allow-identifier)"
+    if found.column in report.allowed_identifiers:
+        return "allowed (--allow-identifier)"
+    return found.declared_role
+
+
 def identifiers_view(report: AuditReport) -> IdentifiersView:
     """The likely direct identifiers of ``report``: to drop before any release."""
     n = len(report.identifiers)
@@ -392,7 +439,8 @@ def identifiers_view(report: AuditReport) -> IdentifiersView:
         "one person defeats every measure below. Remove such columns before a release, "
         "or replace them (a random code is still an identifier if it is kept).",
         rows=tuple(
-            TableRow(i.column, (i.declared_role, "; ".join(i.reasons))) for i in report.identifiers
+            TableRow(i.column, (_identifier_role(report, i), "; ".join(i.reasons)))
+            for i in report.identifiers
         ),
         note="Found by the column's name (the 18 identifiers of the HIPAA Safe Harbor "
         "method, 45 CFR 164.514(b)(2)), by what its values look like (e-mail addresses, "
