@@ -10,6 +10,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
+import pyarrow as pa
 import pyarrow.compute as pc
 
 from anonaudit.checks.disclosure import DisclosureResult
@@ -21,11 +22,12 @@ from anonaudit.checks.utility import InformationLoss, information_loss
 from anonaudit.checks.wildcard import NullPolicy, class_frequencies
 from anonaudit.classtable import ClassTable, SourceStats
 from anonaudit.engines.local import Progress
-from anonaudit.errors import ColumnError, ParameterError, PolicyViolationError
+from anonaudit.errors import ColumnError, InputError, ParameterError, PolicyViolationError
 from anonaudit.generalization import Generalization, qi_hierarchy
 from anonaudit.hierarchy import Hierarchy
 from anonaudit.identifiers import Identifier, find_identifiers, sample_sources
 from anonaudit.loading import Source, load
+from anonaudit.margins import margin_values, wide_margin
 from anonaudit.measures import Analysis, Context, Measure, Setting, by_key, in_order
 from anonaudit.measures import analyses as registered_analyses
 from anonaudit.options import (
@@ -403,6 +405,8 @@ def audit(
             engine=engine,
         )
         options = replace(options, population=replace(population, table=levelled))
+    if roles.count is not None:
+        _refuse_margins(table, source, roles, reading)
     # ARX's convention, as advise --out writes it: a record starred in every QI is
     # suppressed, in no class and matched against no population.
     table, suppressed = table.without_suppressed()
@@ -550,6 +554,30 @@ def audit_table(
         if progress is not None:
             progress.finish()
     return report
+
+
+def _refuse_margins(table: ClassTable, source: Any, roles: Roles, reading: ReadOptions) -> None:
+    """Refuse a frequency table holding its margins (:mod:`anonaudit.margins`): a total
+    row or a wide layout would count people twice."""
+    found = margin_values(table)
+    if not found:
+        for opened in sample_sources(source, **reading.keywords())[:1]:
+            sample = next(iter(opened.batches(list(opened.columns))), None)
+            wide = None if sample is None else wide_margin(
+                pa.Table.from_batches([sample]), str(roles.count), roles.columns
+            )
+            found += [wide] if wide is not None else []
+    if found:
+        first = found[0]
+        remedy = (
+            f"leave it out (--filter '{first.column}!={first.value}') and audit again"
+            if first.value is not None
+            else "give the table in long form (one row per cell, one count column)"
+        )
+        raise InputError(
+            f"--count {roles.count}: {first.sentence}; {remedy}"
+            + (f" ({len(found) - 1} more margin(s) found)" if len(found) > 1 else "")
+        )
 
 
 def _refuse_null_quasi_identifiers(table: ClassTable) -> None:

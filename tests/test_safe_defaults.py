@@ -313,3 +313,81 @@ def test_the_dp_release_is_ordered_by_key_whatever_the_input_order() -> None:
         assert out.equals(by_key(out, ["sex", "age"]))
         released.append(out.select(["sex", "age"]).to_pylist())
     assert released[0] == released[1] == released[2]
+
+
+# -- a frequency table's margins are never counted twice -----------------------------------
+
+
+def _cross_tab(path: Path, *, wide: bool) -> Path:
+    """Education by race with a Total row (and, wide, a Total column), as offices export."""
+    cells = {("HS", "White"): 310, ("HS", "Black"): 41, ("HS", "Asian"): 3}
+    cells |= {("College", "White"): 205, ("College", "Black"): 30, ("College", "Asian"): 12}
+    cells |= {("Graduate", "White"): 98, ("Graduate", "Black"): 7, ("Graduate", "Asian"): 9}
+    races = ["White", "Black", "Asian"]
+    totals = {r: sum(n for (_, race), n in cells.items() if race == r) for r in races}
+    with path.open("w", newline="") as f:
+        w = csv.writer(f)
+        if wide:
+            w.writerow(["education", *races, "Total"])
+            for edu in ("HS", "College", "Graduate"):
+                row = [cells[edu, r] for r in races]
+                w.writerow([edu, *row, sum(row)])
+            w.writerow(["Total", *totals.values(), sum(totals.values())])
+        else:
+            w.writerow(["education", "race", "count"])
+            w.writerows([e, r, n] for (e, r), n in cells.items())
+            w.writerows(["Total", r, n] for r, n in totals.items())
+    return path
+
+
+def test_a_total_row_is_refused_naming_it_and_read_once_left_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = _cross_tab(tmp_path / "long.csv", wide=False)
+    args = ["audit", str(data), "--qi", "education,race", "--count", "count", "-k", "5"]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "education 'Total' is the sum of the other education values" in err
+    assert "--filter 'education!=Total'" in err
+    out = tmp_path / "a.json"
+    assert main([*args, "--filter", "education!=Total", "--json", str(out)]) == 1
+    report = json.loads(out.read_text())
+    assert report["rows"] == 715  # each person once
+    assert report["k_anonymity"]["k"] == 3
+
+
+def test_a_wide_cross_tab_with_totals_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = _cross_tab(tmp_path / "wide.csv", wide=True)
+    assert main(["audit", str(data), "--qi", "education", "--count", "Total", "-k", "5"]) == 2
+    assert "Total" in capsys.readouterr().err
+
+
+def test_tables_without_margins_are_read_as_they_are() -> None:
+    from anonaudit.margins import margin_values
+
+    titanic = Path(__file__).resolve().parents[1] / "sample_data" / "titanic.csv"
+    header = titanic.read_text().splitlines()[0].split(",")
+    count = header[-1]
+    table = anonaudit.load(titanic, anonaudit.Roles(header[:-2], [header[-2]], count=count))
+    assert margin_values(table) == []
+
+
+@given(
+    st.lists(st.integers(1, 50), min_size=6, max_size=6),
+    st.sampled_from(["Total", "All", "X9"]),
+)
+def test_a_margin_row_added_by_arithmetic_is_found(counts: list[int], name: str) -> None:
+    from anonaudit.margins import margin_values
+
+    rows = [("a", s, n) for s, n in zip("pqr", counts[:3], strict=True)]
+    rows += [("b", s, n) for s, n in zip("pqr", counts[3:], strict=True)]
+    rows += [("c", "p", 1), ("c", "q", 2), ("c", "r", 3)]
+    total = {s: sum(n for _, t, n in rows if t == s) for s in "pqr"}
+    rows += [(name, s, n) for s, n in total.items()]
+    frame = pa.table(
+        {"g": [r[0] for r in rows], "s": [r[1] for r in rows], "n": [r[2] for r in rows]}
+    )
+    table = anonaudit.ClassTable.from_frame(frame, quasi_identifiers=["g", "s"], count="n")
+    assert name in {m.value for m in margin_values(table) if m.column == "g"}
