@@ -676,6 +676,18 @@ def _add_linkage_commands(commands: Any) -> None:
     g.add_argument("--recipient", metavar="NAME", help="only the releases to this recipient")
     g.add_argument("--json", metavar="PATH|-", help="write the listing as JSON; - for stdout")
     g.add_argument("--debug", action="store_true", help="show tracebacks")
+    actions = g.add_subparsers(dest="action", metavar="ACTION", parser_class=_Parser)
+    retire = actions.add_parser(
+        "retire",
+        help="retire a release recorded by mistake: kept, but no later audit attacks with it",
+        description="Retire RELEASE of DATASET: the ledger keeps it, with the time and "
+        "--reason, and lists it as retired; later audits leave it out of composition and "
+        "differencing (its privacy cost still counts). Exit 0: retired; 2: error.",
+    )
+    retire.add_argument("retire_dataset", metavar="DATASET", help="the release's dataset")
+    retire.add_argument("release", type=int, metavar="RELEASE", help="its number (#N)")
+    retire.add_argument("--reason", required=True, metavar="TEXT", help="why it is retired")
+    retire.add_argument("--debug", action="store_true", help="show tracebacks")
 
 
 def _add_linkage_roles(parser: argparse.ArgumentParser) -> None:

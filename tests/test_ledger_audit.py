@@ -201,7 +201,7 @@ def test_a_version_1_ledger_gains_the_records_column(tmp_path: Path) -> None:
     )
     connection.close()
     with Ledger.open(path) as ledger:
-        assert ledger.meta()["schema_version"] == "2"
+        assert ledger.meta()["schema_version"] == "3"
         [entry] = ledger.releases()
         assert ledger.records(entry.id) is None and not ledger.has_records(entry.id)
         kept = pa.table({"pid": ["1"], "zip": ["130"], "dx": ["flu"]})
@@ -348,3 +348,137 @@ def test_releases_recorded_by_compose_are_composed_with_later_audits(
     assert releases["composed_with"] == [1, 2]  # compose kept both releases' records
     assert releases["composition"]["disease"]["newly_disclosed_records"] == 1  # Alice
     assert status == 1
+
+
+def _repeating(tmp_path: Path) -> str:
+    """Hospital A with patient p5's id given to another record too."""
+    data = HOSPITAL_A.assign(pid=[f"p{i}" for i in HOSPITAL_A.pid])
+    data.loc[1, "pid"] = "p5"
+    return _write(data, tmp_path / "repeating.csv")
+
+
+def test_a_release_with_repeated_ids_is_refused_before_it_is_recorded(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ledger = tmp_path / "ledger.sqlite"
+    args = ["audit", _repeating(tmp_path), *ROLES, "--ledger", str(ledger), "--dataset", "city"]
+    assert main([*args, "--id", "pid", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    [line] = err.splitlines()
+    assert "id column 'pid' repeats 1 id (2 records share an id)" in line
+    assert "p5" not in line  # the column and a count, no id value
+    assert "nothing was recorded" in line and "Traceback" not in err
+    with Ledger.open(ledger) as opened:
+        assert opened.releases() == ()
+    # compose --ledger refuses it too, before recording either release
+    b = _write(HOSPITAL_B.assign(pid=[f"p{i}" for i in HOSPITAL_B.pid]), tmp_path / "b.csv")
+    compose = ["compose", _repeating(tmp_path), b, "--id", "pid", *ROLES]
+    assert main([*compose, "--ledger", str(ledger), "--dataset", "city", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "'pid' repeats 1 id" in err and "p5" not in err
+    with Ledger.open(ledger) as opened:
+        assert opened.releases() == ()
+
+
+def _bad_release(ledger: Path, tmp_path: Path) -> None:
+    """Record, as anonaudit did before it refused them, a release whose ids repeat."""
+    records = pa.Table.from_pandas(
+        pd.read_csv(_repeating(tmp_path), dtype=str)[["pid", "zip", "age", "disease"]],
+        preserve_index=False,
+    )
+    table = ClassTable.from_frame(
+        HOSPITAL_A.drop(columns="pid").assign(count=1),
+        quasi_identifiers=["zip", "age"],
+        sensitive=["disease"],
+    )
+    with Ledger.open(ledger) as opened:
+        opened.record(
+            dataset="city", fingerprint="bad", source="repeating.csv",
+            quasi_identifiers=["zip", "age"], sensitive=["disease"], table=table,
+            records=records,
+        )  # fmt: skip
+
+
+def test_a_recorded_release_with_repeated_ids_is_retired_and_later_audits_go_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ledger = tmp_path / "ledger.sqlite"
+    _bad_release(ledger, tmp_path)
+    b = _write(HOSPITAL_B.assign(pid=[f"p{i}" for i in HOSPITAL_B.pid]), tmp_path / "b.csv")
+    args = ["audit", b, *ROLES, "--ledger", str(ledger), "--dataset", "city", "--id", "pid"]
+    assert main([*args, "--quiet"]) == 2  # the earlier release cannot be composed with
+    [line] = capsys.readouterr().err.splitlines()
+    assert f"anonaudit ledger {ledger} retire city 1 --reason TEXT" in line
+    assert "p5" not in line
+
+    assert main(["ledger", str(ledger), "retire", "city", "1", "--reason", "ids repeat"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("retired release #1 of city (repeating.csv) at ")
+    assert out.rstrip().endswith(": ids repeat")
+
+    status, document = _audit(capsys, b, ledger, "--id", "pid")
+    assert status == 0
+    releases = document["releases"]
+    assert releases["earlier"] == [] and releases["recorded_as"] == 2
+    assert any("no earlier release of 'city'" in gap for gap in releases["not_checked"])
+
+    assert main(["ledger", str(ledger), "--json", "-"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    first, second = listed["releases"]
+    assert first["retired"]["reason"] == "ids repeat" and first["retired"]["time"]
+    assert second["retired"] is None
+    assert main(["ledger", str(ledger)]) == 0
+    text = capsys.readouterr().out
+    assert f"RETIRED {first['retired']['time']}: ids repeat" in text
+    with Ledger.open(ledger) as opened:  # recorded, not deleted; its cost still counts
+        assert [entry.id for entry in opened.releases("city")] == [1, 2]
+        assert [entry.id for entry in opened.releases("city", retired=False)] == [2]
+        assert opened.records(1) is not None
+
+
+@pytest.mark.parametrize(
+    ("retire", "message"),
+    [
+        (["city", "7", "--reason", "x"], "no release #7 of dataset 'city'"),
+        (["town", "1", "--reason", "x"], "no release #1 of dataset 'town'"),
+        (["city", "1", "--reason", " "], "--reason is empty"),
+        (["city", "1"], "--reason"),
+    ],
+)
+def test_retire_refusals(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], retire: list[str], message: str
+) -> None:
+    ledger = tmp_path / "ledger.sqlite"
+    _bad_release(ledger, tmp_path)
+    assert main(["ledger", str(ledger), "retire", *retire]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.splitlines()) == 1 and "Traceback" not in err
+
+
+def test_a_release_is_retired_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ledger = tmp_path / "ledger.sqlite"
+    _bad_release(ledger, tmp_path)
+    assert main(["ledger", str(ledger), "retire", "city", "1", "--reason", "first"]) == 0
+    assert main(["ledger", str(ledger), "retire", "city", "1", "--reason", "again"]) == 2
+    err = capsys.readouterr().err
+    assert "was retired already" in err and "(first)" in err
+
+
+def test_a_version_2_ledger_gains_the_retirements(tmp_path: Path) -> None:
+    path = tmp_path / "v2.sqlite"
+    with Ledger.open(path) as ledger:
+        ledger.record(
+            dataset="d", fingerprint="ab", source="q1.csv", quasi_identifiers=["zip"],
+            sensitive=["dx"],
+        )  # fmt: skip
+    connection = sqlite3.connect(path)  # as version 2 left it: no retirements table
+    connection.executescript(
+        "DROP TABLE retirements; UPDATE meta SET value = '2' WHERE key = 'schema_version';"
+    )
+    connection.close()
+    with Ledger.open(path) as ledger:
+        assert ledger.meta()["schema_version"] == "3"
+        [entry] = ledger.releases()
+        assert entry.retired is None and entry.source == "q1.csv"
+        retired = ledger.retire(entry.id, dataset="d", reason="test")
+        assert retired.retired is not None and ledger.releases(retired=False) == ()

@@ -87,7 +87,7 @@ def test_three_releases_and_repeated_id() -> None:
     assert result.records == 3
     assert sorted(result.candidates.tolist()) == [1, 2, 2]
     twice = pd.concat([c, c])
-    with pytest.raises(InputError, match="'pid' holds '5' twice"):
+    with pytest.raises(InputError, match=r"'pid' repeats 2 ids \(4 records share an id\)"):
         read_releases([HOSPITAL_A, twice], **ROLES)
 
 

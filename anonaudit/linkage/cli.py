@@ -12,6 +12,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+
 from anonaudit import ReadOptions, Roles, load
 from anonaudit.auditing import AuditReport
 from anonaudit.batch import open_config_inputs
@@ -20,11 +22,11 @@ from anonaudit.cli import assignments, levels
 from anonaudit.config import AuditConfig
 from anonaudit.dp.accounting import Budget
 from anonaudit.dp.companion import DPReport
-from anonaudit.errors import ParameterError
+from anonaudit.errors import InputError, ParameterError
 from anonaudit.generalization import is_builtin
 from anonaudit.linkage.composition import Releases, compose, generalized_releases, read_releases
 from anonaudit.linkage.differencing import difference
-from anonaudit.linkage.history import release_history
+from anonaudit.linkage.history import release_history, repeated_ids
 from anonaudit.linkage.html import composition_html, differencing_html
 from anonaudit.linkage.ledger import Ledger
 from anonaudit.linkage.report import (
@@ -182,10 +184,14 @@ def _record(
                 raise ParameterError(f"--ledger fingerprints files; {path} is not a file")
             fingerprint = file_sha256(path)
             dataset = args.dataset or fingerprint
-            known = ledger.releases(dataset, args.recipient)
+            known = ledger.releases(dataset, args.recipient, retired=False)
             if any(entry.fingerprint == fingerprint for entry in known):
                 continue
             id = getattr(args, "id", None)
+            records = None
+            if id is not None:
+                records = read_records([open_source(path, csv=csv)], [id, *qi, *sa])
+                _refuse_repeated_ids(records, path)
             ledger.record(
                 dataset=dataset,
                 fingerprint=fingerprint,
@@ -194,9 +200,7 @@ def _record(
                 sensitive=sa,
                 table=table,
                 recipient=args.recipient,
-                records=None
-                if id is None
-                else read_records([open_source(path, csv=csv)], [id, *qi, *sa]),
+                records=records,
             )
 
 
@@ -221,6 +225,8 @@ def audit_release(config: AuditConfig, report: AuditReport) -> AuditReport:
     dataset, fingerprint = _dataset(settings.get("dataset"), inputs)
     recipient, id = settings.get("recipient"), settings.get("id")
     records = None if id is None else release_records(open_config_inputs(config), report, id)
+    if records is not None:  # before the ledger is read or written
+        _refuse_repeated_ids(records, ",".join(inputs))
     generalization = report.generalization
     transformation = None if generalization is None else {"generalize": dict(generalization.levels)}
     with Ledger.open(settings["file"]) as ledger:
@@ -234,7 +240,7 @@ def audit_release(config: AuditConfig, report: AuditReport) -> AuditReport:
             max_classes=None,  # the reports cap their listings
         )
         report = replace(report, history=history)
-        known = ledger.releases(dataset, recipient)
+        known = ledger.releases(dataset, recipient, retired=False)
         if report.passed is False or any(e.fingerprint == fingerprint for e in known):
             return report
         number = ledger.record(
@@ -249,6 +255,19 @@ def audit_release(config: AuditConfig, report: AuditReport) -> AuditReport:
             records=records,
         )
     return replace(report, history=replace(history, recorded=number))
+
+
+def _refuse_repeated_ids(records: pa.Table, source: str) -> None:
+    """Refuse to record a release whose record ids (``records``' first column) repeat:
+    no later release could be composed with it. The message names the column and counts
+    the ids, and prints none of them (a report may redact such values)."""
+    ids, shared = repeated_ids(records)
+    if ids:
+        raise InputError(
+            f"{source}: the id column {records.column_names[0]!r} repeats {ids:,} "
+            f"{'id' if ids == 1 else 'ids'} ({shared:,} records share an id); each record "
+            "of a release needs its own id: fix the file, nothing was recorded"
+        )
 
 
 def _dataset(name: str | None, inputs: Sequence[str]) -> tuple[str, str]:
@@ -302,6 +321,14 @@ def _budget(text: str | None) -> Budget | None:
 def _run_ledger(args: argparse.Namespace) -> int:
     if not Path(args.file).is_file():
         raise ParameterError(f"{args.file}: no such ledger; check the path")
+    if getattr(args, "action", None) == "retire":
+        with Ledger.open(args.file) as ledger:
+            entry = ledger.retire(args.release, dataset=args.retire_dataset, reason=args.reason)
+        print(
+            f"retired release #{entry.id} of {entry.dataset} ({entry.source}) at "
+            f"{entry.retired}: {entry.retired_reason}"
+        )
+        return _OK
     refuse_overwriting([("--json", args.json)], [args.file])
     with Ledger.open(args.file) as ledger:
         document = ledger_to_dict(ledger, dataset=args.dataset, recipient=args.recipient)

@@ -381,13 +381,17 @@ def _load(
 def _refuse_repeated_ids(
     connection: duckdb.DuckDBPyConnection, table: str, where: str, id: str
 ) -> None:
-    repeated = connection.execute(
-        f"SELECT id FROM {table} WHERE id IS NOT NULL GROUP BY id HAVING count(*) > 1 LIMIT 1"
-    ).fetchone()
-    if repeated:
+    """Refuse a release whose ids repeat, counting them: no id is printed (a report may
+    redact such values)."""
+    row = connection.execute(
+        "SELECT count(*), coalesce(sum(n), 0) FROM (SELECT count(*) AS n FROM "
+        f"{table} WHERE id IS NOT NULL GROUP BY id HAVING count(*) > 1)"
+    ).fetchall()
+    ids, shared = (int(row[0][0]), int(row[0][1])) if row else (0, 0)
+    if ids:
         raise InputError(
-            f"{where}: the id column {id!r} holds {repeated[0]!r} twice; "
-            "each record of a release needs its own id"
+            f"{where}: the id column {id!r} repeats {ids:,} {'id' if ids == 1 else 'ids'} "
+            f"({shared:,} records share an id); each record of a release needs its own id"
         )
 
 

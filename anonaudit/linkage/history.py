@@ -14,7 +14,8 @@ the two attacks that need earlier releases, automatically:
   was recorded with its records (the office's record id, ``--id``): an attacker who
   knows a target's QIs intersects the values of the target's classes.
 
-Only exact (syntactic) releases are attacked: a DP release's ledger entry holds the
+Retired releases (:meth:`~anonaudit.linkage.ledger.Ledger.retire`) are not attacked
+with. Only exact (syntactic) releases are: a DP release's ledger entry holds the
 table it was made from, which was never published, and its cost is accounted for by
 the budget instead (:meth:`~anonaudit.linkage.ledger.Ledger.check_budget`).
 """
@@ -26,14 +27,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from anonaudit.classtable import ClassTable
+from anonaudit.errors import InputError
 from anonaudit.linkage.composition import Composition, compose, read_releases
 from anonaudit.linkage.differencing import Differencing, difference
 from anonaudit.linkage.ledger import Ledger, LedgerEntry
 from anonaudit.vocabulary import Judged, Verdict
 
-__all__ = ["SAME_CODING", "ReleaseHistory", "release_history"]
+__all__ = ["SAME_CODING", "ReleaseHistory", "release_history", "repeated_ids"]
 
 #: Differencing compares two releases coded alike: below this share of the new
 #: release's records in classes the old one has too, they are taken to be coded
@@ -144,7 +147,7 @@ def release_history(
     qi, sa = table.quasi_identifiers, table.sensitive
     earlier = tuple(
         entry
-        for entry in ledger.releases(dataset)
+        for entry in ledger.releases(dataset, retired=False)
         if entry.mechanism is None
         and entry.fingerprint != fingerprint
         and entry.quasi_identifiers == qi
@@ -233,6 +236,14 @@ def _compose(
     for entry in entries:
         kept = ledger.records(entry.id)
         if kept is not None:
+            ids, _ = repeated_ids(kept)
+            if ids:
+                raise InputError(
+                    f"{ledger.path}: release #{entry.id} of {entry.dataset!r} repeats "
+                    f"{ids:,} record ids in its id column {kept.column_names[0]!r}, so it "
+                    "cannot be composed with; retire it: anonaudit ledger "
+                    f"{ledger.path} retire {entry.dataset} {entry.id} --reason TEXT"
+                )
             tables.append(kept.rename_columns([id, *kept.column_names[1:]]))
             names.append(f"release #{entry.id} ({entry.source}, {entry.time})")
     shared = [name for name in table.sensitive if all(name in t.column_names for t in tables)]
@@ -247,3 +258,19 @@ def _compose(
         names=[*names, "this release"],
     )
     return {name: compose(releases, name) for name in shared}
+
+
+def repeated_ids(records: pa.Table) -> tuple[int, int]:
+    """How many ids of ``records`` (its first column) occur more than once, and in how
+    many records; null ids are not counted.
+
+    >>> repeated_ids(pa.table({"pid": ["1", "2", "2", "3", "3", "3", None, None]}))
+    (2, 5)
+    """
+    ids = records.column(0)
+    counts = pa.table({"id": ids}).filter(pc.is_valid(ids)).group_by("id").aggregate(
+        [("id", "count")]
+    )
+    repeated = counts.column("id_count").to_numpy()
+    repeated = repeated[repeated > 1]
+    return len(repeated), int(repeated.sum())

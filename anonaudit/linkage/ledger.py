@@ -8,6 +8,12 @@ from), the DP mechanism and its cost (ε, δ, ρ), the recipient and the time; a
 office gives its own record id, the release's records (id, QIs as released, SAs), so
 that a later release can be composed with it (:mod:`anonaudit.linkage.history`).
 
+A release recorded by mistake (a file whose record ids repeat, say) is **retired**, not
+deleted (:meth:`Ledger.retire`, ``anonaudit ledger FILE retire DATASET RELEASE --reason
+TEXT``): the ledger keeps it, with when and why it was retired, and later audits no
+longer attack with it (composition, differencing). Its privacy cost still counts
+(:meth:`Ledger.spent`): whatever was published stays published.
+
 The ledger is **internal**: it holds exact class tables and is never to be published;
 its ``meta`` table says so. Concurrent writers are safe: the file is in WAL mode, every
 write is one ``BEGIN IMMEDIATE`` transaction, and a busy writer waits (busy timeout)
@@ -27,7 +33,7 @@ import os
 import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -42,7 +48,7 @@ __all__ = ["LEDGER_NOTE", "Ledger", "LedgerEntry"]
 
 #: What the ``meta`` table says of the file.
 LEDGER_NOTE = "internal: holds the exact class table of every release; do not publish"
-_SCHEMA_VERSION = "2"  # 2: the records column
+_SCHEMA_VERSION = "3"  # 2: the records column; 3: the retirements table
 _BUSY_SECONDS = 60.0
 _COUNT = "__anonaudit_count__"
 _SCHEMA = """
@@ -65,11 +71,18 @@ CREATE TABLE IF NOT EXISTS releases (
     records BLOB
 );
 CREATE INDEX IF NOT EXISTS releases_dataset ON releases (dataset, recipient);
+CREATE TABLE IF NOT EXISTS retirements (
+    release INTEGER PRIMARY KEY REFERENCES releases (id),
+    time TEXT NOT NULL,
+    reason TEXT NOT NULL
+);
 """
 _FIELDS = (
-    "id, time, dataset, fingerprint, source, quasi_identifiers, sensitive, transformation, "
-    "mechanism, epsilon, delta, rho, recipient"
+    "id, releases.time, dataset, fingerprint, source, quasi_identifiers, sensitive, "
+    "transformation, mechanism, epsilon, delta, rho, recipient, retirements.time, "
+    "retirements.reason"
 )
+_FROM = "FROM releases LEFT JOIN retirements ON retirements.release = releases.id"
 
 
 @dataclass(frozen=True)
@@ -98,6 +111,11 @@ class LedgerEntry:
         Its DP cost (0 for an exact release, whose :attr:`cost` is infinite).
     recipient : str or None
         Who received it.
+    retired : str or None
+        When it was retired (UTC, ISO 8601; :meth:`Ledger.retire`); ``None`` while it
+        is in force.
+    retired_reason : str or None
+        Why it was retired.
     """
 
     id: int
@@ -113,6 +131,8 @@ class LedgerEntry:
     delta: float
     rho: float
     recipient: str | None
+    retired: str | None = None
+    retired_reason: str | None = None
 
     @property
     def cost(self) -> PrivacyCost:
@@ -129,7 +149,8 @@ class LedgerEntry:
         if self.delta:
             cost += f" delta {self.delta:g}"
         to = f" to {self.recipient}" if self.recipient else ""
-        return f"#{self.id} ({self.time}{to}, {self.source}, {cost})"
+        retired = f", retired {self.retired}" if self.retired else ""
+        return f"#{self.id} ({self.time}{to}, {self.source}, {cost}{retired})"
 
 
 class Ledger:
@@ -177,10 +198,13 @@ class Ledger:
                 columns = {row[1] for row in cursor.execute("PRAGMA table_info(releases)")}
                 if "records" not in columns:  # a version 1 ledger
                     cursor.execute("ALTER TABLE releases ADD COLUMN records BLOB")
-                    cursor.execute(
-                        "UPDATE meta SET value = ? WHERE key = 'schema_version'",
-                        (_SCHEMA_VERSION,),
-                    )
+                # An older ledger has gained what it lacked (the retirements table, by
+                # the schema above): it is of this version now.
+                cursor.execute(
+                    "UPDATE meta SET value = ? WHERE key = 'schema_version' "
+                    "AND CAST(value AS INTEGER) < ?",
+                    (_SCHEMA_VERSION, int(_SCHEMA_VERSION)),
+                )
                 now = datetime.now(UTC).isoformat(timespec="seconds")
                 for key, value in (
                     ("note", LEDGER_NOTE),
@@ -279,11 +303,18 @@ class Ledger:
             return int(cursor.lastrowid or 0)
 
     def releases(
-        self, dataset: str | None = None, recipient: str | None = None
+        self,
+        dataset: str | None = None,
+        recipient: str | None = None,
+        *,
+        retired: bool = True,
     ) -> tuple[LedgerEntry, ...]:
-        """The recorded releases, oldest first; of one dataset and recipient if given."""
-        query, args = f"SELECT {_FIELDS} FROM releases", []
-        where = []
+        """The recorded releases, oldest first; of one dataset and recipient if given.
+
+        With ``retired=False``, only those in force: not retired (:meth:`retire`).
+        """
+        query, args = f"SELECT {_FIELDS} {_FROM}", []
+        where = [] if retired else ["retirements.release IS NULL"]
         if dataset is not None:
             where.append("dataset = ?")
             args.append(dataset)
@@ -294,6 +325,48 @@ class Ledger:
             query += " WHERE " + " AND ".join(where)
         rows = self._connection.execute(query + " ORDER BY id", args).fetchall()
         return tuple(_entry(row) for row in rows)
+
+    def retire(self, release: int, *, dataset: str, reason: str) -> LedgerEntry:
+        """Retire release number ``release`` of ``dataset``: recorded, not deleted.
+
+        Later audits no longer attack with it (``release_history`` of
+        :mod:`anonaudit.linkage.history` reads ``releases(retired=False)``), and its file
+        may be recorded again; its privacy cost still counts (:meth:`spent`). The time
+        and ``reason`` are kept beside the release, which stays as it was.
+
+        Returns
+        -------
+        LedgerEntry
+            The release, retired.
+
+        Raises
+        ------
+        InputError
+            No such release of ``dataset``, one retired already, or an empty ``reason``.
+        """
+        if not reason.strip():
+            raise InputError("--reason is empty; say why the release is retired")
+        with self._write() as cursor:
+            row = cursor.execute(
+                f"SELECT {_FIELDS} {_FROM} WHERE id = ? AND dataset = ?", (release, dataset)
+            ).fetchone()
+            if row is None:
+                raise InputError(
+                    f"{self.path}: no release #{release} of dataset {dataset!r}; list them "
+                    f"with anonaudit ledger {self.path} --dataset {dataset}"
+                )
+            entry = _entry(row)
+            if entry.retired is not None:
+                raise InputError(
+                    f"{self.path}: release #{release} of {dataset!r} was retired already, "
+                    f"at {entry.retired} ({entry.retired_reason})"
+                )
+            now = datetime.now(UTC).isoformat(timespec="seconds")
+            cursor.execute(
+                "INSERT INTO retirements (release, time, reason) VALUES (?, ?, ?)",
+                (release, now, reason.strip()),
+            )
+        return replace(entry, retired=now, retired_reason=reason.strip())
 
     def class_table(self, release: int) -> ClassTable | None:
         """The class table recorded with release number ``release`` (``None`` if none)."""
@@ -324,7 +397,10 @@ class Ledger:
         return bool(row and row[0])
 
     def spent(self, dataset: str | None = None, recipient: str | None = None) -> PrivacyCost:
-        """What the releases (of ``dataset``, to ``recipient``) spent, composed sequentially."""
+        """What the releases (of ``dataset``, to ``recipient``) spent, composed sequentially.
+
+        Retired releases count too: what was published stays published.
+        """
         return sequential(PrivacyCost(), *(e.cost for e in self.releases(dataset, recipient)))
 
     def check_budget(
@@ -368,6 +444,8 @@ def _entry(row: tuple[Any, ...]) -> LedgerEntry:
         delta=float(row[10] or 0.0),
         rho=float(row[11] or 0.0),
         recipient=row[12],
+        retired=row[13],
+        retired_reason=row[14],
     )
 
 

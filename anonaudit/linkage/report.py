@@ -218,7 +218,11 @@ def entry_to_dict(entry: LedgerEntry) -> dict[str, Any]:
 def ledger_to_dict(
     ledger: Ledger, *, dataset: str | None = None, recipient: str | None = None
 ) -> dict[str, Any]:
-    """The ``anonaudit ledger`` JSON document: releases and spend per dataset."""
+    """The ``anonaudit ledger`` JSON document: releases and spend per dataset.
+
+    Each release says whether it was retired (``retired``: ``null``, or its ``time`` and
+    ``reason``); a retired release's cost is still spent.
+    """
     entries = ledger.releases(dataset, recipient)
     spend = {}
     for name in sorted({entry.dataset for entry in entries}):
@@ -232,7 +236,15 @@ def ledger_to_dict(
         "schema_version": SCHEMA_VERSION,
         "anonaudit_version": __version__,
         "meta": ledger.meta(),
-        "releases": [entry_to_dict(entry) for entry in entries],
+        "releases": [
+            entry_to_dict(entry)
+            | {
+                "retired": None
+                if entry.retired is None
+                else {"time": entry.retired, "reason": entry.retired_reason}
+            }
+            for entry in entries
+        ],
         "spent": spend,
     }
 
@@ -249,9 +261,11 @@ def ledger_summary(document: Mapping[str, Any]) -> str:
             + (f" delta {entry['delta']:g}" if entry["delta"] else "")
         )
         to = entry["recipient"] or "-"
+        retired = entry.get("retired")
         lines.append(
             f"  #{entry['id']} {entry['time']} {entry['dataset']} to {to}: {entry['source']} "
             f"(sha256 {entry['sha256'][:12]}), {cost}"
+            + ("" if not retired else f"; RETIRED {retired['time']}: {retired['reason']}")
         )
     for name, cost in document["spent"].items():
         lines.append(
