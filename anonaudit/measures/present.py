@@ -205,12 +205,30 @@ class Options:
     listings_href : str or None
         Where the full listings are written, as a link relative to the page (ending in
         ``/``); ``None``: they are not written.
+    shown : Shown
+        Where, besides the listings, the page showed a class's QI values (chart legends,
+        hierarchy examples): counted as they are drawn, for the report's notice.
     """
 
     redact: bool
     max_rows: int
     max_classes: int | None = 100
     listings_href: str | None = None
+    shown: Shown = field(default_factory=lambda: Shown())
+
+
+@dataclass
+class Shown:
+    """A tally of the places outside the listings where a report showed data values
+    (:attr:`Options.shown`); the notice atop the report counts them with the rows."""
+
+    places: int = 0
+
+    def value(self, value: Any, redact: bool) -> str | None:
+        """``value`` as the page shows it (:data:`REDACTED` with ``redact``), counted
+        when it is shown."""
+        self.places += not redact
+        return _qi_value(value, redact)
 
 
 class _Failing(Protocol):
@@ -411,6 +429,7 @@ def _class_label(
         described = f"class {rank} {REDACTED}"
     else:
         key = classes.keys.slice(class_id, 1).to_pylist()[0]
+        options.shown.places += 1
         described = ", ".join(_none_as_null(_qi_value(value, False)) for value in key.values())
     return (
         f"{described} — {_plural(int(classes.sizes[class_id]), 'record')}, "

@@ -231,6 +231,7 @@ def _render(
             sum(listing.embedded < listing.total for listing in identifying),
             options.max_classes,
             redacted=redact,
+            elsewhere=options.shown.places,
         ),
         max_rows=options.max_rows,
         version=__version__,

@@ -280,7 +280,7 @@ def _recoding(t: Transformation, qi: str, options: Options) -> str | None:
     hierarchy = t.generalization.hierarchies[qi]
     leaf = _example(hierarchy)
     label = hierarchy.levels[level][hierarchy.levels[0].index(leaf)]
-    shown = (_none_as_null(_qi_value(v, options.redact)) for v in (leaf, label))
+    shown = (_none_as_null(options.shown.value(v, options.redact)) for v in (leaf, label))
     return " → ".join(shown)
 
 

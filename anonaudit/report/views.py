@@ -906,12 +906,20 @@ def _contrast_table(
 # -- failing classes ------------------------------------------------------------------
 
 
-def contents_notice(rows: int, capped: int, max_classes: int | None, *, redacted: bool) -> str:
-    """What a report holds from the data, in a sentence (the notice atop both reports).
+def contents_notice(
+    rows: int, capped: int, max_classes: int | None, *, redacted: bool, elsewhere: int = 0
+) -> str:
+    """What a report holds from the data, in a sentence (the notice atop both reports):
+    the rows of the listings, and ``elsewhere`` other places that show a class's or a
+    value's data (chart legends, hierarchy examples).
 
     >>> contents_notice(120, 1, 100, redacted=False)  # doctest: +NORMALIZE_WHITESPACE
     'This report contains 120 rows of quasi-identifier values from the data
     (1 listing capped at 100 rows); redacted: no.'
+    >>> contents_notice(3, 0, 100, redacted=False, elsewhere=4)  # doctest: +NORMALIZE_WHITESPACE
+    'This report contains 3 rows of quasi-identifier values from the data, and shows data
+    values in 4 other places (chart legends, hierarchy examples) (0 listings capped at 100
+    rows); redacted: no.'
     >>> contents_notice(1, 0, None, redacted=True)  # doctest: +NORMALIZE_WHITESPACE
     'This report contains 1 row of classes whose quasi-identifier values are replaced by
     [redacted] (no listing capped); redacted: yes.'
@@ -927,6 +935,11 @@ def contents_notice(rows: int, capped: int, max_classes: int | None, *, redacted
         if redacted
         else f"{noun} of quasi-identifier values from the data"
     )
+    if elsewhere:
+        what += (
+            f", and shows data values in {_plural(elsewhere, 'other place')} "
+            "(chart legends, hierarchy examples)"
+        )
     return f"This report contains {rows:,} {what} ({cap}); redacted: {'yes' if redacted else 'no'}."
 
 
