@@ -24,7 +24,6 @@ from anonaudit.measures.present import (
     _listing,
     _none_as_null,
     _plural,
-    _qi_value,
     _real,
     _share,
     join_names,
