@@ -33,9 +33,7 @@ H. P. Luhn, "Computer for verifying numbers", US patent 2,950,048 (1960).
 
 from __future__ import annotations
 
-import datetime as _dt
 import ipaddress
-import math
 import os
 import re
 import stat
@@ -46,6 +44,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from anonaudit._common_names import GIVEN_NAMES, SURNAMES
 from anonaudit.sources import is_spark_frame, open_inputs
 
 if TYPE_CHECKING:
@@ -54,16 +53,26 @@ if TYPE_CHECKING:
 
 __all__ = [
     "HIPAA_IDENTIFIERS",
+    "MATCH_SHARE",
+    "NAME_KINDS",
+    "NAME_LISTED_SHARE",
+    "NULL_MARKERS",
+    "PHONE_SHAPED_SHARE",
     "SAMPLE_ROWS",
+    "TEXT_SHARE",
     "UNIQUE_SHARE",
     "Identifier",
     "Role",
     "by_name",
+    "by_text",
     "by_uniqueness",
     "by_values",
     "find_identifiers",
+    "judge_column",
     "luhn",
+    "present",
     "sample_sources",
+    "value_kind",
 ]
 
 #: Records of the inputs read again to look at the columns the audit did not read.
@@ -72,8 +81,6 @@ SAMPLE_ROWS = 10_000
 UNIQUE_SHARE = 0.9
 #: Fewer records than this and every column is nearly unique: uniqueness is not judged.
 _MIN_ROWS = 100
-#: Share of a sample's non-null values that must match a pattern for the column to be flagged.
-_MATCH_SHARE = 0.8
 #: Distinct values of a column looked at by :func:`by_values`.
 _MAX_VALUES = 10_000
 
@@ -83,7 +90,19 @@ Role = Literal["quasi-identifier", "sensitive", "not audited"]
 #: The 18 identifiers of HIPAA Safe Harbor, 45 CFR 164.514(b)(2)(i)(A)-(R), with the
 #: words of column names that name them (lower case, as tokens; several words: in order).
 HIPAA_IDENTIFIERS: dict[str, tuple[str, ...]] = {
-    "(A) names": ("name", "names", "surname", "forename", "first name", "last name"),
+    "(A) names": (
+        "name",
+        "names",
+        "surname",
+        "forename",
+        "first name",
+        "last name",
+        "firstname",
+        "lastname",
+        "fullname",
+        "surnames",
+        "maiden name",
+    ),
     "(B) geographic subdivisions smaller than a state": (
         "address",
         "street",
@@ -94,6 +113,22 @@ HIPAA_IDENTIFIERS: dict[str, tuple[str, ...]] = {
         "zipcode",
         "postcode",
         "postal code",
+        "postcodes",
+        "neighborhood",
+        "neighbourhood",
+        "borough",
+        "district",
+        "town",
+        "village",
+        # "and their equivalent geocodes"
+        "geocode",
+        "latitude",
+        "longitude",
+        "lat",
+        "lon",
+        "lng",
+        "coordinates",
+        "gps",
     ),
     "(C) elements of dates (except year) related to an individual": (
         "dob",
@@ -106,11 +141,41 @@ HIPAA_IDENTIFIERS: dict[str, tuple[str, ...]] = {
         "date of death",
         "death date",
     ),
-    "(D) telephone numbers": ("phone", "telephone", "mobile", "tel"),
+    "(D) telephone numbers": ("phone", "telephone", "mobile", "tel", "cellphone"),
     "(E) fax numbers": ("fax",),
-    "(F) electronic mail addresses": ("email", "e mail", "mail"),
-    "(G) social security numbers": ("ssn", "social security"),
-    "(H) medical record numbers": ("mrn", "medical record"),
+    "(F) electronic mail addresses": ("email", "e mail", "mail", "emails"),
+    "(G) social security numbers": (
+        "ssn",
+        "social security",
+        # Their equivalents elsewhere: national insurance (UK), social insurance (Canada),
+        # personal identity and tax numbers.
+        "nino",
+        "national insurance",
+        "social insurance",
+        "national id",
+        "national identity",
+        "national identification",
+        "personal number",
+        "tax id",
+        "tax number",
+        "taxpayer",
+        "bsn",
+        "cpf",
+        "dni",
+        "nie",
+        "codice fiscale",
+    ),
+    "(H) medical record numbers": (
+        "mrn",
+        "medical record",
+        "patient number",
+        "patient no",
+        "patient nr",
+        "case number",
+        "nhs number",
+        "nhs no",
+        "chart number",
+    ),
     "(I) health plan beneficiary numbers": ("beneficiary", "health plan", "member id"),
     "(J) account numbers": ("account", "iban"),
     "(K) certificate/license numbers": ("license", "licence", "certificate", "passport"),
@@ -149,11 +214,17 @@ class Identifier:
     declared_role : {"quasi-identifier", "sensitive", "not audited"}
         How the audit declared it; ``"not audited"``: neither, so an
         ``anonaudit advise --out`` leaves it out unless ``--keep`` names it.
+    kind : str or None
+        What it holds, by the first reason that says: the kind of its values
+        (:func:`value_kind`: ``"e-mail"``, ``"phone"``, ``"name"``, ...), ``"free
+        text"`` (:func:`by_text`), the kind its name names (:data:`NAME_KINDS`), or
+        ``"unique"`` (:func:`by_uniqueness` alone).
     """
 
     column: str
     reasons: tuple[str, ...]
     declared_role: Role
+    kind: str | None = None
 
 
 def _tokens(name: str) -> list[str]:
@@ -206,12 +277,7 @@ def _card(value: str) -> bool:
     return digits.isdigit() and 13 <= len(digits) <= 19 and luhn(digits)
 
 
-_IP_SHAPE = re.compile(r"[0-9A-Fa-f:.%a-z]+")
-
-
 def _ip(value: str) -> bool:
-    if ("." not in value and ":" not in value) or not _IP_SHAPE.fullmatch(value):
-        return False  # no address: not worth the parser's time
     try:
         ipaddress.ip_address(value)
     except ValueError:
@@ -219,83 +285,383 @@ def _ip(value: str) -> bool:
     return True
 
 
-_DATE_FORMATS = ("%Y-%m-%d", "%d/%m/%Y", "%m/%d/%Y", "%d.%m.%Y", "%Y%m%d")
-#: What any of them looks like; only values of this shape are parsed (strptime is slow).
-_DATE_SHAPE = re.compile(r"\d{4}-\d{1,2}-\d{1,2}|\d{1,2}[/.]\d{1,2}[/.]\d{4}|\d{8}")
+def present(values: pa.Array | pa.ChunkedArray | Iterable[str | None]) -> pa.Array:
+    """The values of a column that say something: as text, trimmed, without nulls, empty
+    texts and the markers of :data:`NULL_MARKERS` (whatever their case).
+
+    A sample is read as text (``to_string_batch``), and a CSV file's ``NA`` is a value
+    unless ``--na-values`` says otherwise: a column that is mostly ``"NA"`` is judged
+    on its other values.
+
+    >>> present(["a@b.org", None, "", " NA ", "n/a", "x "]).to_pylist()
+    ['a@b.org', 'x']
+    """
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    if not isinstance(values, pa.Array):
+        values = pa.array(list(values), pa.string())
+    if pa.types.is_dictionary(values.type):
+        values = values.dictionary_decode()
+    if not pa.types.is_string(values.type):
+        values = pc.cast(values, pa.string())
+    values = pc.utf8_trim_whitespace(values.drop_null())
+    return values.filter(pc.invert(pc.is_in(pc.utf8_lower(values), value_set=_NULL_ARRAY)))
 
 
-def _date(value: str) -> bool:
-    if not _DATE_SHAPE.fullmatch(value):
-        return False
-    for layout in _DATE_FORMATS:
-        try:
-            _dt.datetime.strptime(value, layout)
-        except ValueError:
-            continue
-        return True
-    return False
+#: Cell texts that stand for a missing value (compared in lower case, trimmed).
+NULL_MARKERS: frozenset[str] = frozenset(
+    {"", "na", "n/a", "n.a.", "nan", "null", "none", "nil", "-", "--", "?", "#n/a", "missing"}
+)
+_NULL_ARRAY = pa.array(sorted(NULL_MARKERS), pa.string())
 
-
-def _pattern(regex: str) -> Callable[[str], bool]:
-    compiled = re.compile(regex)
-    return lambda value: compiled.fullmatch(value) is not None
-
-
-#: What a value may look like, and the test. Order matters: the first kind that most
-#: values match is the one reported (a date also looks like a telephone number).
-_KINDS: tuple[tuple[str, Callable[[str], bool]], ...] = (
-    ("e-mail addresses", _pattern(r"[^@\s]+@[^@\s]+\.[A-Za-z]{2,}")),
-    (
-        "UUIDs",
-        _pattern(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"),
-    ),
-    ("URLs", _pattern(r"(?:https?|ftp)://\S+|www\.\S+\.\S+")),
-    ("IP addresses", _ip),
-    ("US social security numbers", _pattern(r"\d{3}-\d{2}-\d{4}")),
-    (
-        "UK national insurance numbers",
-        _pattern(r"[A-CEGHJ-PR-TW-Z]{2} ?\d{2} ?\d{2} ?\d{2} ?[A-D]"),
-    ),
-    ("payment card numbers (Luhn check)", _card),
-    ("full dates (such as dates of birth)", _date),
-    (
-        "telephone numbers",
-        _pattern(r"\+?\d{0,3}[ .-]?\(?\d{2,4}\)?[ .-]\d{2,4}[ .-]?\d{2,4}(?:[ .-]?\d{2,4})?"),
-    ),
+# The patterns, RE2 syntax (pyarrow.compute), documented in docs/identifiers.md.
+_YEAR = r"(?:1[89]|20)\d\d"
+_MONTH = r"(?:0?[1-9]|1[0-2])"
+_DAY = r"(?:0?[1-9]|[12]\d|3[01])"
+_MONTH_NAME = (
+    r"(?i:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|"
+    r"april|june|july|august|september|october|november|december)\.?"
+)
+_TIME = r"(?:[ T]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?"
+#: A date with its day or its month (HIPAA's "elements of dates (except year)"): ISO
+#: or day-month-year or month-day-year, with ``-``, ``/`` or ``.``, ``YYYYMMDD``, with
+#: the month's name ("1 Jan 2000", "Jan 1, 2000", "March 2021"), or a month of a year
+#: (``2021-03``, ``03/2021``); a time of day may follow.
+_DATE = (
+    "(?:"
+    + "|".join(
+        f"{a}{sep}{b}{sep}{c}"
+        for sep in ("-", "/", r"\.")
+        for a, b, c in ((_YEAR, _MONTH, _DAY), (_DAY, _MONTH, _YEAR), (_MONTH, _DAY, _YEAR))
+    )
+    + rf"|{_YEAR}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])"
+    + rf"|{_YEAR}[-/.](?:0[1-9]|1[0-2])|(?:0?[1-9]|1[0-2])[-/.]{_YEAR}|{_MONTH_NAME},? {_YEAR}"
+    rf"|{_DAY}\.? {_MONTH_NAME},? {_YEAR}|{_MONTH_NAME} {_DAY},? {_YEAR}){_TIME}"
+)
+_SEP = r"[ .-]"
+#: A telephone number, in the shapes of the numbering plans (ITU-T E.164 and the
+#: national ones): North American ``(555) 123-4567``, ``555.123.4567``,
+#: ``+1-555-123-4567``, ``001-555-123-4567``; international ``+44 20 7946 0958``,
+#: ``+49 (0) 30 1234567``, ``0049 30 1234567``; national, with a trunk prefix
+#: ``0171 123456``, ``(01632) 960391``, ``06 12 34 56 78``, ``090-1234-5678``, or
+#: digit groups ``22 4978-6907``, ``609 141 777``; ``0`` and 8 to 11 digits unbroken.
+#: It must hold 9 to 15 digits (:data:`_PHONE_DIGITS`), besides an extension
+#: (``x123``, ``ext. 123``). Plain integers do not match (they start with 1 to 9 and
+#: hold no separator), nor do dates (8 digits), times, amounts or version strings
+#: (groups of one digit).
+_PHONE = (
+    rf"(?:(?:\+?1{_SEP}?|001{_SEP}?)?(?:\(\d{{3}}\)|\d{{3}}){_SEP}?\d{{3}}{_SEP}\d{{4}}"
+    rf"|(?:\+|00)[1-9]\d{{0,2}}{_SEP}?(?:\(0\){_SEP}?)?(?:\(\d{{1,5}}\){_SEP}?)?\d{{1,5}}"
+    rf"(?:{_SEP}?\d{{1,5}}){{0,5}}"
+    rf"|\(?\d{{2,5}}\)?(?:{_SEP}|\)|\){_SEP}|/)\d{{2,8}}(?:{_SEP}\d{{2,5}}){{0,4}}"
+    r"|0\d{8,11})"
+)
+_EXTENSION = r"(?:\s*(?:x|ext\.?|extension|#)\s*\d{1,6})?"
+#: Digits of a telephone number (its extension aside).
+_PHONE_DIGITS = (9, 15)
+#: Plain integers of 9 to 11 digits: telephone numbers written unbroken, counted as such
+#: only in a column where :data:`PHONE_SHAPED_SHARE` of the values have a telephone
+#: number's shape.
+_PLAIN_PHONE = r"[1-9]\d{8,10}"
+_HONORIFIC = r"(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Sir|Dame|Herr|Frau|Mme|Mlle|Sr|Sra|Srta|Dott|Dhr|Mevr)"
+_CAPITALISED = r"\p{Lu}[\p{L}'’-]*"
+_PARTICLE = r"(?:van|von|der|den|de|da|di|del|della|dos|das|du|le|la|y|ten|ter|zu|bin|al)"
+_SUFFIX = r"(?:Jr\.?|Sr\.?|II|III|IV|MD|DDS|DVM|PhD|Esq\.?)"
+#: A person's name: up to four capitalised words (initials, hyphens and apostrophes,
+#: particles such as "van der" between them), perhaps after an honorific and before a
+#: suffix ("Dr. Jane van der Berg PhD"), or "Doe, Jane".
+_NAME = (
+    rf"(?:(?:{_HONORIFIC}\.?\s+)?{_CAPITALISED}\.?(?:\s+(?:{_PARTICLE}\s+)*{_CAPITALISED}\.?){{0,3}}"
+    rf"(?:,?\s+{_SUFFIX})?|{_CAPITALISED},\s+{_CAPITALISED}(?:\s+{_CAPITALISED}\.?)?)"
+)
+_FIRST_WORD = rf"^(?:{_HONORIFIC}\.?\s+)?(?P<word>{_CAPITALISED})"
+_LAST_WORD = rf"(?P<word>{_CAPITALISED})\.?(?:,?\s+{_SUFFIX})?$"
+_NAME_LIST = pa.array(sorted(GIVEN_NAMES | SURNAMES), pa.string())
+_EMAIL = r"[^@\s]+@[^@\s]+\.[A-Za-z]{2,}"
+_EMAIL_IN_TEXT = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}"
+_BEFORE = r"(?:^|[^\p{L}\d+(])"
+#: What may come before and after a telephone number in free text: not a digit, nor a
+#: dot, dash, slash or colon that would make it part of a longer number (a version
+#: string, a range, a time).
+_BEFORE_PHONE = r"(?:^|[^\p{L}\d+(./:-])"
+_AFTER_PHONE = r"(?:$|[^\w./:-]|[./:-](?:$|\s))"
+#: A date that says only a year: the first of January, perhaps at midnight.
+_NEW_YEAR = (
+    rf"(?:{_YEAR}[-/.]0?1[-/.]0?1|0?1[-/.]0?1[-/.]{_YEAR}|(?i:jan)\.? 0?1,? {_YEAR})"
+    r"(?:[ T]0?0:00(?::00(?:\.0+)?)?Z?)?"
+)
+#: A person's name in free text: an honorific and a capitalised word ("Dr. Smith",
+#: "Mrs Jane Doe"); a common given name (:data:`anonaudit._common_names.GIVEN_NAMES`)
+#: and a capitalised word ("Patient John Miller reports", also at a sentence's start).
+_NAME_IN_TEXT = (
+    rf"(?:{_BEFORE}{_HONORIFIC}\.?\s+\p{{Lu}}\p{{Ll}}"
+    rf"|{_BEFORE}(?:{'|'.join(sorted(n.capitalize() for n in GIVEN_NAMES))})\s+\p{{Lu}}\p{{Ll}})"
 )
 
 
-def by_values(name: str, values: Iterable[str | None]) -> str | None:
+@dataclass(frozen=True)
+class _Kind:
+    """A kind of value that identifies: the reason's words, the short kind, the pattern
+    a value matches whole, and a finer test of the values that match (a checksum)."""
+
+    label: str
+    kind: str
+    pattern: str
+    check: Callable[[str], bool] | None = None
+
+
+#: What a value may look like. Order matters: the first kind that most values match is
+#: the one reported (a date also looks like a telephone number).
+_KINDS: tuple[_Kind, ...] = (
+    _Kind("e-mail addresses", "e-mail", _EMAIL),
+    _Kind(
+        "UUIDs",
+        "uuid",
+        r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}",
+    ),
+    _Kind("URLs", "url", r"(?:https?|ftp)://\S+|www\.\S+\.\S+"),
+    _Kind(
+        "IP addresses",
+        "ip",
+        r"(?:\d{1,3}\.){3}\d{1,3}|[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7}(?:%\w+)?",
+        _ip,
+    ),
+    _Kind("US social security numbers", "national id", r"\d{3}-\d{2}-\d{4}"),
+    _Kind(
+        "UK national insurance numbers",
+        "national id",
+        r"[A-CEGHJ-PR-TW-Z]{2} ?\d{2} ?\d{2} ?\d{2} ?[A-D]",
+    ),
+    _Kind(
+        "Italian fiscal codes (codice fiscale)",
+        "national id",
+        r"[A-Z]{6}\d{2}[A-EHLMPR-T]\d{2}[A-Z]\d{3}[A-Z]",
+    ),
+    _Kind("Spanish identity numbers (DNI, NIE)", "national id", r"[XYZ]?\d{7,8}-?[A-Z]"),
+    _Kind("Brazilian taxpayer numbers (CPF)", "national id", r"\d{3}\.\d{3}\.\d{3}-\d{2}"),
+    _Kind("payment card numbers (Luhn check)", "card", r"\d(?:[ -]?\d){12,18}", _card),
+    _Kind("IBANs (ISO 13616)", "iban", r"[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}"),
+    _Kind("full dates (such as dates of birth)", "date", _DATE),
+)
+_PHONE_LABEL = "telephone numbers"
+_NAME_LABEL = "people's names"
+
+#: Share of a column's values that must match a kind for the column to be flagged.
+MATCH_SHARE = 0.8
+#: Share of the values that must have a telephone number's shape in a column of
+#: telephone numbers (the others may be unbroken digits, :data:`_PLAIN_PHONE`).
+PHONE_SHAPED_SHARE = 0.3
+#: Share of the values that must hold a common given name or surname in a column of
+#: people's names (the others must still look like names).
+NAME_LISTED_SHARE = 0.1
+#: Distinct values per record below which a column is not one of people's names, even
+#: when some are common names (the sites "Morris" and "Waseca": categories).
+_NAME_DISTINCT = 0.1
+#: Share of the values of free text that must contain an e-mail address, a telephone
+#: number or a person's name (any of them) for the column to be flagged.
+TEXT_SHARE = 0.1
+_TEXT_LABELS = {"e-mail": "e-mail addresses", "phone": "telephone numbers", "name": "names"}
+#: Free text: values of this many words or more on average, ...
+_TEXT_WORDS = 4.0
+#: ... of which this share or more start with a lower-case letter.
+_TEXT_LOWER = 0.4
+
+
+def _share(mask: pa.Array, counts: pa.Array, total: int) -> float:
+    """The share of the records whose value is selected by ``mask``."""
+    if not total:
+        return 0.0
+    return float(pc.sum(counts.filter(mask)).as_py() or 0) / total
+
+
+def _full(values: pa.Array, pattern: str) -> pa.Array:
+    return pc.match_substring_regex(values, f"^(?:{pattern})$")
+
+
+def _phones(values: pa.Array) -> pa.Array:
+    """Which of ``values`` (text) are telephone numbers: the shape of :data:`_PHONE` and
+    9 to 15 digits."""
+    number = pc.replace_substring_regex(values, f"{_EXTENSION}$", "")
+    shaped = pc.fill_null(_full(number, _PHONE), False)
+    shaped = pc.and_(shaped, pc.invert(pc.fill_null(_full(number, _MEASURE), False)))
+    if not pc.any(shaped).as_py():
+        return shaped
+    digits = pc.utf8_length(pc.replace_substring_regex(number, r"\D", ""))
+    low, high = _PHONE_DIGITS
+    return pc.and_(shaped, pc.and_(pc.greater_equal(digits, low), pc.less_equal(digits, high)))
+
+
+def _listed(words: pa.Array) -> pa.Array:
+    """Which of the extracted ``words`` (a struct of one field) are common names."""
+    word = pc.utf8_lower(pc.struct_field(words, [0]))
+    return pc.fill_null(pc.is_in(word, value_set=_NAME_LIST), False)
+
+
+def _listed_names(values: pa.Array) -> pa.Array:
+    """Which of ``values`` (names) hold a common given name or surname
+    (:mod:`anonaudit._common_names`) as their first or last word."""
+    return pc.or_(
+        _listed(pc.extract_regex(values, _FIRST_WORD)),
+        _listed(pc.extract_regex(values, _LAST_WORD)),
+    )
+
+
+def _value_kind(values: pa.Array, counts: pa.Array, total: int) -> tuple[str, str] | None:
+    """The kind and label of the identifiers that the distinct ``values`` (each held by
+    ``counts`` of ``total`` records) are, or ``None``."""
+    for kind in _KINDS:
+        mask = _full(values, kind.pattern)
+        if _share(mask, counts, total) < MATCH_SHARE:
+            continue
+        if kind.kind == "date" and _share(_full(values, _NEW_YEAR), counts, total) >= 1.0:
+            continue  # every date the first of January: years written as dates
+        if kind.check is not None:
+            candidates = values.filter(mask).to_pylist()
+            passed = pa.array([kind.check(value) for value in candidates], pa.bool_())
+            if _share(passed, counts.filter(mask), total) < MATCH_SHARE:
+                continue
+        return kind.kind, kind.label
+    phones = _phones(values)
+    if _share(phones, counts, total) >= PHONE_SHAPED_SHARE:
+        loose = pc.or_(phones, _full(values, _PLAIN_PHONE))
+        if _share(loose, counts, total) >= MATCH_SHARE:
+            return "phone", _PHONE_LABEL
+    if len(values) < _NAME_DISTINCT * total:
+        return None
+    initial = pc.match_substring_regex(values, r"^\p{Lu}")  # cheaper than the whole test
+    if _share(initial, counts, total) < MATCH_SHARE:
+        return None
+    shaped = _full(values, _NAME)
+    if _share(shaped, counts, total) < MATCH_SHARE:
+        return None
+    if (
+        _share(_listed_names(values.filter(shaped)), counts.filter(shaped), total)
+        >= NAME_LISTED_SHARE
+    ):
+        return "name", _NAME_LABEL
+    return None
+
+
+def _counted(values: pa.Array) -> tuple[pa.Array, pa.Array, int]:
+    """The distinct values of ``values``, how many records hold each, and the records."""
+    counted = pc.value_counts(values)
+    counts = counted.field("counts")
+    return counted.field("values"), counts, len(values)
+
+
+def by_values(name: str, values: pa.Array | Iterable[str | None]) -> str | None:
     """Why the values of column ``name`` look like direct identifiers, or ``None``.
 
-    At least :data:`_MATCH_SHARE` of the non-null values (the first 10,000) must look
-    alike.
+    Judged on the values :func:`present` keeps (nulls, empty texts and null markers
+    aside), at most the first 10,000: at least :data:`MATCH_SHARE` of them must be of
+    one kind (e-mail addresses, UUIDs, URLs, IP addresses, national identification
+    numbers, payment card numbers, IBANs, full dates); of telephone numbers,
+    :data:`MATCH_SHARE` must be telephone numbers or unbroken digits and
+    :data:`PHONE_SHAPED_SHARE` have a telephone number's shape; of people's names,
+    :data:`MATCH_SHARE` must look like names and :data:`NAME_LISTED_SHARE` hold a
+    common given name or surname.
 
     >>> by_values("contact", ["ann@example.org", "bob@example.com", None])
     'most of its values look like e-mail addresses'
     >>> by_values("card", ["4539 5787 6362 1486", "5555555555554444"])
     'most of its values look like payment card numbers (Luhn check)'
+    >>> by_values("tel", ["+44 20 7946 0958", "(555) 123-4567", "555.123.4567 x12"])
+    'most of its values look like telephone numbers'
     >>> by_values("age", ["34", "51"]) is None
     True
     """
-    sample = [value.strip() for value in values if value is not None and value.strip()]
-    sample = sample[:_MAX_VALUES]
-    if not sample:
+    found = value_kind(values)
+    return None if found is None else f"most of its values look like {found[1]}"
+
+
+def value_kind(values: pa.Array | Iterable[str | None]) -> tuple[str, str] | None:
+    """The kind of direct identifier that ``values`` are, and its label, or ``None``.
+
+    As :func:`by_values`, which words the label as a reason. The kinds: ``"e-mail"``,
+    ``"uuid"``, ``"url"``, ``"ip"``, ``"national id"``, ``"card"``, ``"iban"``,
+    ``"date"``, ``"phone"``, ``"name"``.
+
+    >>> value_kind(["Jane Doe", "Dr. John Miller", "Smith, Mary", None])
+    ('name', "people's names")
+    >>> value_kind(["2024", "1999", "12.50", "90210"]) is None
+    True
+    """
+    text = present(values).slice(0, _MAX_VALUES)
+    if not len(text):
         return None
-    allowed = len(sample) - math.ceil(_MATCH_SHARE * len(sample))  # misses that still pass
-    for kind, test in _KINDS:
-        misses = 0
-        for value in sample:
-            misses += not test(value)
-            if misses > allowed:
-                break
-        else:
-            return f"most of its values look like {kind}"
-    return None
+    return _value_kind(*_counted(text))
+
+
+def by_text(name: str, values: pa.Array | Iterable[str | None]) -> str | None:
+    """Why the free text of column ``name`` holds direct identifiers, or ``None``.
+
+    At least :data:`TEXT_SHARE` of the values :func:`present` keeps must *contain* an
+    e-mail address, a telephone number (:data:`_PHONE`, dates and times aside) or a
+    person's name (:data:`_NAME_IN_TEXT`: after an honorific, or a common given name
+    before a capitalised word).
+
+    >>> by_text("notes", ["Called Mrs. Jane Doe on 555-123-4567", "no show", "ok"])
+    'free text containing telephone numbers (33% of values), names (33% of values)'
+    >>> by_text("notes", ["Seen in clinic on 2024-03-01.", "BP 120/80, dose 2.5 mg."]) is None
+    True
+    """
+    text = present(values).slice(0, _MAX_VALUES)
+    found = _text_kinds(*_counted(text)) if len(text) else {}
+    if not found:
+        return None
+    listed = ", ".join(
+        f"{_TEXT_LABELS[kind]} ({share:.0%} of values)" for kind, share in found.items()
+    )
+    return f"free text containing {listed}"
+
+
+def _text_kinds(values: pa.Array, counts: pa.Array, total: int) -> dict[str, float]:
+    """The kinds of identifier (``"e-mail"``, ``"phone"``, ``"name"``) that the values
+    contain, with the share of the records that hold each, when at least
+    :data:`TEXT_SHARE` of the records hold one of them; else nothing."""
+    spaced = pc.match_substring(values, " ")  # no text to look into: not worth the regexes
+    if _share(spaced, counts, total) < TEXT_SHARE:
+        return {}
+    emails = pc.match_substring_regex(values, _EMAIL_IN_TEXT)
+    undated = pc.replace_substring_regex(values, _DATE, " ")
+    pattern = rf"{_BEFORE_PHONE}(?P<phone>{_PHONE}){_EXTENSION}{_AFTER_PHONE}"
+    candidates = pc.struct_field(pc.extract_regex(undated, pattern), [0])
+    phones = pc.fill_null(_phones(candidates), False)
+    names = pc.match_substring_regex(values, _NAME_IN_TEXT)
+    if _share(pc.or_(emails, pc.or_(phones, names)), counts, total) < TEXT_SHARE:
+        return {}
+    shares = {
+        kind: _share(mask, counts, total)
+        for kind, mask in (("e-mail", emails), ("phone", phones), ("name", names))
+    }
+    return {kind: share for kind, share in shares.items() if share > 0}
+
+
+def _free_text(values: pa.Array, counts: pa.Array) -> bool:
+    """Whether the distinct ``values`` (held by ``counts`` records) read as free text:
+    :data:`_TEXT_WORDS` words on average, :data:`_TEXT_LOWER` of them in lower case."""
+    words = pc.utf8_split_whitespace(values)
+    lengths = pc.list_value_length(words)
+    total_words = pc.sum(pc.multiply(lengths, counts)).as_py() or 0
+    records = pc.sum(counts).as_py() or 0
+    if not records or total_words < _TEXT_WORDS * records:
+        return False
+    flat = pc.list_flatten(words)
+    lower = pc.match_substring_regex(flat, r"^\p{Ll}")
+    weights = counts.take(pc.list_parent_indices(words))
+    lower_words = pc.sum(weights.filter(lower)).as_py() or 0
+    return bool(lower_words >= _TEXT_LOWER * total_words)
+
+
+#: A decimal number with a fractional part: a measurement or an amount, which does not
+#: identify even when every record holds another.
+_MEASURE = r"[-+]?\d*[.,]\d+(?:[eE][-+]?\d+)?"
 
 
 def by_uniqueness(distinct: int, rows: int) -> str | None:
     """Why a column with ``distinct`` values over ``rows`` records identifies, or ``None``.
+
+    Both counted without nulls (:func:`present`).
 
     >>> by_uniqueness(999, 1000)
     'it takes 999 distinct values in 1,000 records (99.9%): it identifies on its own'
@@ -311,6 +677,142 @@ def by_uniqueness(distinct: int, rows: int) -> str | None:
     )
 
 
+#: The kind of identifier each Safe Harbor identifier is, as :attr:`Identifier.kind`
+#: says it when the column's name alone tells.
+NAME_KINDS: dict[str, str] = {
+    "(A)": "name",
+    "(B)": "address",
+    "(C)": "date",
+    "(D)": "phone",
+    "(E)": "phone",
+    "(F)": "e-mail",
+    "(G)": "national id",
+    "(H)": "record number",
+    "(I)": "record number",
+    "(J)": "account",
+    "(K)": "licence",
+    "(L)": "vehicle",
+    "(M)": "device",
+    "(N)": "url",
+    "(O)": "ip",
+    "(P)": "biometric",
+    "(Q)": "photo",
+    "(R)": "id",
+}
+
+
+def _name_kind(reason: str) -> str:
+    """The kind a :func:`by_name` reason names."""
+    letter = reason.rpartition(", ")[2][:3]
+    return NAME_KINDS.get(letter, "id")
+
+
+def _judge(
+    column: str,
+    role: Role,
+    name_reason: str | None,
+    values: pa.Array,
+    unique: tuple[int, int] | None,
+) -> Identifier | None:
+    """The :class:`Identifier` of ``column`` from its ``values`` (:func:`present`) and
+    its distinct values and records (``None``: not judged), or ``None``."""
+    reasons: list[str] = []
+    kind: str | None = None
+    counted = _counted(values.slice(0, _MAX_VALUES)) if len(values) else None
+    found = _value_kind(*counted) if counted is not None else None
+    text = None
+    if found is not None:
+        kind = found[0]
+        reasons.append(f"most of its values look like {found[1]}")
+    elif counted is not None:
+        contained = _text_kinds(*counted)
+        if contained:
+            kind = "free text"
+            text = ", ".join(
+                f"{_TEXT_LABELS[k]} ({share:.0%} of values)" for k, share in contained.items()
+            )
+    if name_reason is not None:
+        reasons.insert(0, name_reason)
+        kind = kind or _name_kind(name_reason)
+    if text is not None:
+        reasons.append(f"free text containing {text}")
+    if unique is not None and counted is not None and not _unlike_identifiers(counted):
+        reason = by_uniqueness(*unique)
+        if reason is not None:
+            reasons.append(reason)
+            kind = kind or "unique"
+    if not reasons:
+        return None
+    return Identifier(column, tuple(reasons), role, kind)
+
+
+def _unlike_identifiers(counted: tuple[pa.Array, pa.Array, int]) -> bool:
+    """Whether values that differ in every record still do not identify: measurements
+    (:data:`_MEASURE`), amounts and counts (:func:`_counts`) and free text
+    (:func:`_free_text`; what it holds is judged by :func:`by_text`)."""
+    values, counts, total = counted
+    if _share(_full(values, _MEASURE), counts, total) >= MATCH_SHARE:
+        return True
+    return _counts(values) or _free_text(values, counts)
+
+
+def _counts(values: pa.Array) -> bool:
+    """Whether the distinct ``values`` are integers that count or measure: not in
+    sequence (they span more than twice as many numbers as they are), and of several
+    lengths or, all of one length, spread over less than half the numbers of that
+    length. An identifying number runs in sequence (``1`` to ``5190``) or spreads over
+    its whole width (``88213409``)."""
+    integers = _full(values, r"[-+]?\d{1,18}")
+    if not len(values) or not pc.all(integers).as_py():
+        return False
+    numbers = pc.min_max(values.cast(pa.int64()))
+    low, high = numbers["min"].as_py(), numbers["max"].as_py()
+    if high - low + 1 <= 2 * len(values):
+        return False
+    lengths = pc.min_max(pc.utf8_length(pc.utf8_ltrim(values, "-+")))
+    width = lengths["max"].as_py()
+    if lengths["min"].as_py() != width:
+        return True
+    return bool(high - low < 0.5 * 9 * 10 ** (width - 1))
+
+
+def judge_column(
+    column: str,
+    values: pa.Array | pa.ChunkedArray | Iterable[str | None],
+    *,
+    declared_role: Role = "not audited",
+) -> Identifier | None:
+    """Whether a column, from a sample of its records, likely identifies a person directly.
+
+    Its name (:func:`by_name`), its values (:func:`by_values`), its free text
+    (:func:`by_text`) and its distinct values per record (:func:`by_uniqueness`, not for
+    measurements nor free text), all on the values :func:`present` keeps.
+
+    Parameters
+    ----------
+    column : str
+        The column's name.
+    values : pyarrow.Array or iterable of str
+        Its values in a sample of records, one per record.
+    declared_role : {"quasi-identifier", "sensitive", "not audited"}
+        How the audit declared it.
+
+    Returns
+    -------
+    Identifier or None
+        ``None`` when nothing says it identifies.
+
+    Examples
+    --------
+    >>> found = judge_column("contact", ["ann@example.org"] + [None] * 400 + ["x@y.com"])
+    >>> found.kind, found.reasons
+    ('e-mail', ('most of its values look like e-mail addresses',))
+    """
+    text = present(values)
+    unique = (len(pc.unique(text)), len(text))
+    return _judge(column, declared_role, by_name([column]).get(column), text, unique)
+
+
 def find_identifiers(
     table: ClassTable,
     sources: Sequence[Source] = (),
@@ -323,11 +825,13 @@ def find_identifiers(
     Parameters
     ----------
     table : ClassTable
-        The audited class table: its QI and SA columns are judged from it (distinct
-        values per record, for QIs only: an SA is expected to repeat).
+        The audited class table: its QI and SA columns are judged from it (their
+        distinct values; distinct values per record, for QIs only: an SA is expected to
+        repeat), nulls and null markers (:data:`NULL_MARKERS`) aside.
     sources : sequence of Source
         The inputs (:func:`anonaudit.sources.open_inputs`); the first ``sample_rows``
-        records of their other columns are read once more and judged on that sample.
+        records of their other columns are read once more and judged on that sample
+        (:func:`judge_column`).
     sample_rows : int
         Records read again from the inputs.
     ignore : sequence of str
@@ -340,33 +844,49 @@ def find_identifiers(
     """
     roles: dict[str, Role] = {qi: "quasi-identifier" for qi in table.quasi_identifiers}
     roles |= {sa: "sensitive" for sa in table.sensitive}
-    values: dict[str, pa.Array] = {
-        column: _table_distinct(table, column, _MAX_VALUES) for column in roles
-    }
-    distinct = {qi: table.distinct(qi) for qi in table.quasi_identifiers}
-    rows = {qi: table.rows for qi in table.quasi_identifiers}
-    others = [c for c in _columns(sources) if c not in roles and c not in ignore]
-    sample = _sample(sources, others, sample_rows)
-    for column, array in sample.items():
-        roles[column] = "not audited"
-        values[column] = array
-        distinct[column] = len(pc.unique(array.drop_null()))
-        rows[column] = len(array)
     names = by_name(roles)
     found = []
     for column, role in roles.items():
-        reasons = [
-            reason
-            for reason in (
-                names.get(column),
-                by_values(column, values[column].to_pylist()),
-                by_uniqueness(distinct[column], rows[column]) if column in distinct else None,
-            )
-            if reason is not None
-        ]
-        if reasons:
-            found.append(Identifier(column, tuple(reasons), role))
+        first = _table_distinct(table, column, _MAX_VALUES)
+        values = present(first)
+        unique = _table_unique(table, column, first) if role == "quasi-identifier" else None
+        judged = _judge(column, role, names.get(column), values, unique)
+        if judged is not None:
+            found.append(judged)
+    others = [c for c in _columns(sources) if c not in roles and c not in ignore]
+    for column, array in _sample(sources, others, sample_rows).items():
+        judged = judge_column(column, array)
+        if judged is not None:
+            found.append(judged)
     return tuple(found)
+
+
+def _table_unique(table: ClassTable, column: str, first: pa.Array) -> tuple[int, int]:
+    """The distinct values and the records of the class table's ``column``, without its
+    nulls and null markers (:data:`NULL_MARKERS`; looked for in the whole column only
+    when its ``first`` distinct values hold one)."""
+    distinct, rows = table.distinct(column), table.rows
+    nulls = table.null_counts().get(column, 0)
+    if nulls:
+        distinct, rows = distinct - 1, rows - nulls
+    first = _as_string(first).drop_null()
+    if not pc.any(
+        pc.is_in(pc.utf8_lower(pc.utf8_trim_whitespace(first)), value_set=_NULL_ARRAY)
+    ).as_py():
+        return distinct, rows
+    keys = _as_string(table.keys.column(column).combine_chunks())
+    marked = pc.fill_null(
+        pc.is_in(pc.utf8_lower(pc.utf8_trim_whitespace(keys)), value_set=_NULL_ARRAY), False
+    )
+    distinct -= len(pc.unique(keys.filter(marked)))
+    rows -= int(table.counts[marked.to_numpy(zero_copy_only=False)].sum())
+    return distinct, rows
+
+
+def _as_string(array: pa.Array) -> pa.Array:
+    if pa.types.is_dictionary(array.type):
+        array = array.dictionary_decode()
+    return array if pa.types.is_string(array.type) else pc.cast(array, pa.string())
 
 
 def _table_distinct(table: ClassTable, column: str, n: int) -> pa.Array:

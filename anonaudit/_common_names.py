@@ -1,0 +1,106 @@
+"""Common given names and surnames, lower case, for :mod:`anonaudit.identifiers`.
+
+A short, hand-written list (not drawn from any test data generator): the most frequent
+given names and surnames of the United States, the United Kingdom, Germany, France,
+Spain, Italy, the Netherlands and Brazil, as published in their statistics offices'
+lists of popular names, a few hundred in all. It tells a column of people's names
+from one of other capitalised words (places, varieties, products) and finds the names
+in free text ("John Miller reports..."); it does not need to be complete, only to hold
+the names that most people have. Words that are more often something else than a name
+in a table ("Will", "May", "Mark", "Grant", "Rose", "Bill", "Green", "Brown", "White",
+"Young", "King", "Long") are left out.
+"""
+
+from __future__ import annotations
+
+__all__ = ["GIVEN_NAMES", "SURNAMES"]
+
+_GIVEN = """
+aaron abigail adam adrian adriana agnes ahmed aidan alan albert alberto alejandro
+alessandro alessia alex alexander alexandra alexis alfred alfredo ali alice alicia alison
+allison alyssa amanda amber amelia amy ana andre andrea andreas andrew andrés angela
+angelo ann anna anne annette anthony antoine antonio ashley audrey barbara beatriz
+benjamin bernard bert bethany betty beverly brandon brenda brian brittany bruno bryan
+camille carl carla carlos carmen carol caroline carolyn catherine cecilia charles
+charlotte chiara chloe christian christina christine christopher cindy claire clara
+claudia clément cody colin connor cynthia daan dale daniel daniela danielle david dawn
+dean deborah debra denise dennis derek diana diane diego dirk dominic donald donna
+doris dorothy douglas dylan edward elena eleanor elif elisa elisabeth elizabeth ella
+ellen emily emma eric erica erik erin ernst esther ethan eugene eva evelyn fabian
+fatima felix fernando florian frances francesca francesco francisco frank franz
+gabriel gabriele gabriela gary george gerald gerard gerhard gina giorgio giovanni
+giulia giuseppe gloria grace gregory günter hannah hans harold harry heather heinz
+helen helena helmut henry hugo ian isabel isabella isabelle jack jacob jacqueline
+jakob james jamie jan jane janet janice jason javier jean jeffrey jennifer jeremy
+jerry jesse jessica jesús joan joanna joe john jonathan jordan jorge josé joseph
+joshua joyce juan judith judy julia julian julie julien jürgen justin karen karl
+katharina katherine kathleen kathryn katie kayla keith kelly kenneth kevin kimberly
+klaus kyle laura lauren lawrence leah lena leon leonardo linda lisa lorenzo louis
+louise luca lucas lucía luis luisa luiz lukas luke madison manuel manuela marc marco
+margaret maria mariana marie marina mario marion martha martin mary mathieu matteo
+matthew matthias maurice maximilian megan melanie melissa michael michel michelle
+miguel mohammed monica monika nancy natalie nathan nathalie nicholas nicole noah
+nora olivia oscar pablo pamela paola patricia patrick paul paula pedro peter petra
+philip philippe pierre rachel rafael raymond rebecca richard robert roberto roger
+ronald rosa ruth ryan samantha samuel sandra sara sarah scott sean sebastian sergio
+sharon shirley sophia sophie stefan stefano stephanie stephen steven susan sven
+sylvia tammy teresa theresa thomas tiffany timothy tom tyler ursula valentina
+valeria vanessa vincent virginia walter wayne werner william wolfgang yvonne zachary
+"""
+_GIVEN += """
+ada adele adolf agustín ahmet aldo alessio alicia alina alois amélie andré andreas
+anja anke annika antje antonella aurélie axel bärbel bart beate benedikt bernd
+bettina birgit bram brigitte carina carlo carsten cesare christa christel christoph
+claude claus cor cornelia corinne cristina cristian dagmar daniele davide dennis
+detlef dieter dietmar dolores domenico donatella dorothea edith eduardo elias elke
+elisa elsa emilio enrico enzo erika ernesto esperanza eugenio evi fabio federica
+federico felipe fernanda filippo fleur franco françoise frederik frieda friedrich
+gaëlle gerrit gert gianluca gianni gilbert gilles gisela giuliana gonzalo greta
+guido guillaume gustavo hanna hannelore heike heinrich helga henk herbert hermann
+hilde horst hubert ignacio ilse inès inge ingrid irene iris isabelle ivo jaap
+jacques jannik jens jeroen jesper joachim johan johann johanna johannes jonas joop
+jordi josefa josep joost jörg jose josé julio jutta kai karin katja kerstin
+kim koen lars laurent laurens leonie leticia lieke lina lotte lucia luigi lukas
+lutz maarten manfred marcel marcelo marcus margarethe mariano marianne marieke
+marijke mariska marius markus marta marten martina massimo mathilde matías
+mauro max meike michela michele milan mirjam mónica monique nadine nathalie nicola
+nicolas niels nils noël olga oliver otto pascal pasquale patrizia pauline pieter
+pilar pietro rainer ralf ramón raúl regina reinhard remco renate rené ricardo rita
+rob rocco rodrigo roland rolf romy rosalia rosario rudolf ruud sabine sabrina
+salvatore sander sandro santiago saskia serena silke silvia simone sofia sonia stefanie
+susanne sylvie thierry thijs thomas thorsten tim tobias ulrich ulrike uta uwe valentin
+valérie vera veronica victor vincenzo viola vittorio volker wiebke wilhelm willem
+wim xavier yannick yvette
+"""
+
+_SURNAMES = """
+adams allen alvarez anderson bailey baker bakker barnes becker bell bennett bernard
+bertrand bianchi brooks bruno butler campbell carter castillo castro clark colombo
+collins cook cooper costa cox cruz davies davis diaz dubois dupont durand
+edwards evans fernandes fernández ferrari fischer fisher flores foster garcia garcía
+gomes gomez gómez gonzalez gonzález gray greco griffin hall harris hernandez
+hernández hill hoffmann howard hughes jackson janssen jenkins jimenez johnson jones
+kelly klein koch kowalski lambert lee leroy lewis lima lopez lópez lombardi marino
+martin martinez martínez meyer miller mitchell moore morales moreau morgan morris
+müller murphy nelson nguyen oliveira ortiz parker patel perez pérez perry peters
+peterson petit phillips powell price ramirez reed reyes ricci richard richardson
+rivera roberts robinson rodrigues rodriguez rodríguez rogers romano rossi roux ruiz
+russo sanchez sánchez santos schmidt schmitz schneider schulz schwarz scott silva
+simon smit smith sousa stewart sullivan taylor thomas thompson torres turner visser
+wagner walker ward watson weber wilson wood wright zimmermann
+"""
+_SURNAMES += """
+alonso álvarez arnaud aubert bauer benedetti blanc blanco bonnet bos boyer brandt
+caron chevalier conti costa dekker delgado dijkstra dumont esposito fabbri
+fabre faure fontana fournier francois gallo garnier gauthier gentile girard giordano
+guerin günther hartmann hermann hofmann horn huber iglesias jansen kaiser keller
+köhler krause krüger kuhn lange lehmann leroux lorenz ludwig mancini marchand
+martini medina mercier meijer molina moreno moretti mulder navarro nicolas peeters
+perrin pohl prins ramos richter rinaldi roussel rubio santoro schäfer schmid
+schröder schulte serrano sommer vermeulen vidal vincent vos werner wolf ziegler
+"""
+
+#: Given names, lower case.
+GIVEN_NAMES: frozenset[str] = frozenset(_GIVEN.split())
+#: Surnames, lower case.
+SURNAMES: frozenset[str] = frozenset(_SURNAMES.split())
