@@ -724,7 +724,8 @@ def _add_ledger_options(
     group.add_argument(
         "--dataset",
         metavar="NAME",
-        help="the data the release comes from (ledger; default: the input's SHA-256)",
+        help="the data the release comes from: its releases are checked against each other "
+        "(required with --ledger)",
     )
 
 

@@ -299,6 +299,8 @@ def run_audit(args: argparse.Namespace, command: str) -> int:
             "--id reads each record's id, and the rows of a frequency table (--count) stand "
             "for many records: drop --id (the ledger then checks differencing only)"
         )
+    if config.ledger:  # named before the audit runs
+        linkage_cli.audit_dataset(config)
     if args.suppression_limit is not None and not config.advise:
         raise ParameterError("--suppression-limit bounds the search of --advise; add --advise")
     report = audit_config(config, progress=progress)
@@ -407,6 +409,8 @@ def run_dp(args: argparse.Namespace, command: str) -> int:
     ]
     refuse_overwriting(outputs, args.inputs)
     refuse_folders(outputs)
+    if args.ledger:  # named before any input is read
+        linkage_cli.ledger_name(args.dataset)
     if args.max_contributions is not None and not args.privacy_unit:
         raise ParameterError("--max-contributions bounds the rows of a --privacy-unit; add it")
     if args.count is not None and args.privacy_unit:

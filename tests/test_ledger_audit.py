@@ -174,13 +174,62 @@ def test_refusals(
     assert message in err and "Traceback" not in err
 
 
+_NAME_IT = 'add --dataset NAME, or dataset = "NAME" in the policy file\'s [ledger] table'
+
+
 def test_ledger_without_a_dataset_name_for_several_inputs(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     a = _write(HOSPITAL_A, tmp_path / "a.csv")
     b = _write(HOSPITAL_A.assign(pid=HOSPITAL_A.pid + 100), tmp_path / "b.csv")
     assert main(["audit", a, b, *ROLES, "--ledger", str(tmp_path / "l.sqlite")]) == 2
-    assert "give --dataset NAME" in capsys.readouterr().err
+    assert _NAME_IT in capsys.readouterr().err
+
+
+def test_a_monthly_release_without_a_dataset_name_is_refused_not_waved_through(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each file its own dataset (its hash) checked nothing: February's differencing
+    against January was never run, and February passed and was recorded."""
+    jan = pd.DataFrame({"zip": ["130"] * 4 + ["148"] * 4, "age": ["30-39"] * 8,
+                        "disease": ["flu", "flu", "hiv", "hiv"] * 2})  # fmt: skip
+    feb = pd.concat([jan, jan.head(1).assign(disease="hiv")])
+    ledger = tmp_path / "ledger.sqlite"
+    for month, data in (("jan", jan), ("feb", feb)):
+        path = _write(data, tmp_path / f"{month}.csv")
+        assert main(["audit", path, *ROLES, "--ledger", str(ledger), "--quiet"]) == 2
+        err = capsys.readouterr().err
+        [line] = err.splitlines()
+        assert line.endswith(_NAME_IT) and "Traceback" not in err
+    assert not ledger.exists()  # refused before the audit ran, nothing recorded
+    # Named, February's differencing against January fails it.
+    for month, expected in (("jan", 0), ("feb", 1)):
+        path = str(tmp_path / f"{month}.csv")
+        named = [*ROLES, "--ledger", str(ledger), "--dataset", "visits", "--quiet"]
+        assert main(["audit", path, *named]) == expected
+    capsys.readouterr()
+
+
+def test_a_policy_file_names_the_dataset_by_its_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _write(HOSPITAL_A, tmp_path / "a.csv")
+    policy = tmp_path / "policy.toml"
+    policy.write_text(
+        'name = "city"\ninputs = ["a.csv"]\nquasi_identifiers = ["zip", "age"]\n'
+        'sensitive = ["disease"]\n[ledger]\nfile = "l.sqlite"\n',
+        encoding="utf-8",
+    )
+    assert main(["audit", "--config", str(policy), "--quiet"]) == 0
+    with Ledger.open(tmp_path / "l.sqlite") as ledger:
+        assert [entry.dataset for entry in ledger.releases()] == ["city"]
+    policy.write_text(
+        'inputs = ["a.csv"]\nquasi_identifiers = ["zip", "age"]\nsensitive = ["disease"]\n'
+        '[ledger]\nfile = "l.sqlite"\n',
+        encoding="utf-8",
+    )
+    assert main(["audit", "--config", str(policy), "--quiet"]) == 2
+    assert _NAME_IT in capsys.readouterr().err
 
 
 def test_a_version_1_ledger_gains_the_records_column(tmp_path: Path) -> None:

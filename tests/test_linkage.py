@@ -250,7 +250,8 @@ def test_cli_compose_json_ledger_and_exit_codes(
     ledger = tmp_path / "ledger.sqlite"
     args = ["compose", a, b, "--id", "pid", "--qi", "zip,age", "--sensitive", "disease"]
     out = tmp_path / "compose.json"
-    assert main([*args, "--json", str(out), "--ledger", str(ledger), "--recipient", "x"]) == 0
+    named = ["--ledger", str(ledger), "--dataset", "city", "--recipient", "x"]
+    assert main([*args, "--json", str(out), *named]) == 0
     document = json.loads(out.read_text())["composition"]["disease"]
     assert (document["records"], document["disclosed_records"]) == (2, 1)
     assert document["max_posterior"] == 1.0
@@ -264,9 +265,10 @@ def test_cli_compose_json_ledger_and_exit_codes(
     assert main(["ledger", str(ledger), "--json", "-"]) == 0
     listed = json.loads(capsys.readouterr().out)
     assert len(listed["releases"]) == 2 and listed["meta"]["note"] == LEDGER_NOTE
-    assert main([*args, "--ledger", str(ledger), "--recipient", "x", "--quiet"]) == 0
+    assert main([*args, *named, "--quiet"]) == 0
     with Ledger.open(ledger) as opened:
         assert len(opened.releases()) == 2  # the same files are not recorded twice
+        assert {entry.dataset for entry in opened.releases()} == {"city"}
 
 
 def test_cli_diff(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -294,7 +296,7 @@ def _dp(data: str, ledger: Path, out: Path, *extra: str) -> list[str]:
     return [
         "dp", data, "--qi", "zip", "--sensitive", "disease", "--epsilon", "1",
         "--public-domain", "zip=a,b,c", "--public-domain", "disease=flu,cold,hiv",
-        "--ledger", str(ledger), "--out", str(out), "--quiet", *extra,
+        "--ledger", str(ledger), "--dataset", "clinic", "--out", str(out), "--quiet", *extra,
     ]  # fmt: skip
 
 
@@ -392,3 +394,31 @@ def test_a_policy_file_names_the_population_table_relative_to_itself(tmp_path: P
     report = json.loads((folder / "out.json").read_text(encoding="utf-8"))
     assert (report["risk"]["k_map"]["k"], report["risk"]["k_map"]["passed"]) == (2, True)
     assert report["criteria"]["linkability"]["passed"] is True
+
+
+@pytest.mark.parametrize("command", ["compose", "diff", "dp"])
+def test_a_ledger_run_without_a_dataset_name_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    """Each file its own dataset (keyed by its hash) would check nothing: ``diff`` would
+    record its two snapshots as two datasets."""
+    ledger = tmp_path / "ledger.sqlite"
+    a = _write(HOSPITAL_A, tmp_path / "a.csv")
+    b = _write(HOSPITAL_B, tmp_path / "b.csv")
+    roles = ["--qi", "zip,age", "--sensitive", "disease", "--ledger", str(ledger)]
+    args = {
+        "compose": ["compose", a, b, "--id", "pid", *roles, "--quiet"],
+        "diff": ["diff", a, b, *roles, "--quiet"],
+        "dp": _dp(_clinic(tmp_path), ledger, tmp_path / "out.csv"),
+    }[command]
+    unnamed = [x for x in args if x not in ("--dataset", "clinic")]
+    assert main(unnamed) == 2
+    err = capsys.readouterr().err
+    [line] = err.splitlines()
+    assert line.endswith("add --dataset NAME") and "Traceback" not in err
+    assert not ledger.exists()  # refused before anything was recorded
+    assert main([*unnamed, "--dataset", "city"]) == 0
+    with Ledger.open(ledger) as opened:
+        recorded = opened.releases()
+    assert len(recorded) == (1 if command == "dp" else 2)
+    assert {entry.dataset for entry in recorded} == {"city"}  # diff: one dataset, not two

@@ -43,9 +43,15 @@ from anonaudit.sources.base import file_sha256, open_source
 from anonaudit.sources.csv import CsvOptions
 from anonaudit.util import atomic_write_text, refuse_overwriting
 
-__all__ = ["audit_release", "record_dp_release", "run"]
+__all__ = ["audit_dataset", "audit_release", "ledger_name", "record_dp_release", "run"]
 
 _OK, _DISCLOSED = 0, 1
+#: Why a ledger run needs a dataset's name: the releases of one dataset are attacked and
+#: accounted together, and a file's own hash would make each file a dataset of its own.
+_UNNAMED = (
+    "--ledger needs the name of the dataset the release belongs to (the releases of one "
+    "dataset are checked against each other)"
+)
 
 
 def run(args: argparse.Namespace, command: str) -> int:
@@ -60,6 +66,8 @@ def run(args: argparse.Namespace, command: str) -> int:
         raise ParameterError("name the sensitive column with --sensitive COL")
     inputs = args.releases if args.command == "compose" else [args.old, args.new]
     hierarchies, generalizations = _generalizations(args) if args.command == "compose" else ({}, [])
+    if args.ledger:
+        ledger_name(args.dataset)
     read = [*inputs, *(spec for spec in hierarchies.values() if not is_builtin(spec))]
     outputs = [("--json", args.json), ("--html", args.html), ("--ledger", args.ledger)]
     refuse_overwriting(outputs, read)
@@ -183,7 +191,7 @@ def _record(
             if not Path(path).is_file():
                 raise ParameterError(f"--ledger fingerprints files; {path} is not a file")
             fingerprint = file_sha256(path)
-            dataset = args.dataset or fingerprint
+            dataset = ledger_name(args.dataset)
             known = ledger.releases(dataset, args.recipient, retired=False)
             if any(entry.fingerprint == fingerprint for entry in known):
                 continue
@@ -207,8 +215,8 @@ def _record(
 def audit_release(config: AuditConfig, report: AuditReport) -> AuditReport:
     """``anonaudit audit --ledger``: ``report`` judged against the earlier releases.
 
-    ``config.ledger`` holds the ledger's ``file``, the ``dataset`` (by default the
-    SHA-256 of the one input file), the ``recipient`` and the office's record ``id``.
+    ``config.ledger`` holds the ledger's ``file``, the ``dataset`` (required:
+    :func:`audit_dataset`), the ``recipient`` and the office's record ``id``.
     The release is attacked with the earlier exact releases of the dataset in the
     ledger (:func:`~anonaudit.linkage.history.release_history`; composition only with
     ``id``, whose records are read again), and recorded, with its records under ``id``,
@@ -222,7 +230,7 @@ def audit_release(config: AuditConfig, report: AuditReport) -> AuditReport:
     """
     settings = config.ledger
     inputs = [str(path) for path in config.inputs]
-    dataset, fingerprint = _dataset(settings.get("dataset"), inputs)
+    dataset, fingerprint = audit_dataset(config), _fingerprint(inputs)
     recipient, id = settings.get("recipient"), settings.get("id")
     records = None if id is None else release_records(open_config_inputs(config), report, id)
     if records is not None:  # before the ledger is read or written
@@ -270,25 +278,53 @@ def _refuse_repeated_ids(records: pa.Table, source: str) -> None:
         )
 
 
-def _dataset(name: str | None, inputs: Sequence[str]) -> tuple[str, str]:
-    """The dataset a release is recorded under (``name``, or the SHA-256 of the one input
-    file) and the release's fingerprint (the inputs' SHA-256, comma-separated)."""
-    if name is None and not (len(inputs) == 1 and Path(inputs[0]).is_file()):
-        raise ParameterError("--ledger names the dataset by its file; give --dataset NAME")
-    fingerprints = [file_sha256(path) if Path(path).is_file() else "" for path in inputs]
-    return name or fingerprints[0], ",".join(fingerprints)
+def ledger_name(name: str | None) -> str:
+    """The dataset a ``compose``, ``diff`` or ``dp`` run records under: ``--dataset``.
+
+    Raises
+    ------
+    ParameterError
+        No ``--dataset`` (or an empty one).
+    """
+    if not name:
+        raise ParameterError(f"{_UNNAMED}: add --dataset NAME")
+    return name
+
+
+def audit_dataset(config: AuditConfig) -> str:
+    """The dataset ``audit --ledger`` records under: ``--dataset``, else the policy
+    file's ``[ledger] dataset``, else its ``name``.
+
+    Raises
+    ------
+    ParameterError
+        None of them: checked before the audit runs.
+    """
+    name = config.ledger.get("dataset") or config.name
+    if not name:
+        raise ParameterError(
+            f'{_UNNAMED}: add --dataset NAME, or dataset = "NAME" in the policy file\'s '
+            "[ledger] table"
+        )
+    return name
+
+
+def _fingerprint(inputs: Sequence[str]) -> str:
+    """A release's fingerprint: the SHA-256 of its input files, comma-separated (empty
+    for an input that is not a file)."""
+    return ",".join(file_sha256(path) if Path(path).is_file() else "" for path in inputs)
 
 
 def record_dp_release(args: argparse.Namespace, report: DPReport) -> None:
     """Record ``anonaudit dp``'s release in ``--ledger``, refusing it past ``--budget``.
 
-    The dataset is ``--dataset``, or the SHA-256 of the one input file; the recorded
+    The dataset is ``--dataset`` (required: :func:`ledger_name`); the recorded
     class table is the one the release was made from (the ledger is internal). The
     budget check and the record are one transaction
     (:meth:`~anonaudit.linkage.ledger.Ledger.record`).
     """
     inputs = [str(path) for path in args.inputs]
-    dataset, fingerprint = _dataset(args.dataset, inputs)
+    dataset, fingerprint = ledger_name(args.dataset), _fingerprint(inputs)
     release = report.release
     with Ledger.open(args.ledger) as ledger:
         ledger.record(
