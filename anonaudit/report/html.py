@@ -280,7 +280,12 @@ def _write(listings: list[Listing], directory: Path) -> list[Path]:
 def _sections(report: AuditReport, *, command: str | None, options: Options) -> list[Section]:
     """Every section of the page, in order: the one list to extend with a new section."""
     sections = [
-        Section("sections/verdict.html.j2", "verdict", "Verdict", views.verdict_view(report)),
+        Section(
+            "sections/verdict.html.j2",
+            "verdict",
+            "Verdict",
+            views.verdict_view(report, view_advice.answer(report, options)),
+        ),
         Section(
             "sections/dataset.html.j2",
             "dataset",

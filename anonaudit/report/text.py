@@ -6,9 +6,9 @@ from typing import TYPE_CHECKING
 
 from anonaudit.engines.local import FileStats
 from anonaudit.measures import in_order
-from anonaudit.measures.present import _fmt, _mark
+from anonaudit.measures.present import Options, _fmt, _mark
 from anonaudit.report.criteria import criteria
-from anonaudit.report.view_advice import suppression_sentence
+from anonaudit.report.view_advice import answer, suppression_sentence
 from anonaudit.report.view_releases import recording
 
 if TYPE_CHECKING:
@@ -28,6 +28,9 @@ def summary(report: AuditReport) -> str:
         f"{', '.join(report.quasi_identifiers)}",
     ]
     lines.extend(identifier_lines(report))
+    lead = answer(report, Options(redact=True, max_rows=0))
+    if lead is not None:  # an advice search leads with its answer
+        lines.append(f"answer: {lead}")
     if report.suppressed_records:
         lines.append(
             f"  {report.suppressed_records:,} suppressed records (every QI *) are in no class"
@@ -114,9 +117,12 @@ def _advice(report: AuditReport) -> list[str]:
         levels = ", ".join(f"{qi} level {n}" for qi, n in g.levels.items() if n)
         lines.append(f"generalized: {levels} (height {g.height()})")
     lines.append(
-        f"information loss: discernibility {_fmt(loss.discernibility)}, average class size "
-        f"{_fmt(loss.average_class_size)}"
-        + (f" (relative to k = {loss.k})" if loss.k is not None else "")
+        f"information loss: discernibility DM {_fmt(loss.discernibility)}, "
+        + (
+            f"records per class / k (C_AVG, k = {loss.k}) {_fmt(loss.average_class_size)}"
+            if loss.k is not None
+            else f"records per class (C_AVG) {_fmt(loss.average_class_size)}"
+        )
         + f", precision {_fmt(loss.precision)}"
     )
     sentence = suppression_sentence(report)
@@ -270,10 +276,10 @@ def advice_summary(advice: Advice) -> str:
             )
         return "\n".join(lines)
     lines.append(
-        f"Pareto front on DM*, average class size, height and suppressed records: "
+        f"Pareto front on DM, records per class / k, height and suppressed records: "
         f"{advice.front:,} transformation(s), {len(advice.transformations)} listed"
     )
-    header = ("#", "DM*", "C_AVG", "height", "precision", "suppressed", "k", "levels")
+    header = ("#", "DM", "C_AVG", "height", "precision", "suppressed", "k", "levels")
     rows = []
     for number, t in enumerate(advice.transformations, start=1):
         loss = t.information_loss

@@ -159,15 +159,11 @@ def _loss_facts(report: AuditReport, *, after: bool) -> tuple[Fact, ...]:
     if loss is None:
         return ()
     facts = [
+        Fact("Discernibility (DM, a suppressed record counts n)", _real(loss.discernibility)),
         Fact(
-            "Discernibility (DM, a suppressed record counts n)"
-            if loss.suppressed
-            else "Discernibility (DM*)",
-            _real(loss.discernibility),
-        ),
-        Fact(
-            "Average class size (C_AVG)"
-            + (f", relative to k = {loss.k}" if loss.k is not None else ""),
+            f"Records per class divided by k (C_AVG, k = {loss.k})"
+            if loss.k is not None
+            else "Records per class (C_AVG)",
             _real(loss.average_class_size),
         ),
         Fact("Generalization height", _count(loss.height)),
@@ -327,7 +323,8 @@ def _first_sentence(advice: Advice, options: Options) -> str:
         )
     t = advice.transformations[0]
     parts = [
-        f"{qi} to level {level} of {advice.hierarchies[qi]} ({_recoding(t, qi, options)})"
+        f"{qi} to level {level} of {advice.hierarchies[qi]}"
+        + ("" if options.redact else f" ({_recoding(t, qi, options)})")
         for qi, level in t.levels.items()
         if level
     ]
@@ -339,6 +336,25 @@ def _first_sentence(advice: Advice, options: Options) -> str:
     else:
         action = f"{generalizing or 'Leaving the data as it is'}, with no record suppressed,"
     return f"{action} meets {goal}."
+
+
+def answer(report: AuditReport, options: Options) -> str | None:
+    """The answer an advice report leads with: the best passing transformation, what it
+    costs and how to apply it (or why none passes); ``None`` without a search."""
+    advice = report.advice
+    if advice is None:
+        return None
+    sentence = _first_sentence(advice, options)
+    if not advice.transformations:
+        return sentence
+    t = advice.transformations[0]
+    loss = t.information_loss
+    return (
+        f"{sentence} It costs: precision {loss.precision:.3g} (1 = as is), records per class "
+        f"{_real(loss.average_class_size)} times k, {_amount(t)} suppressed. Apply it with "
+        "anonaudit advise (the same policy) --out FILE, which writes the transformed data "
+        "and leaves out every column neither quasi-identifier nor sensitive."
+    )
 
 
 def _search_sentence(advice: Advice) -> str:

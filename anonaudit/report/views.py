@@ -89,6 +89,7 @@ class VerdictView:
     headline: str
     rows: tuple[VerdictRow, ...]
     criteria: tuple[CriterionRow, ...] = ()
+    answer: str | None = None
 
 
 @dataclass(frozen=True)
@@ -274,8 +275,10 @@ def _identifiers_verdict(report: AuditReport) -> list[VerdictRow]:
     ]
 
 
-def verdict_view(report: AuditReport) -> VerdictView:
-    """Every threshold of the policy: measured value, bound, pass or fail, in words."""
+def verdict_view(report: AuditReport, answer: str | None = None) -> VerdictView:
+    """Every threshold of the policy: measured value, bound, pass or fail, in words;
+    ``answer``: the advice the page leads with, when a search ran
+    (:func:`anonaudit.report.view_advice.answer`)."""
     rows = _identifiers_verdict(report) + [
         row
         for measure, sa in in_order(report.sensitive)
@@ -323,6 +326,7 @@ def verdict_view(report: AuditReport) -> VerdictView:
             )
             for c in criteria(report)
         ),
+        answer=answer,
     )
 
 
