@@ -145,7 +145,7 @@ def test_utility_and_the_measures_a_reader_computes(
     u, released = adult_dp.dp.utility, adult_dp.dp.measures.released
     assert released is not None
     section = dp_section(page)
-    assert "expected error of one count</th><td>within ±3 with 95% probability" in section
+    assert "noise the mechanism adds to one count</th><td>within ±3 with 95% probability" in section
     assert f"groups hidden (records in the data, none released)</th><td>{u.classes_hidden:,}" in (
         section
     )

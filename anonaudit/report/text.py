@@ -183,8 +183,8 @@ def dp_summary(report: DPReport) -> str:
     ]
     if u.expected_within is not None:
         lines.append(
-            f"    error: the noise on each count within +-{u.expected_within} with "
-            f"{u.confidence:.0%} probability"
+            f"    error: the noise the mechanism adds to each count is within "
+            f"+-{u.expected_within} with {u.confidence:.0%} probability"
         )
     lines += [
         f"    post-processing: {post['name']} ({post['description']})",
@@ -194,12 +194,15 @@ def dp_summary(report: DPReport) -> str:
         lines.append(f"    {r.cells:,} observed combinations noised")
     if u.expected_within is not None:
         lines.append(
-            f"    error: {u.share_within:.1%} of the counts within +-{u.expected_within}; "
-            f"mean |error| {_fmt(u.mean_absolute_error)}, bias {_fmt(u.bias)}"
+            f"    error measured on this release: {u.share_within:.1%} of the {u.cells:,} "
+            f"counts within +-{u.expected_within} of the truth after the threshold, rounding "
+            f"and clamping (a count kept back reads 0); mean |error| "
+            f"{_fmt(u.mean_absolute_error)}, bias {_fmt(u.bias)}"
         )
     lines.append(
-        f"    classes: {u.classes:,} in the data, {u.classes_released:,} released, "
-        f"{u.classes_hidden:,} hidden, {u.classes_fabricated:,} fabricated by noise"
+        f"    classes: {u.classes:,} in the data, {u.classes_released:,} of them with a "
+        f"released count, {u.classes_hidden:,} with none, {u.classes_fabricated:,} "
+        "fabricated by noise"
     )
     before, after = report.measures.original, report.measures.released
     if after is not None:

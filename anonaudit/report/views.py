@@ -795,7 +795,7 @@ def _dp_error(dp: DPReport) -> tuple[Fact, ...]:
     if u.expected_within is not None:
         facts.append(
             Fact(
-                "expected error of one count",
+                "noise the mechanism adds to one count",
                 f"within ±{u.expected_within:,} with {u.confidence:.0%} probability; "
                 f"{_real(u.expected_mean_absolute_error)} on average",
             )
@@ -808,11 +808,17 @@ def _dp_error(dp: DPReport) -> tuple[Fact, ...]:
         )
     )
     if u.expected_within is not None:
-        facts.append(Fact(f"counts within ±{u.expected_within:,}", _share(u.share_within)))
+        facts.append(
+            Fact(
+                f"counts of this release within ±{u.expected_within:,} of the truth (after "
+                "the threshold, rounding and clamping: a count kept back reads 0)",
+                _share(u.share_within),
+            )
+        )
     facts += [
         Fact("bias (released minus true count, on average)", _signed(u.bias)),
         Fact("groups in the data", f"{u.classes:,}"),
-        Fact("groups in the release", f"{u.classes_released:,}"),
+        Fact("groups of the data with a released count", f"{u.classes_released:,}"),
         Fact("groups hidden (records in the data, none released)", f"{u.classes_hidden:,}"),
         Fact(
             "groups fabricated (released, none in the data)",
