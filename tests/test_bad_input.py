@@ -178,7 +178,7 @@ def test_undecodable_byte_suggests_an_encoding_which_then_works(
     expect(line, rf"{re.escape(str(path))}, line 6: ", r"0xe9", r"--encoding latin-1")
 
     argv = ["audit", str(path), "--qi", "disease", "-k", "2", "--json", "-", "--quiet"]
-    assert main([*argv, "--encoding", "latin-1"]) == 1
+    assert main([*argv, "--encoding", "latin-1", "--show-values"]) == 1
     out, err = capsys.readouterr()
     assert err == ""
     report = json.loads(out)

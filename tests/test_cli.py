@@ -148,7 +148,8 @@ def test_no_thresholds_measures_and_exits_zero(
     code, report = run_json(capsys, str(data), *ROLES)
     assert code == 0
     assert report["passed"] is None
-    assert report["verdicts"] == []
+    # the inputs were searched for direct identifiers (none is left undeclared)
+    assert report["verdicts"] == [{"measure": "direct identifiers", "passed": True}]
     assert report["policy"] == {}
 
 
@@ -169,9 +170,8 @@ def test_json_on_stdout_holds_every_measure(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     data = write_csv(tmp_path / "data.csv", ROWS)
-    code, report = run_json(
-        capsys, str(data), *ROLES, "-k", "2", "-l", "2", "--recursive", "3,2", "-t", "0.5"
-    )
+    thresholds = ("-k", "2", "-l", "2", "--recursive", "3,2", "-t", "0.5")
+    code, report = run_json(capsys, str(data), *ROLES, *thresholds, "--show-values")
     assert code == 1
     assert report["schema_version"] == "2.3"
     assert report["rows"] == 6
@@ -233,6 +233,16 @@ def test_json_on_stdout_holds_every_measure(
     assert risk["lowest"] == pytest.approx(1 / 3)
     assert risk["sample_uniques"] == 1
     assert risk["sample_uniques_fraction"] == pytest.approx(1 / 6)
+
+    # without --show-values, the listed classes keep their sizes but not their values
+    code, redacted = run_json(capsys, str(data), *ROLES, *thresholds)
+    assert code == 1
+    hidden = {"zip": "[redacted]", "age": "[redacted]"}
+    assert redacted["k_anonymity"]["violating"]["classes"] == [
+        {"quasi_identifiers": hidden, "size": 1}
+    ]
+    assert violating_qis(redacted["l_diversity"]["disease"]) == [hidden]
+    assert violating_qis(redacted["t_closeness"]["disease"]) == [hidden]
 
 
 def test_finite_recursive_c_is_a_number(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -366,7 +376,7 @@ def test_zip_codes_keep_their_leading_zeros(
         ("00501", "30.0", "M", "cold"),
     ]
     data = write_csv(tmp_path / "data.csv", rows)
-    code, report = run_json(capsys, str(data), *ROLES, "-k", "2")
+    code, report = run_json(capsys, str(data), *ROLES, "-k", "2", "--show-values")
     assert code == 1
     assert report["k_anonymity"]["classes"] == 4
     assert sorted((c["zip"], c["age"]) for c in violating_qis(report["k_anonymity"])) == [
@@ -445,6 +455,16 @@ def test_command_line_roles_override_the_file(
     code, report = run_json(capsys, "--config", str(config), "--qi", "sex")
     assert report["quasi_identifiers"] == ["sex"]
     assert report["k_anonymity"]["k"] == 2  # F: 4, M: 2
+    # zip, a QI in the file, is now undeclared: a direct identifier by its name
+    assert code == 1
+    assert [v for v in report["verdicts"] if not v["passed"]] == [
+        {"measure": "direct identifiers", "passed": False}
+    ]
+    assert [i["column"] for i in report["identifiers"] if i["fails"]] == ["zip"]
+    code, report = run_json(
+        capsys, "--config", str(config), "--qi", "sex", "--allow-identifier", "zip"
+    )
+    assert report["quasi_identifiers"] == ["sex"]
     assert code == 0
 
 
@@ -622,7 +642,7 @@ def test_crlf_line_ends_do_not_leak_into_values(
 ) -> None:
     data = tmp_path / "crlf.csv"
     data.write_bytes("".join(",".join(r) + "\r\n" for r in [HEADER, *ROWS]).encode())
-    _, report = run_json(capsys, str(data), "--qi", "zip,disease", "-k", "2")
+    _, report = run_json(capsys, str(data), "--qi", "zip,disease", "-k", "2", "--show-values")
     qis = violating_qis(report["k_anonymity"])
     assert {"zip": "02141", "disease": "cancer"} in qis
 
@@ -641,7 +661,7 @@ NULL_ROWS = [
 
 def test_null_qi_is_a_class_of_its_own(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     data = write_csv(tmp_path / "data.csv", NULL_ROWS)
-    code, report = run_json(capsys, str(data), *ROLES, "-k", "3")
+    code, report = run_json(capsys, str(data), *ROLES, "-k", "3", "--show-values")
     assert code == 1
     assert report["nulls"] == {
         "policy": "value",
@@ -769,6 +789,7 @@ def test_clinic_sample_with_its_hierarchy(capsys: pytest.CaptureFixture[str]) ->
         "--t-distance", "income=numeric",
         "-k", "2",
         "--max-classes", "0",
+        "--show-values",
     )  # fmt: skip
     assert code == 1
     assert report["rows"] == 241

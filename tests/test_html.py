@@ -112,7 +112,9 @@ def test_every_section_is_present(adult_page: str) -> None:
 
 
 def test_verdict_states_each_threshold_in_plain_words(adult_page: str) -> None:
-    assert "The data does not meet the policy: 5 of 5 checks fail (k-anonymity, " in adult_page
+    # the first check, direct identifiers, passes: every column of adult.csv is declared
+    # or looks like no identifier
+    assert "The data does not meet the policy: 5 of 6 checks fail (k-anonymity, " in adult_page
     assert "9 thresholds" not in adult_page  # counted as the summary counts: per measure
     assert (
         "The smallest group of people who share these attributes (sex, age, race, "
@@ -123,6 +125,8 @@ def test_verdict_states_each_threshold_in_plain_words(adult_page: str) -> None:
     )
     assert "measured <strong>t = 0.83</strong>" in adult_page
     assert adult_page.count('<li class="verdict fail">') == 9
+    [passing] = re.findall(r'<li class="verdict pass">.*?</li>', adult_page, flags=re.S)
+    assert ">direct identifiers</a>" in passing
 
 
 def test_verdict_when_the_policy_passes_or_sets_nothing() -> None:
@@ -130,7 +134,10 @@ def test_verdict_when_the_policy_passes_or_sets_nothing() -> None:
     passing = anonaudit.audit(
         frame, Roles(["zip"], ["s"]), AuditOptions(policy=anonaudit.Policy(k=2, l=2))
     ).to_html()
-    assert "The data meets the policy: all 2 checks pass." in passing
+    # direct identifiers (none is left undeclared), k-anonymity, l-diversity
+    assert "The data meets the policy: all 3 checks pass." in passing
+    verdicts = passing.split('<ul class="verdicts">')[1].split("</ul>")[0]
+    assert verdicts.index(">direct identifiers</a>") < verdicts.index(">k-anonymity</a>")
     assert "has 2 members; the policy asks for 2." in passing
     assert "No class fails." in passing
     measured_only = anonaudit.audit(frame, Roles(["zip"])).to_html()
@@ -150,11 +157,15 @@ def test_dataset_section_names_inputs_digests_nulls_and_the_call(adult_page: str
 
 def test_null_quasi_identifier_values_show_as_null() -> None:
     frame = pd.DataFrame({"zip": ["1", None, "1"], "s": ["a", "a", "b"]})
-    page = anonaudit.audit(
+    report = anonaudit.audit(
         frame, Roles(["zip"], ["s"]), AuditOptions(policy=anonaudit.Policy(k=2))
-    ).to_html()
+    )
+    page = report.to_html(redact=False)
     assert "<td>(null)</td>" in page
     assert csv_links(page)["k-anonymity.csv"] == [["zip", "size"], ["", "1"]]
+    redacted = report.to_html()  # the default
+    assert "<td>(null)</td>" not in redacted
+    assert csv_links(redacted)["k-anonymity.csv"] == [["zip", "size"], ["[redacted]", "1"]]
 
 
 def test_charts_carry_alt_text(adult_page: str) -> None:
@@ -205,7 +216,7 @@ def test_long_tables_are_cut_and_collapsed(adult: anonaudit.AuditReport) -> None
 
 
 def test_every_data_value_is_escaped(hostile: anonaudit.AuditReport) -> None:
-    page = hostile.to_html()
+    page = hostile.to_html(redact=False)
     assert "<script" not in page
     assert "<img" not in page
     assert "<b>age</b>" not in page and "<i>flu</i>" not in page
@@ -217,7 +228,7 @@ def test_every_data_value_is_escaped(hostile: anonaudit.AuditReport) -> None:
 def test_csv_downloads_hold_every_class_and_defuse_formulas(
     hostile: anonaudit.AuditReport,
 ) -> None:
-    downloads = csv_links(hostile.to_html(max_rows=1))
+    downloads = csv_links(hostile.to_html(max_rows=1, redact=False))
     assert set(downloads) == {
         "k-anonymity.csv",
         "l-diversity-diagnosis.csv",
@@ -258,14 +269,15 @@ def test_redaction_removes_every_quasi_identifier_value(hostile: anonaudit.Audit
     assert "(redacted)</title>" in page
 
 
-def test_redaction_of_the_adult_report(adult: anonaudit.AuditReport) -> None:
+def test_redaction_of_the_adult_report(adult: anonaudit.AuditReport, adult_page: str) -> None:
     page = adult.to_html(redact=True)
+    assert adult_page == page  # redacted by default
     decoded = str(csv_links(page))
     for value in ("Amer-Indian-Eskimo", "Married-spouse-absent", "Married-AF-spouse", "Widowed"):
         assert value not in page
         assert value not in decoded
     assert "class 1 [redacted]" in page  # the t-closeness chart's legend
-    assert "Male" in adult.to_html()  # ...which the unredacted report does show
+    assert "Male" in adult.to_html(redact=False)  # ...which the unredacted report does show
 
 
 # -- writing ----------------------------------------------------------------------------

@@ -38,5 +38,7 @@ def test_a_qi_named_like_a_measure_keeps_its_values() -> None:
     listed = report.k_anonymity.violating
     assert listed.columns.tolist() == ["size", "size_"]
     assert listed.iloc[0].tolist() == ["L", 1]
-    entry = report.to_dict()["k_anonymity"]["violating"]["classes"][0]
+    entry = report.to_dict(redact=False)["k_anonymity"]["violating"]["classes"][0]
     assert entry == {"quasi_identifiers": {"size": "L"}, "size_": 1}
+    hidden = report.to_dict()["k_anonymity"]["violating"]["classes"][0]  # redacted by default
+    assert hidden == {"quasi_identifiers": {"size": "[redacted]"}, "size_": 1}

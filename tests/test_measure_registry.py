@@ -128,6 +128,7 @@ def test_verdicts_and_masks_come_from_the_measures() -> None:
         RECORDS, Roles(["zip", "age"], ["disease"]), AuditOptions(policy=Policy(k=2, l=2))
     )
     assert [(v.judged, v.passed, v.sensitive) for v in report.verdicts()] == [
+        (Judged.DIRECT_IDENTIFIERS, True, None),  # the inputs were searched: none undeclared
         (Judged.K_ANONYMITY, False, None),
         (Judged.L_DIVERSITY, False, "disease"),
     ]
@@ -234,7 +235,9 @@ def test_a_new_measure_is_computed_and_shown_everywhere(with_largest: LargestCla
     page = report.to_html()
     assert '<section id="largest-class"' in page and "Largest class</h2>" in page
     assert "50%" in page and '<h3 id="about-largest-class">' in page
-    assert report.verdicts() == []  # it judges nothing: no verdict
+    # it judges nothing: no verdict but the search for direct identifiers, which passes
+    assert report.verdicts() == [Verdict(Judged.DIRECT_IDENTIFIERS, True)]
+    assert report.passed is None
 
 
 def test_a_new_measure_is_described_by_the_schema_written_from_it(
@@ -338,7 +341,10 @@ def test_a_new_analysis_is_computed_and_shown_when_asked(with_at_k: AtK) -> None
         jsonschema.validate(document, shipped_schema())  # until the file is rewritten
     page = report.to_html()
     assert '<section id="at-k"' in page and "Records at k</h2>" in page
-    assert report.verdicts() == [Verdict(Judged.K_ANONYMITY, False)]  # it judges nothing
+    assert report.verdicts() == [  # it judges nothing
+        Verdict(Judged.DIRECT_IDENTIFIERS, True),
+        Verdict(Judged.K_ANONYMITY, False),
+    ]
 
 
 class AtKInRisk(AtK):
@@ -378,6 +384,7 @@ def test_the_criteria_list_what_the_measures_and_analyses_declare(
     asked = {c.key: c for c in criteria(audit(RECORDS, roles, AuditOptions(policy=Policy(k=2))))}
     singling = asked["singling_out"]
     assert singling.measures == (
+        "direct identifiers",
         "k-anonymity",
         "sample uniques",
         "re-identification risk",

@@ -47,7 +47,7 @@ def million(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_a_million_unique_ids_give_reports_under_2_mb(million: Path, tmp_path: Path) -> None:
     html, document, listings = tmp_path / "r.html", tmp_path / "r.json", tmp_path / "full"
     argv = ["audit", str(million), "--qi", "id,age,gender", "--sensitive", "diagnosis"]
-    argv += ["-k", "5", "--html", str(html), "--json", str(document)]
+    argv += ["-k", "5", "--html", str(html), "--json", str(document), "--show-values"]
     assert main([*argv, "--listings-dir", str(listings), "--quiet"]) == 1
     assert html.stat().st_size < 2 * MB
     assert document.stat().st_size < 2 * MB
@@ -96,12 +96,17 @@ def test_listings_dir_without_html_and_bounded_json(tmp_path: Path) -> None:
     data = _small(tmp_path)
     listings, document = tmp_path / "lists", tmp_path / "r.json"
     argv = ["audit", str(data), "--qi", "zip", "-k", "3", "--json", str(document)]
-    assert main([*argv, "--max-classes", "1", "--listings-dir", str(listings)]) == 1
+    argv += ["--max-classes", "1", "--listings-dir", str(listings)]
+    assert main([*argv, "--show-values"]) == 1
     report = json.loads(document.read_text(encoding="utf-8"))
     assert report["k_anonymity"]["violating"]["truncated"] is True
     assert report["contents"]["listings_dir"] == str(listings)
     rows = (listings / "k-anonymity.csv").read_text(encoding="utf-8-sig").splitlines()
     assert rows == ['"zip","size"', '"02134","1"', '"02139","2"']
+    # without --show-values the listings are redacted too
+    assert main(argv) == 1
+    rows = (listings / "k-anonymity.csv").read_text(encoding="utf-8-sig").splitlines()
+    assert rows == ['"zip","size"', '"[redacted]","1"', '"[redacted]","2"']
 
 
 def test_listings_dir_may_not_be_an_input_folder(

@@ -324,10 +324,13 @@ def test_audit_and_json() -> None:
         GUIDE, Roles(list(GUIDE.columns)), AuditOptions(analyses=Analyses(suda=True, qi_analysis=2))
     )
     assert report.suda is not None and report.suda.max_msu_size == 4
-    data = report.to_dict()
+    data = report.to_dict(redact=False)
     assert data["suda"]["msus_by_size"] == {"1": 4, "2": 5, "3": 0, "4": 0}
     assert data["suda"]["top"][0]["msus"][0] == ["Residence"]
     assert data["suda"]["top"][0]["quasi_identifiers"]["Residence"] == "Rural"
+    redacted = report.to_dict()["suda"]["top"][0]  # redacted by default
+    assert redacted["msus"][0] == ["Residence"]
+    assert set(redacted["quasi_identifiers"].values()) == {"[redacted]"}
     assert audit(GUIDE, Roles(list(GUIDE.columns))).to_dict().get("suda") is None
 
 
@@ -380,12 +383,13 @@ def test_html_sections_escape_and_redact() -> None:
         Roles(list(frame.columns)),
         AuditOptions(analyses=Analyses(suda=True, qi_analysis=True)),
     )
-    page = report.to_html()
+    page = report.to_html(redact=False)
     assert '<section id="qi-analysis"' in page and '<section id="suda"' in page
     assert 'href="#suda"' in page and 'href="#qi-analysis"' in page
     assert hostile not in page and "&lt;script&gt;" in page
     assert "Residence" in page and "Gender, Education" in page  # an MSU, as column names
     redacted = report.to_html(redact=True)
+    assert report.to_html() == redacted  # redacted by default
     assert "pwned" not in redacted
     links = re.findall(r'base64,([A-Za-z0-9+/=]+)" download="suda-top.csv"', redacted)
     assert "pwned" not in base64.b64decode(links[0]).decode("utf-8-sig")
