@@ -256,14 +256,16 @@ def _about(report: AuditReport) -> tuple[explain.Measure, ...]:
 
 
 def _listings(view: object) -> Iterator[Listing]:
-    """The listings a section's view holds (a field of it, or of a field of it)."""
+    """The listings a section's view holds (a field of it, or of a field of it, or in a
+    tuple of them: the "Earlier releases" section's attacks)."""
     if isinstance(view, Listing):
         yield view
+    elif isinstance(view, tuple):
+        for value in view:
+            yield from _listings(value)
     elif dataclasses.is_dataclass(view) and not isinstance(view, type):
         for item in dataclasses.fields(view):
-            value = getattr(view, item.name)
-            if isinstance(value, Listing) or dataclasses.is_dataclass(value):
-                yield from _listings(value)
+            yield from _listings(getattr(view, item.name))
 
 
 def _write(listings: list[Listing], directory: Path) -> list[Path]:
