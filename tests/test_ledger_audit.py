@@ -531,3 +531,63 @@ def test_a_version_2_ledger_gains_the_retirements(tmp_path: Path) -> None:
         assert entry.retired is None and entry.source == "q1.csv"
         retired = ledger.retire(entry.id, dataset="d", reason="test")
         assert retired.retired is not None and ledger.releases(retired=False) == ()
+
+
+def _months(tmp_path: Path) -> tuple[str, str]:
+    """January, and February with one newcomer in each of 7 classes, all with hiv:
+    7 classes changed in one value only."""
+    jan = pd.DataFrame(
+        [(f"Z{z}", "30-39", dx) for z in range(7) for dx in ("flu", "flu", "hiv", "hiv")],
+        columns=["zip", "age", "disease"],
+    )
+    feb = pd.concat([jan, pd.DataFrame({"zip": [f"Z{z}" for z in range(7)],
+                                        "age": "30-39", "disease": "hiv"})])  # fmt: skip
+    return _write(jan, tmp_path / "jan.csv"), _write(feb, tmp_path / "feb.csv")
+
+
+def _notice_and_rows(html: str) -> tuple[int, int, int]:
+    """The notice's count of rows of QI values, the page's table rows holding one, and
+    the rows of its CSV downloads holding one (the QI values here are ``Z0`` to ``Z6``)."""
+    import base64
+    import re
+
+    match = re.search(r"This report contains ([\d,]+) rows? of", html)
+    assert match, "no notice"
+    token = re.compile(r"\bZ\d\b")
+    page = [row for row in re.findall(r"<tr>.*?</tr>", html, flags=re.S) if token.search(row)]
+    downloads = [
+        base64.b64decode(data).decode("utf-8")
+        for data in re.findall(r'href="data:text/csv;[^,"]*base64,([A-Za-z0-9+/=]+)"', html)
+    ]
+    csv_rows = [line for text in downloads for line in text.splitlines() if token.search(line)]
+    return int(match.group(1).replace(",", "")), len(page), len(csv_rows)
+
+
+def test_the_notice_counts_the_disclosing_classes_the_report_lists(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The audit's HTML report with a ledger lists the disclosing classes of the
+    differencing with their QI values: its notice counts them (it said 0)."""
+    jan, feb = _months(tmp_path)
+    ledger = tmp_path / "ledger.sqlite"
+    named = [*ROLES, "--ledger", str(ledger), "--dataset", "city", "--quiet"]
+    assert main(["audit", jan, *named]) == 0
+    html = tmp_path / "feb.html"
+    assert main(["audit", feb, *named, "--html", str(html), "--show-values"]) == 1
+    capsys.readouterr()
+    text = html.read_text(encoding="utf-8")
+    section = text.split('id="releases"')[1].split("</section>")[0]
+    assert section.count("<td>Z") == 7  # the 7 disclosing classes, values shown
+    notice, page, downloads = _notice_and_rows(text)
+    assert notice == page == downloads == 7
+
+    # anonaudit diff's page says the same of the same classes
+    diff = tmp_path / "diff.html"
+    assert main(["diff", jan, feb, *ROLES[:4], "--html", str(diff), "--quiet"]) == 0
+    assert _notice_and_rows(diff.read_text(encoding="utf-8")) == (7, 7, 7)
+    # ... and, capped, counts and names the cap it was given
+    assert main(["diff", jan, feb, *ROLES[:4], "--html", str(diff), "--quiet",
+                 "--max-classes", "3"]) == 0  # fmt: skip
+    capped = diff.read_text(encoding="utf-8")
+    assert _notice_and_rows(capped) == (3, 3, 3)
+    assert "(1 listing capped at 3 rows)" in capped

@@ -232,6 +232,9 @@ def differencing_html(
     )
     listings = [s.view.listing for s in sections if isinstance(s.view, DifferencingView)]
     shown = [listing for listing in listings if listing is not None]
+    # A listing holds at most max_rows classes, fewer when diff's --max-classes kept fewer
+    # (the rows the page and its download hold alike: what the notice counts).
+    capped = [listing.embedded for listing in shown if listing.embedded < listing.total]
     old, new = (sources[0].name, sources[-1].name) if sources else ("", "")
     page = _page(
         title=f"Differencing attack between {old} and {new}",
@@ -239,8 +242,8 @@ def differencing_html(
         f"{join_names(list(results))}",
         notice=contents_notice(
             sum(listing.embedded for listing in shown),
-            sum(listing.embedded < listing.total for listing in shown),
-            max_rows,
+            len(capped),
+            max(capped, default=max_rows),
             redacted=redact,
         )
         + " Each row also holds the sensitive value it discloses.",
