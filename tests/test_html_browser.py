@@ -77,16 +77,22 @@ def adult() -> anonaudit.AuditReport:
 def pages(
     tmp_path_factory: pytest.TempPathFactory, adult: anonaudit.AuditReport
 ) -> dict[str, Path]:
-    """The Adult report and a report of data full of markup, written to files."""
+    """The Adult report and a report of data full of markup, written to files with their
+    values shown; the Adult report also as written by default, redacted."""
     folder = tmp_path_factory.mktemp("pages")
     hostile = anonaudit.audit(
         hostile_frame(),
         Roles(["zip", "<b>age</b>"], ["diagnosis"]),
         AuditOptions(policy=anonaudit.Policy(k=2, l=2, t=0.1)),
     )
-    paths = {"adult": folder / "adult.html", "hostile": folder / "hostile.html"}
-    adult.save_html(paths["adult"])
-    hostile.save_html(paths["hostile"])
+    paths = {
+        "adult": folder / "adult.html",
+        "hostile": folder / "hostile.html",
+        "redacted": folder / "redacted.html",
+    }
+    adult.save_html(paths["adult"], redact=False)
+    hostile.save_html(paths["hostile"], redact=False)
+    adult.save_html(paths["redacted"])
     return paths
 
 
@@ -123,6 +129,13 @@ def test_the_report_loads_offline_without_errors_or_requests(
     verdict = visit.page.locator("#verdict .headline")
     assert "does not meet the policy" in verdict.inner_text()
     visit.page.close()
+    redacted = Visit(browser, pages["redacted"])  # as written by default
+    assert redacted.page.title() == "Anonymity audit of adult.csv (redacted)"
+    assert redacted.requests == [redacted.url]
+    assert redacted.errors == []
+    listed = redacted.page.locator("#k-anonymity table.classes").text_content()
+    assert listed and "[redacted]" in listed and "Amer-Indian-Eskimo" not in listed
+    redacted.page.close()
 
 
 def test_every_chart_renders(browser: Any, pages: dict[str, Path]) -> None:
