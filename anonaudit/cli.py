@@ -676,7 +676,12 @@ def _add_linkage_commands(commands: Any) -> None:
     g.add_argument("--recipient", metavar="NAME", help="only the releases to this recipient")
     g.add_argument("--json", metavar="PATH|-", help="write the listing as JSON; - for stdout")
     g.add_argument("--debug", action="store_true", help="show tracebacks")
-    actions = g.add_subparsers(dest="action", metavar="ACTION", parser_class=_Parser)
+    actions = g.add_subparsers(
+        dest="action",
+        metavar="ACTION",
+        parser_class=_Parser,
+        help="none: list the releases; retire: see anonaudit ledger FILE retire --help",
+    )
     retire = actions.add_parser(
         "retire",
         help="retire a release recorded by mistake: kept, but no later audit attacks with it",

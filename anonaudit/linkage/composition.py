@@ -374,6 +374,7 @@ def _load(
         raise InputError(f"cannot read input: {exc}") from None
     finally:
         connection.unregister("reader")
+        reader.close()  # and the batches it streams: no reader outlives its use
     row = connection.execute(f"SELECT count(*) FROM {name}").fetchone()
     return int(row[0]) if row else 0
 

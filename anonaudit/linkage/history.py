@@ -268,9 +268,8 @@ def repeated_ids(records: pa.Table) -> tuple[int, int]:
     (2, 5)
     """
     ids = records.column(0)
-    counts = pa.table({"id": ids}).filter(pc.is_valid(ids)).group_by("id").aggregate(
-        [("id", "count")]
-    )
+    known = pa.table({"id": ids}).filter(pc.is_valid(ids))
+    counts = known.group_by("id").aggregate([("id", "count")])
     repeated = counts.column("id_count").to_numpy()
     repeated = repeated[repeated > 1]
     return len(repeated), int(repeated.sum())
