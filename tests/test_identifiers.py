@@ -91,9 +91,16 @@ def test_a_uuid_quasi_identifier_and_an_undeclared_patient_id_are_flagged() -> N
     assert any("200 distinct values in 200 records" in r for r in found["uuid"].reasons)
     assert found["patient_id"].declared_role == "not audited"
     assert any("(R)" in r for r in found["patient_id"].reasons)
+    # The undeclared one fails the audit, the declared QI does not.
+    assert [i.column for i in report.undeclared_identifiers] == ["patient_id"]
+    assert [(v.judged.value, v.passed) for v in report.verdicts()] == [
+        ("direct identifiers", False)
+    ]
+    assert report.passed is False
     # The three renderings say the same.
     document = report.to_dict()
     assert [i["column"] for i in document["identifiers"]] == ["uuid", "patient_id"]
+    assert [i["fails"] for i in document["identifiers"]] == [False, True]
     text = anonaudit.report.summary(report)
     assert "patient_id" in text and "may identify a person directly" in text
     page = report.to_html()
@@ -141,12 +148,17 @@ def test_the_json_report_lists_identifiers(tmp_path: Path) -> None:
     data, report = tmp_path / "patients.csv", tmp_path / "r.json"
     _frame().to_csv(data, index=False)
     argv = ["audit", str(data), "--qi", "age", "--sensitive", "dx", "--json", str(report)]
-    assert main([*argv, "--quiet"]) == 0
+    assert main([*argv, "--quiet"]) == 1  # both undeclared: they fail the audit
     listed = json.loads(report.read_text(encoding="utf-8"))["identifiers"]
     assert {i["column"]: i["declared_role"] for i in listed} == {
         "patient_id": "not audited",
         "uuid": "not audited",
     }
+    assert all(i["fails"] and not i["allowed"] for i in listed)
+    assert main([*argv, "--allow-identifier", "patient_id,uuid", "--quiet"]) == 0
+    listed = json.loads(report.read_text(encoding="utf-8"))["identifiers"]
+    assert {i["column"] for i in listed} == {"patient_id", "uuid"}
+    assert all(i["allowed"] and not i["fails"] for i in listed)
 
 
 @settings(max_examples=60, deadline=None)
@@ -410,7 +422,7 @@ def test_precision_and_recall_on_the_labelled_corpus() -> None:
         "free text": 0.90,
         "iban": 0.95,
         "ip": 0.95,
-        "name": 0.80,
+        "name": 0.87,
         "national id": 0.95,
         "phone": 0.95,
         "url": 1.0,
@@ -418,6 +430,6 @@ def test_precision_and_recall_on_the_labelled_corpus() -> None:
     }
     for kind, floor in floors.items():
         assert recall[kind] >= floor, (kind, recall[kind])
-    for kind, floor in {**floors, "address": 0.95, "name": 0.90, "unique": 0.40}.items():
+    for kind, floor in {**floors, "address": 0.95, "name": 0.90, "unique": 0.45}.items():
         assert precision.get(kind, 1.0) >= floor, (kind, precision.get(kind))
-    assert overall_recall >= 0.88 and overall_precision >= 0.87
+    assert overall_recall >= 0.90 and overall_precision >= 0.89
