@@ -1,7 +1,10 @@
-"""The linkage subcommands: ``compose``, ``diff`` and ``ledger``.
+"""The linkage subcommands: ``compose``, ``diff`` and ``ledger`` (``ledger FILE retire``).
 
 Wired into :mod:`anonaudit.cli` by :func:`add_commands` and :func:`run`. Exit status: 0
 done; 1 a disclosure found with ``--fail-on-disclosure``; 2 bad input (one line).
+
+Every run that records in a ledger names its dataset (``--dataset``, or for ``audit`` the
+policy file's ``[ledger] dataset`` or ``name``): :func:`ledger_name`, :func:`audit_dataset`.
 """
 
 from __future__ import annotations
