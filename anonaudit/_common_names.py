@@ -3,7 +3,8 @@
 A short, hand-written list (not drawn from any test data generator): the most frequent
 given names and surnames of the United States, the United Kingdom, Germany, France,
 Spain, Italy, the Netherlands and Brazil, as published in their statistics offices'
-lists of popular names, a few hundred in all. It tells a column of people's names
+lists of popular names (the hundred or so most frequent surnames of each), some
+1,500 in all. It tells a column of people's names
 from one of other capitalised words (places, varieties, products) and finds the names
 in free text ("John Miller reports..."); it does not need to be complete, only to hold
 the names that most people have. Words that are more often something else than a name
@@ -90,6 +91,51 @@ simon smit smith sousa stewart sullivan taylor thomas thompson torres turner vis
 wagner walker ward watson weber wilson wood wright zimmermann
 """
 _SURNAMES += """
+müller schmidt schneider fischer weber meyer wagner becker schulz hoffmann schäfer koch
+bauer richter klein wolf schröder neumann schwarz zimmermann braun krüger hofmann
+hartmann lange schmitt werner schmitz krause meier lehmann schmid schulze maier köhler
+herrmann könig mayer huber kaiser fuchs peters lang scholz möller weiß jung hahn
+schubert vogel friedrich keller günther frank berger winkler roth beck lorenz baumann
+franke albrecht schuster ludwig böhm winter kraus schumacher krämer vogt stein jäger
+otto sommer groß seidel heinrich brandt haas schreiber graf schulte dietrich ziegler
+kuhn kühn pohl engel horn busch bergmann voigt sauer arnold wolff pfeiffer
+rodríguez gonzález fernández lópez martínez sánchez pérez gómez martín jiménez ruiz
+hernández díaz moreno muñoz álvarez romero alonso gutiérrez navarro torres domínguez
+vázquez ramos gil ramírez serrano blanco molina morales suárez ortega delgado castro
+ortiz rubio marín sanz núñez iglesias medina garrido cortés castillo santos lozano
+guerrero cano prieto méndez cruz calvo gallego vidal león márquez herrera peña flores
+cabrera campos vega fuentes carrasco díez caballero reyes nieto aguilar pascual
+santana herrero lorenzo montero hidalgo giménez ibáñez ferrer durán santiago benítez
+mora vicente vargas arias carmona crespo román pastor soto sáez velasco moya soler
+parra esteban bravo gallardo rojas
+rossi russo ferrari esposito bianchi romano colombo ricci marino greco bruno gallo
+conti mancini costa giordano rizzo lombardi moretti barbieri fontana santoro mariani
+rinaldi caruso ferrara galli martini leone longo gentile martinelli vitale lombardo
+serra coppola marchetti parisi villa conte ferraro ferri fabbri bianco marini grasso
+valentini messina sala gatti pellegrini palumbo sanna farina rizzi monti cattaneo
+morelli amato silvestri mazza testa grassi pellegrino carbone giuliani benedetti
+barone rossetti caputo montanari guerra palmieri bernardi martino fiore ferretti
+bellini basile riva donati piras vitali battaglia sartori neri costantini milani
+pagano ruggiero sorrentino orlando negri
+jansen janssen visser smit meijer mulder bos vos hendriks dekker brouwer dijkstra
+smits kok jacobs vermeulen schouten willems hoekstra maas verhoeven koster prins blom
+huisman peeters kuipers kuiper veenstra kramer scholten postma martens vink
+timmermans groen gerritsen jonker willemsen smeets bosch schipper koning driessen
+hermans evers hofman bosman wolters sanders mol kuijpers molenaar verbeek
+berg dijk vries jong groot boer wit graaf meer linden haan heuvel veen broek bruijn
+heijden beek vliet leeuwen wal wijk ruiter loon velde velden doorn meulen horst
+lefebvre laurent michel roux david morel fournier girard lambert fontaine rousseau
+lefèvre faure andré mercier guérin garnier chevalier françois legrand gauthier
+perrin robin clément morin henry roussel mathieu gautier masson marchand duval denis
+dumont lemaire noël dufour meunier brun blanchard giraud joly rivière lucas brunet
+gaillard barbier gérard roche renard roy colin caron picard roger aubert lemoine
+renaud dumas lacroix olivier philippe bourgeois benoît rey leclerc rolland
+leclercq guillaume lecomte dupuy guillot hubert carpentier dupuis moulin deschamps
+huet vasseur boucher fleury royer jacquet poirier marty aubry guyot carré renault
+charpentier ménard maillard baron bertin bailly hervé collet léger bouvier julien
+prévost millet perrot cousin germain breton besson langlois rémy pelletier lévêque
+perrier leblanc barré lebrun marchal mallet hamon boulanger monnier michaud
+
 alonso álvarez arnaud aubert bauer benedetti blanc blanco bonnet bos boyer brandt
 caron chevalier conti costa dekker delgado dijkstra dumont esposito fabbri
 fabre faure fontana fournier francois gallo garnier gauthier gentile girard giordano

@@ -357,6 +357,8 @@ _PHONE = (
     r"|0\d{8,11})"
 )
 _EXTENSION = r"(?:\s*(?:x|ext\.?|extension|#)\s*\d{1,6})?"
+#: A decimal number (``31.95376472``, ``-89.2345``): never a telephone number.
+_DECIMAL = r"[-+]?\d*[.,]\d+(?:[eE][-+]?\d+)?"
 #: Digits of a telephone number (its extension aside).
 _PHONE_DIGITS = (9, 15)
 #: Plain integers of 9 to 11 digits: telephone numbers written unbroken, counted as such
@@ -374,6 +376,9 @@ _NAME = (
     rf"(?:(?:{_HONORIFIC}\.?\s+)?{_CAPITALISED}\.?(?:\s+(?:{_PARTICLE}\s+)*{_CAPITALISED}\.?){{0,3}}"
     rf"(?:,?\s+{_SUFFIX})?|{_CAPITALISED},\s+{_CAPITALISED}(?:\s+{_CAPITALISED}\.?)?)"
 )
+#: A name written in Chinese characters, family name and given name apart ("山田 太郎",
+#: also with kana or an ideographic space): taken for a name without the list.
+_CJK_NAME = r"[\p{Han}\p{Katakana}]{1,4}[ \x{3000}][\p{Han}\p{Hiragana}\p{Katakana}]{1,4}"
 _FIRST_WORD = rf"^(?:{_HONORIFIC}\.?\s+)?(?P<word>{_CAPITALISED})"
 _LAST_WORD = rf"(?P<word>{_CAPITALISED})\.?(?:,?\s+{_SUFFIX})?$"
 _NAME_LIST = pa.array(sorted(GIVEN_NAMES | SURNAMES), pa.string())
@@ -483,7 +488,7 @@ def _phones(values: pa.Array) -> pa.Array:
     9 to 15 digits."""
     number = pc.replace_substring_regex(values, f"{_EXTENSION}$", "")
     shaped = pc.fill_null(_full(number, _PHONE), False)
-    shaped = pc.and_(shaped, pc.invert(pc.fill_null(_full(number, _MEASURE), False)))
+    shaped = pc.and_(shaped, pc.invert(pc.fill_null(_full(number, _DECIMAL), False)))
     if not pc.any(shaped).as_py():
         return shaped
     digits = pc.utf8_length(pc.replace_substring_regex(number, r"\D", ""))
@@ -530,6 +535,8 @@ def _value_kind(values: pa.Array, counts: pa.Array, total: int) -> tuple[str, st
         return None
     initial = pc.match_substring_regex(values, r"^\p{Lu}")  # cheaper than the whole test
     if _share(initial, counts, total) < MATCH_SHARE:
+        if _share(_full(values, _CJK_NAME), counts, total) >= MATCH_SHARE:
+            return "name", _NAME_LABEL
         return None
     shaped = _full(values, _NAME)
     if _share(shaped, counts, total) < MATCH_SHARE:
@@ -639,7 +646,11 @@ def _text_kinds(values: pa.Array, counts: pa.Array, total: int) -> dict[str, flo
 
 def _free_text(values: pa.Array, counts: pa.Array) -> bool:
     """Whether the distinct ``values`` (held by ``counts`` records) read as free text:
+    half of them or more end a sentence (``.``, ``!``, ``?``, ``。``), or they hold
     :data:`_TEXT_WORDS` words on average, :data:`_TEXT_LOWER` of them in lower case."""
+    sentences = pc.match_substring_regex(values, r"\S{6,}[.!?。！？]$")
+    if _share(sentences, counts, pc.sum(counts).as_py() or 0) >= 0.5:
+        return True
     words = pc.utf8_split_whitespace(values)
     lengths = pc.list_value_length(words)
     total_words = pc.sum(pc.multiply(lengths, counts)).as_py() or 0
@@ -653,9 +664,15 @@ def _free_text(values: pa.Array, counts: pa.Array) -> bool:
     return bool(lower_words >= _TEXT_LOWER * total_words)
 
 
-#: A decimal number with a fractional part: a measurement or an amount, which does not
-#: identify even when every record holds another.
-_MEASURE = r"[-+]?\d*[.,]\d+(?:[eE][-+]?\d+)?"
+#: A decimal number with a fractional part, a number written with separators of
+#: thousands (``1 234 567``, ``1,234,567.89``, ``1.234.567,89``), or a ratio of small
+#: numbers (``120/80``): a measurement or an amount, which does not identify even when
+#: every record holds another.
+_MEASURE = (
+    rf"{_DECIMAL}"
+    r"|[-+]?\d{1,3}(?:[ ,.\x{a0}]\d{3})+(?:[.,]\d+)?"
+    r"|\d{1,4}/\d{1,4}"
+)
 
 
 def by_uniqueness(distinct: int, rows: int) -> str | None:
