@@ -3,24 +3,38 @@ r"""Likely direct identifiers: columns that name a person outright, not through 
 A syntactic audit measures what quasi-identifiers reveal together; a column that alone
 singles a person out (a patient number, an e-mail address) defeats every measure and
 should not be released at all. This module flags such columns, offline and
-deterministically (patterns and counts, no model, no network), for three reasons:
+deterministically (patterns, a short list of common names and counts; no model, no
+network), for four reasons:
 
 - **by name** (:func:`by_name`): the column's name matches one of the 18 identifiers of
   the HIPAA Privacy Rule's Safe Harbor method, 45 CFR 164.514(b)(2)(i)(A)-(R);
-- **by values** (:func:`by_values`): most values of a bounded sample look like e-mail
-  addresses, telephone numbers, national identification numbers (US social security,
-  UK national insurance), payment card numbers (13 to 19 digits passing the Luhn check,
-  ISO/IEC 7812-1), IP addresses, URLs, UUIDs (RFC 9562) or full dates (HIPAA's "all
-  elements of dates (except year)", such as a date of birth);
+- **by values** (:func:`by_values`, :func:`value_kind`): most values of a bounded sample
+  are e-mail addresses, UUIDs (RFC 9562), URLs, IP addresses, national identification
+  numbers (US social security, UK national insurance, Italian fiscal codes, Spanish
+  DNI/NIE, Brazilian CPF), payment card numbers (13 to 19 digits passing the Luhn check,
+  ISO/IEC 7812-1), IBANs (ISO 13616), dates with their day or month (HIPAA's "all
+  elements of dates (except year)", such as a date of birth), telephone numbers in the
+  shapes of the world's numbering plans, or people's names;
+- **by free text** (:func:`by_text`): a notable share of the values *contain* an e-mail
+  address, a telephone number or a person's name ("Called Mrs. Jane Doe on
+  555-123-4567");
 - **by uniqueness** (:func:`by_uniqueness`): the column takes more than
   :data:`UNIQUE_SHARE` distinct values per record, so it identifies on its own (for a
-  quasi-identifier, read from the class table: no second read).
+  quasi-identifier, read from the class table: no second read); measurements, amounts
+  and free text are not judged so.
+
+Every judgement is on the values that say something (:func:`present`): nulls, empty
+texts and null markers such as ``NA`` aside, so that a column 20% filled with e-mail
+addresses is judged on its e-mail addresses. The patterns run vectorised
+(``pyarrow.compute``, RE2 syntax) over the distinct values, weighted by their records.
 
 :func:`find_identifiers` applies them to an audit: to the declared columns through the
 class table, and to the columns the audit did not read (neither quasi-identifier nor
 sensitive) through a bounded sample, the first :data:`SAMPLE_ROWS` records of the
-inputs, read again. A flag is a warning for a person to judge, not a measure: a ZIP code
-is a Safe Harbor identifier and a common quasi-identifier.
+inputs, read again (:func:`judge_column`). A flag is a warning for a person to judge,
+not a measure: a ZIP code is a Safe Harbor identifier and a common quasi-identifier.
+docs/identifiers.md gives the patterns, the thresholds and their precision and recall
+on a labelled corpus (``benchmarks/bench_identifiers.py``).
 
 References
 ----------
