@@ -657,12 +657,7 @@ def _add_linkage_commands(commands: Any) -> None:
         metavar="N",
         help="disclosing classes listed (default 100; 0: all)",
     )
-    f.add_argument(
-        "--redact",
-        action="store_true",
-        help="HTML and JSON reports: replace the QI values of the disclosing classes listed "
-        "by [redacted] (the value each discloses stays)",
-    )
+    _add_show_values(f, "the reports and the summary (the value each discloses stays)")
     _add_linkage_outputs(f)
 
     g = commands.add_parser(

@@ -106,7 +106,7 @@ def test_diff_html_holds_the_figures_of_the_json(
         tmp_path / "new.csv",
     )
     page = tmp_path / "diff.html"
-    args = ["diff", old, new, "--qi", "zip", "--sensitive", "dx", "--html", str(page)]
+    args = ["diff", old, new, "--qi", "zip", "--sensitive", "dx", "--html", str(page), "--show-values"]
     assert main([*args, "--json", "-"]) == 0
     document = json.loads(capsys.readouterr().out)["differencing"]["dx"]
     text = page.read_text(encoding="utf-8")
@@ -123,7 +123,7 @@ def test_diff_html_holds_the_figures_of_the_json(
     assert row + "</tr>" in text
 
 
-def test_diff_redacts_on_request_and_says_how_to_reproduce(
+def test_diff_redacts_by_default_and_says_how_to_reproduce(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     old = _write(pd.DataFrame({"zip": ["130"] * 2, "dx": ["flu", "hiv"]}), tmp_path / "old.csv")
@@ -132,7 +132,7 @@ def test_diff_redacts_on_request_and_says_how_to_reproduce(
     )
     page = tmp_path / "diff.html"
     args = ["diff", old, new, "--qi", "zip", "--sensitive", "dx", "--html", str(page)]
-    assert main([*args, "--redact", "--json", "-"]) == 0
+    assert main([*args, "--json", "-"]) == 0
     (listed,) = json.loads(capsys.readouterr().out)["differencing"]["dx"]["disclosing"]
     assert listed["quasi_identifiers"] == {"zip": "[redacted]"} and listed["value"] == "hiv"
     text = page.read_text(encoding="utf-8")
@@ -143,7 +143,7 @@ def test_diff_redacts_on_request_and_says_how_to_reproduce(
     download = base64.b64decode(href.group(1)).decode("utf-8")
     assert "130" not in download and "[redacted]" in download and "hiv" in download
     reproduce = text.split("<h3>Reproduce</h3>")[1].split("</pre>")[0]
-    assert "anonaudit diff" in reproduce and "--redact" in reproduce
+    assert "anonaudit diff" in reproduce
     # The compose page, which lists no value, says how to reproduce it too.
     compose_page = tmp_path / "compose.html"
     ids = pd.DataFrame({"pid": [1, 2], "zip": ["130", "130"], "dx": ["flu", "hiv"]})
@@ -151,9 +151,13 @@ def test_diff_redacts_on_request_and_says_how_to_reproduce(
     compose = ["compose", first, second, "--id", "pid", "--qi", "zip", "--sensitive", "dx"]
     assert main([*compose, "--html", str(compose_page), "--quiet"]) == 0
     assert "<h3>Reproduce</h3>" in compose_page.read_text(encoding="utf-8")
-    # Without a report to redact, --redact is a mistake worth a message.
-    assert main(["diff", old, new, "--qi", "zip", "--sensitive", "dx", "--redact"]) == 2
-    assert "--redact applies to the HTML and JSON reports" in capsys.readouterr().err
+    # The printed summary is redacted too, unless the values are asked for.
+    capsys.readouterr()
+    assert main(["diff", old, new, "--qi", "zip", "--sensitive", "dx"]) == 0
+    printed = capsys.readouterr().out
+    assert "zip=[redacted]" in printed and "zip=130" not in printed
+    assert main(["diff", old, new, "--qi", "zip", "--sensitive", "dx", "--show-values"]) == 0
+    assert "zip=130" in capsys.readouterr().out
 
 
 def test_hostile_values_are_escaped(tmp_path: Path) -> None:
@@ -162,7 +166,7 @@ def test_hostile_values_are_escaped(tmp_path: Path) -> None:
     old = _write(frame, tmp_path / "old.csv")
     new = _write(pd.concat([frame, frame.head(1)]), tmp_path / "new.csv")
     page = tmp_path / "diff.html"
-    args = ["diff", old, new, "--qi", "zip", "--sensitive", HOSTILE, "--html", str(page)]
+    args = ["diff", old, new, "--qi", "zip", "--sensitive", HOSTILE, "--html", str(page), "--show-values"]
     assert main([*args, "--quiet"]) == 0
     text = page.read_text(encoding="utf-8")
     assert "<script" not in text
@@ -201,7 +205,7 @@ def test_diff_html_caps_the_listing_and_says_how_many_are_left_out(tmp_path: Pat
     grown = pd.concat([frame, pd.DataFrame({"zip": zips, "dx": ["hiv"] * 40})])
     new = _write(grown, tmp_path / "new.csv")
     page = tmp_path / "diff.html"
-    args = ["diff", old, new, "--qi", "zip", "--sensitive", "dx", "--html", str(page), "--quiet"]
+    args = ["diff", old, new, "--qi", "zip", "--sensitive", "dx", "--html", str(page), "--quiet", "--show-values"]
     for extra, shown in (([], DEFAULT_MAX_ROWS), (["--max-classes", "10"], 10)):
         assert main([*args, *extra]) == 0
         text = page.read_text(encoding="utf-8")

@@ -151,10 +151,7 @@ def _diff(
 ) -> tuple[dict[str, Any], str, str, bool, list[ClassTable]]:
     if args.max_classes < 0:
         raise ParameterError("--max-classes must be >= 0 (0 lists every class)")
-    if args.redact and not (args.html or args.json):
-        raise ParameterError(
-            "--redact applies to the HTML and JSON reports; add --html PATH or --json PATH"
-        )
+    redact = args.redact is not False  # redacted unless --show-values
     old, new = (
         load(
             path,
@@ -166,14 +163,14 @@ def _diff(
     limit = None if args.max_classes == 0 else args.max_classes
     results = {name: difference(old, new, name, max_classes=limit) for name in sa}
     sources = [*old.sources, *new.sources]
-    document = differencing_to_dict(results, sources, redact=args.redact)
+    document = differencing_to_dict(results, sources, redact=redact)
     html = (
-        differencing_html(results, sources, redact=args.redact, command=command)
+        differencing_html(results, sources, redact=redact, command=command)
         if args.html
         else ""
     )
     disclosed = any(result.disclosed_records for result in results.values())
-    return document, differencing_summary(results), html, disclosed, [old, new]
+    return document, differencing_summary(results, redact=redact), html, disclosed, [old, new]
 
 
 def _record(

@@ -193,7 +193,7 @@ def differencing_html(
     sources: Sequence[SourceStats],
     *,
     max_rows: int = DEFAULT_MAX_ROWS,
-    redact: bool = False,
+    redact: bool = True,
     command: str | None = None,
 ) -> str:
     """The ``anonaudit diff`` HTML report: one page, self-contained.

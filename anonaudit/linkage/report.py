@@ -133,7 +133,7 @@ def _fixed(value: float) -> str:
 
 
 def differencing_to_dict(
-    results: Mapping[str, Differencing], sources: Sequence[SourceStats], *, redact: bool = False
+    results: Mapping[str, Differencing], sources: Sequence[SourceStats], *, redact: bool = True
 ) -> dict[str, Any]:
     """The ``anonaudit diff`` JSON document; with ``redact``, the QI values of the classes
     listed are ``"[redacted]"``."""
@@ -160,7 +160,7 @@ def differencing_counts(result: Differencing) -> dict[str, int]:
 
 
 def disclosing_rows(
-    result: Differencing, *, limit: int | None = None, redact: bool = False
+    result: Differencing, *, limit: int | None = None, redact: bool = True
 ) -> list[dict[str, Any]]:
     """The disclosing classes of ``result`` as JSON rows, the first ``limit`` of them
     (``None``: as listed), their QI values ``"[redacted]"`` with ``redact``."""
@@ -178,8 +178,9 @@ def disclosing_rows(
     ]
 
 
-def differencing_summary(results: Mapping[str, Differencing]) -> str:
-    """The printed summary of ``anonaudit diff``."""
+def differencing_summary(results: Mapping[str, Differencing], *, redact: bool = True) -> str:
+    """The printed summary of ``anonaudit diff``; the QI values of the classes it lists
+    read ``[redacted]`` unless ``redact=False`` (``--show-values``)."""
     lines = []
     for name, result in results.items():
         lines.append(
@@ -188,7 +189,9 @@ def differencing_summary(results: Mapping[str, Differencing]) -> str:
             f"for {result.disclosed_records:,} records added or removed"
         )
         for row in result.listing.head(10).to_dict(orient="records"):
-            qi = ", ".join(f"{k}={v}" for k, v in row.items() if k not in _LISTED)
+            qi = ", ".join(
+                f"{k}={REDACTED if redact else v}" for k, v in row.items() if k not in _LISTED
+            )
             lines.append(
                 f"  [{qi}] {row['old_size']} -> {row['new_size']}: "
                 f"{row['change']:+d} {row['value']!s}"
