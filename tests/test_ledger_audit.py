@@ -584,7 +584,8 @@ def test_the_notice_counts_the_disclosing_classes_the_report_lists(
 
     # anonaudit diff's page says the same of the same classes
     diff = tmp_path / "diff.html"
-    assert main(["diff", jan, feb, *ROLES[:4], "--html", str(diff), "--quiet", "--show-values"]) == 0
+    shown = ["--quiet", "--show-values"]
+    assert main(["diff", jan, feb, *ROLES[:4], "--html", str(diff), *shown]) == 0
     assert _notice_and_rows(diff.read_text(encoding="utf-8")) == (7, 7, 7)
     # ... and, capped, counts and names the cap it was given
     assert main(["diff", jan, feb, *ROLES[:4], "--html", str(diff), "--quiet",

@@ -106,7 +106,8 @@ def test_diff_html_holds_the_figures_of_the_json(
         tmp_path / "new.csv",
     )
     page = tmp_path / "diff.html"
-    args = ["diff", old, new, "--qi", "zip", "--sensitive", "dx", "--html", str(page), "--show-values"]
+    args = ["diff", old, new, "--qi", "zip", "--sensitive", "dx", "--html", str(page)]
+    args.append("--show-values")
     assert main([*args, "--json", "-"]) == 0
     document = json.loads(capsys.readouterr().out)["differencing"]["dx"]
     text = page.read_text(encoding="utf-8")
@@ -166,7 +167,8 @@ def test_hostile_values_are_escaped(tmp_path: Path) -> None:
     old = _write(frame, tmp_path / "old.csv")
     new = _write(pd.concat([frame, frame.head(1)]), tmp_path / "new.csv")
     page = tmp_path / "diff.html"
-    args = ["diff", old, new, "--qi", "zip", "--sensitive", HOSTILE, "--html", str(page), "--show-values"]
+    args = ["diff", old, new, "--qi", "zip", "--sensitive", HOSTILE, "--html", str(page)]
+    args.append("--show-values")
     assert main([*args, "--quiet"]) == 0
     text = page.read_text(encoding="utf-8")
     assert "<script" not in text
@@ -205,7 +207,8 @@ def test_diff_html_caps_the_listing_and_says_how_many_are_left_out(tmp_path: Pat
     grown = pd.concat([frame, pd.DataFrame({"zip": zips, "dx": ["hiv"] * 40})])
     new = _write(grown, tmp_path / "new.csv")
     page = tmp_path / "diff.html"
-    args = ["diff", old, new, "--qi", "zip", "--sensitive", "dx", "--html", str(page), "--quiet", "--show-values"]
+    args = ["diff", old, new, "--qi", "zip", "--sensitive", "dx", "--html", str(page), "--quiet"]
+    args.append("--show-values")
     for extra, shown in (([], DEFAULT_MAX_ROWS), (["--max-classes", "10"], 10)):
         assert main([*args, *extra]) == 0
         text = page.read_text(encoding="utf-8")
