@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import random
 import re
 from pathlib import Path
 from typing import Any
@@ -198,6 +199,7 @@ def policy(tmp_path: Path, lake: Path, extra: str = "") -> Path:
     text = f"""
 sensitive = ["diagnosis"]
 json = "reports/summary.json"
+allow_identifiers = ["day"]  # a partition's date, not a date of birth
 [thresholds]
 k = 1
 
@@ -320,3 +322,177 @@ def test_dp_epsilon_with_datasets_is_refused_not_ignored(
     code, out, err = run(capsys, "--config", str(path), "--quiet", "--dp-epsilon", "1")
     assert code == 2 and out == ""
     assert "--dp-epsilon and [dp] release one table; with [[datasets]] run anonaudit dp" in err
+
+
+# -- faults in the lake: pruning, types, symlinks, keys --------------------------------
+
+
+def small_table(rows: int, **extra: list[Any]) -> pa.Table:
+    """``rows`` records of sex, age and diagnosis, and the ``extra`` columns given."""
+    columns: dict[str, list[Any]] = {
+        "sex": [("F", "M")[i % 2] for i in range(rows)],
+        "age": [20 + i % 5 for i in range(rows)],
+        "diagnosis": [("flu", "cold", "asthma")[i % 3] for i in range(rows)],
+    }
+    return pa.table({**columns, **extra})
+
+
+def write_table(table: pa.Table, path: Path, fmt: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if fmt == "parquet":
+        pq.write_table(table, path)
+    else:
+        pacsv.write_csv(table, path)
+    return path
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "csv"])
+def test_a_corrupt_file_in_an_excluded_partition_is_never_opened(
+    tmp_path: Path, fmt: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """docs/data-lakes.md: a filter on a partition key skips the other partitions' files
+    without opening them, so a damaged file there fails no audit of the others. Here
+    ``region=X`` sorts first, where the schema would be taken from."""
+    lake = tmp_path / "lake"
+    for region in ("eu", "us"):
+        write_table(small_table(40), lake / f"region={region}" / f"part-0.{fmt}", fmt)
+    corrupt = lake / "region=X" / f"part-0.{fmt}"
+    corrupt.parent.mkdir()
+    corrupt.write_bytes(random.Random(7).randbytes(4096))
+    roles = Roles(["sex", "age"], ["diagnosis"])
+    for filters in (["region=eu"], ["region!=X"], ["region in eu,us", "age>=21"]):
+        table = anonaudit.load(lake, roles, reading=ReadOptions(filter=filters))
+        names = {Path(f.name).parent.name for f in table.sources[0].files}
+        assert names <= {"region=eu", "region=us"}, filters
+    code, out, err = run(
+        capsys, str(lake), "--qi", "sex,age", "--sensitive", "diagnosis",
+        "--filter", "region=us", "--json", "-", "--quiet",
+    )  # fmt: skip
+    assert code == 0, err
+    assert json.loads(out)["rows"] == 40
+    # a filter reaching it still names it; no filter reads it too
+    code, _, err = run(capsys, str(lake), "--qi", "sex", "--filter", "region=X", "--quiet")
+    assert code == 2 and str(corrupt) in err and err.count("\n") == 1
+    code, _, err = run(capsys, str(lake), "--qi", "sex", "--quiet")
+    assert code == 2 and str(corrupt) in err and err.count("\n") == 1
+
+
+def test_a_filter_on_a_key_matching_nothing_names_the_values_without_opening_files(
+    tmp_path: Path,
+) -> None:
+    lake = tmp_path / "lake"
+    for region in ("eu", "us"):
+        broken = lake / f"region={region}" / "part-0.parquet"
+        broken.parent.mkdir(parents=True)
+        broken.write_bytes(b"not parquet at all")
+    with pytest.raises(SourceNotFoundError, match=r"region=zz \(region has eu, us\)"):
+        anonaudit.load(lake, Roles(["sex"]), reading=ReadOptions(filter="region=zz"))
+
+
+def test_a_type_change_in_a_column_not_audited_does_not_fail_the_audit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``income`` is int64 in one file and text in the other; the audit reads sex, age and
+    diagnosis (and samples every column for direct identifiers)."""
+    lake = tmp_path / "lake"
+    write_table(small_table(40, income=list(range(40))), lake / "a.parquet", "parquet")
+    write_table(small_table(40, income=[f"{i}k" for i in range(40)]), lake / "b.parquet", "parquet")
+    roles = Roles(["sex", "age"], ["diagnosis"])
+    table = anonaudit.load(lake, roles)
+    assert rows_of(table) == rows_of(anonaudit.load(pa.concat_tables([small_table(40)] * 2), roles))
+    code, out, err = run(
+        capsys, str(lake), "--qi", "sex,age", "--sensitive", "diagnosis", "--json", "-",
+        "--quiet",
+    )  # fmt: skip
+    assert code == 0, err
+    assert json.loads(out)["rows"] == 80
+    # audited, the conflict is the clear error it was
+    code, out, err = run(capsys, str(lake), "--qi", "sex,income", "--quiet")
+    assert (code, out) == (2, "")
+    assert err == (
+        f"anonaudit: error: {lake / 'b.parquet'}: column 'income' is string here but int64 in "
+        "the dataset's other files; write it with one type in every file\n"
+    )
+    with pytest.raises(MalformedFileError, match=r"b.parquet: column 'income' is string"):
+        anonaudit.load(lake, Roles(["sex"], ["income"]))
+
+
+def test_a_folder_symlink_inside_a_lake_is_not_followed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``latest -> day=2026-11-25`` would count that day twice and overstate k."""
+    lake = tmp_path / "lake"
+    for day in ("2026-11-24", "2026-11-25"):
+        write_table(small_table(60), lake / f"day={day}" / "part-0.parquet", "parquet")
+    (lake / "latest").symlink_to("day=2026-11-25", target_is_directory=True)
+    code, out, err = run(
+        capsys, str(lake), "--qi", "sex,age", "--sensitive", "diagnosis", "--json", "-",
+        "--allow-identifier", "day", "--quiet",
+    )  # fmt: skip
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["rows"] == 120
+    assert [Path(f["name"]).parent.name for f in report["sources"][0]["files"]] == [
+        "day=2026-11-24",
+        "day=2026-11-25",
+    ]
+    # named as an input, the linked folder is read
+    assert anonaudit.load(lake / "latest", Roles(["sex"])).rows == 60
+    assert anonaudit.load(f"{lake}/latest/*.parquet", Roles(["sex"])).rows == 60
+
+
+def test_a_folder_holding_a_symlink_to_itself_is_read_once(tmp_path: Path) -> None:
+    folder = tmp_path / "data"
+    write_table(small_table(60), folder / "a.parquet", "parquet")
+    (folder / "self").symlink_to(".", target_is_directory=True)
+    (folder / "sub").mkdir()
+    (folder / "sub" / "up").symlink_to("..", target_is_directory=True)
+    table = anonaudit.load(folder, Roles(["sex"]))
+    assert table.rows == 60
+    assert [f.name for f in table.sources[0].files] == [str(folder / "a.parquet")]
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "csv"])
+def test_a_file_reached_twice_is_read_once(tmp_path: Path, fmt: str) -> None:
+    folder = tmp_path / "data"
+    real = write_table(small_table(60), folder / "day=1" / f"a.{fmt}", fmt)
+    (folder / "day=1" / f"b.{fmt}").symlink_to(f"a.{fmt}")  # a link beside it
+    (folder / "day=1" / f"0.{fmt}").symlink_to(f"a.{fmt}")  # one sorting before it
+    os.link(real, folder / "day=1" / f"c.{fmt}")  # a hard link
+    table = anonaudit.load(folder, Roles(["sex", "day"]))
+    assert table.rows == 60
+    assert [f.name for f in table.sources[0].files] == [str(real)]
+
+
+def test_a_lake_of_folder_symlinks_only_says_they_are_not_followed(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    write_table(small_table(10), store / "part-0.parquet", "parquet")
+    lake = tmp_path / "lake"
+    lake.mkdir()
+    (lake / "day=2026-11-25").symlink_to(store, target_is_directory=True)
+    with pytest.raises(
+        SourceNotFoundError,
+        match=r"no data files \(folder symlinks inside a dataset are not followed: "
+        r"day=2026-11-25; name a linked folder as an input of its own\)",
+    ):
+        anonaudit.load(lake, Roles(["sex"]))
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "csv"])
+def test_a_partition_key_that_is_also_a_column_of_the_file_is_refused(
+    tmp_path: Path, fmt: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``sex=F/`` over a file with its own ``sex`` column (both values here): pyarrow
+    would silently keep the folder's."""
+    lake = tmp_path / "lake"
+    write_table(small_table(10), lake / "sex=M" / f"part-0.{fmt}", fmt)
+    write_table(small_table(10).drop_columns(["sex"]), lake / "sex=F" / f"part-0.{fmt}", fmt)
+    code, out, err = run(capsys, str(lake), "--qi", "sex,age", "--json", "-", "--quiet")
+    assert (code, out) == (2, "")
+    assert err == (
+        f"anonaudit: error: {lake / 'sex=M' / f'part-0.{fmt}'}: the partition key 'sex' "
+        "(folder sex=M) is also a column 'sex' of the file, and the two may disagree; "
+        "rename the column in the file or the partition folder\n"
+    )
+    # a filter excluding that partition leaves no conflict
+    assert anonaudit.load(lake, Roles(["sex"]), reading=ReadOptions(filter="sex=F")).rows == 10

@@ -143,13 +143,18 @@ def require_columns(source: Source, wanted: Sequence[str]) -> None:
     A part (a file of a dataset) lacking an audited column that another part has is an
     error naming every such part and what it lacks, unless the source's
     ``missing_columns`` attribute is ``"null"`` (``"error"`` without one): the part's
-    values of that column are then null.
+    values of that column are then null. A source with a ``require_one_kind(wanted)``
+    method (a dataset) checks there that each of ``wanted`` reads alike in every part
+    (text in one file and numbers in another are refused); columns not audited are
+    not checked.
 
     Raises
     ------
     ColumnError
         The first column no part has (listing the columns that exist), or the parts
         lacking some.
+    MalformedFileError
+        From ``require_one_kind``: an audited column typed differently in two parts.
     """
     present = set(source.columns)
     for name in wanted:
@@ -161,6 +166,9 @@ def require_columns(source: Source, wanted: Sequence[str]) -> None:
             )
     if not isinstance(source, MultiPartSource):
         return
+    require_one_kind = getattr(source, "require_one_kind", None)
+    if callable(require_one_kind):  # a dataset: an audited column of one type in every file
+        require_one_kind(wanted)
     if getattr(source, "missing_columns", "error") == "null":
         return
     lacking = [

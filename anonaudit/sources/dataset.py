@@ -2,12 +2,17 @@
 
 A dataset is read with :mod:`pyarrow.dataset`, one file (fragment) at a time. Hive-style
 partition directories (``day=2024-01-02/``) become text columns usable as QIs and in
-``--filter``; a filter on them skips other partitions' files without opening them.
-Files and directories whose name starts with ``_`` or ``.`` (``_SUCCESS``,
-``_delta_log``, ``.crc``) are not data. The format is taken from the file suffixes
-(``.parquet``/``.pq``/``.parq``, ``.csv``/``.tsv``/``.txt``, optionally compressed)
-unless ``format`` names it, in which case files without a known suffix count too; a
-directory holding a ``_delta_log`` is a Delta table (:mod:`anonaudit.sources.delta`).
+``--filter``; a filter on them selects files by their path alone, so other
+partitions' files are never opened (not even for their schema). A partition key that
+is also a column of a file is refused: neither value silently wins. Files and
+directories whose name starts with ``_`` or ``.`` (``_SUCCESS``, ``_delta_log``,
+``.crc``) are not data. Inside a local dataset no directory symlink is followed (a
+``latest -> day=...`` link would count that day twice, a link to ``.`` loop), and a file
+reached by two paths (a file symlink, a hard link) is read once. The format is taken
+from the file suffixes (``.parquet``/``.pq``/``.parq``, ``.csv``/``.tsv``/``.txt``,
+optionally compressed) unless ``format`` names it, in which case files without a known
+suffix count too; a directory holding a ``_delta_log`` is a Delta table
+(:mod:`anonaudit.sources.delta`).
 
 Each part (:class:`FragmentSource`) is picklable, so the Dask engine reads the parts on
 its workers from the same storage.
@@ -18,6 +23,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import posixpath
+import urllib.parse
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -70,6 +76,8 @@ _COMPRESSED = (".gz", ".bz2", ".zst")
 _GLOB = frozenset("*?[")
 _BATCH_ROWS = 1 << 17
 _TEXT = pa.dictionary(pa.int32(), pa.string())
+_HIVE_NULL = "__HIVE_DEFAULT_PARTITION__"  # pyarrow's (and Hive's) null partition value
+_INDEX = "__anonaudit_file_index__"
 
 
 @dataclass(frozen=True)
@@ -241,7 +249,10 @@ class FragmentSource:
         """The dataset's schema, with the file's own type for each of ``columns`` it has.
 
         Every value becomes text, so an ``int32`` column of one file and an ``int64``
-        one of another agree; a text column in one and a number in another do not.
+        one of another agree. A column whose kind differs between files (text in one, a
+        number in another) is read as each file has it: that is refused for an audited
+        column before anything is read (:meth:`DatasetSource.require_one_kind`), not
+        for a column only sampled (the search for direct identifiers) or unused.
         """
         schema = self._schema
         if self._physical is None:
@@ -251,14 +262,28 @@ class FragmentSource:
             if index < 0:
                 continue
             own, common = self._physical.field(index).type, schema.field(name).type
-            if _kind(own) != _kind(common):
-                raise MalformedFileError(
-                    f"{self.info.name}: column {name!r} is {own} here but {common} in the "
-                    "dataset's other files; write it with one type in every file"
-                )
-            if _kind(own) != "text":
+            if _kind(own) == "text":
+                if _kind(common) != "text":
+                    schema = schema.set(schema.get_field_index(name), pa.field(name, pa.string()))
+            else:
                 schema = schema.set(schema.get_field_index(name), pa.field(name, own))
         return schema
+
+    def kind_conflict(self, name: str) -> str | None:
+        """Why column ``name`` of this file cannot be audited with the dataset's others.
+
+        ``None`` when its type reads as text like theirs (``int32`` and ``int64`` agree;
+        text and a number do not), or when the file lacks it.
+        """
+        if self._physical is None or (index := self._physical.get_field_index(name)) < 0:
+            return None
+        own, common = self._physical.field(index).type, self._schema.field(name).type
+        if _kind(own) == _kind(common):
+            return None
+        return (
+            f"{self.info.name}: column {name!r} is {own} here but {_plain(common)} in the "
+            "dataset's other files; write it with one type in every file"
+        )
 
     def _csv_batches(self, columns: Sequence[str]) -> Iterator[pa.RecordBatch]:
         """The CSV file's batches, with partition keys, nulls for what it lacks, filtered."""
@@ -285,6 +310,11 @@ class FragmentSource:
         return pa.DictionaryArray.from_arrays(
             pa.array(np.zeros(rows, np.int32)), pa.array([str(value)])
         )
+
+
+def _plain(kind: pa.DataType) -> pa.DataType:
+    """A dictionary type's value type; any other type as it is."""
+    return kind.value_type if pa.types.is_dictionary(kind) else kind
 
 
 def _kind(kind: pa.DataType) -> str:
@@ -337,6 +367,23 @@ class DatasetSource:
         for part in self._parts:
             yield from part.batches(columns)
 
+    def require_one_kind(self, columns: Sequence[str]) -> None:
+        """Refuse an audited column whose values are text in one file, numbers in another.
+
+        Called by :func:`~anonaudit.sources.base.require_columns` with the audited
+        columns only: a column the audit does not use may change type between files.
+
+        Raises
+        ------
+        MalformedFileError
+            Naming the first such file, the column and both types.
+        """
+        for name in columns:
+            for part in self._parts:
+                conflict = part.kind_conflict(name)
+                if conflict is not None:
+                    raise MalformedFileError(conflict)
+
 
 def open_dataset(
     location: str | os.PathLike[str],
@@ -379,6 +426,7 @@ def open_dataset(
     if not files:
         raise SourceNotFoundError(f"{where.name}: holds no {fmt} files; check --format")
     partition_keys = _partition_keys(files[0].path, base)
+    files = _prune(where, files, base, partition_keys, options.filters)
     readers: dict[str, CsvSource] = {}
     schema: pa.Schema | None = None
     file_format: ds.FileFormat = ds.ParquetFileFormat()
@@ -405,7 +453,10 @@ def open_dataset(
         physical: dict[str, pa.Schema] = {}
         if fmt == "parquet":
             physical = {f.path: _footer(where, f) for f in dataset.get_fragments()}
+            _refuse_key_columns(where, base, partition_keys, physical)
             dataset = dataset.replace_schema(_union(physical.values(), dataset.schema))
+        else:
+            _refuse_key_columns(where, base, partition_keys, readers)
     except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
         raise MalformedFileError(
             f"{where.name}: cannot read as {fmt}: {_first_line(exc)}"
@@ -430,6 +481,89 @@ def open_dataset(
         readers=readers,
         keys=partition_keys,
     )
+
+
+def _partition_values(path: str, base: str) -> dict[str, str | None]:
+    """The hive partition values in the directories between ``base`` and ``path``.
+
+    Decoded as pyarrow decodes them (``%2F`` is ``/``); ``__HIVE_DEFAULT_PARTITION__``
+    is null.
+
+    >>> _partition_values("/lake/day=2024-01-02/region=e%20u/part-0.parquet", "/lake")
+    {'day': '2024-01-02', 'region': 'e u'}
+    """
+    relative = posixpath.relpath(posixpath.dirname(path), base) if base else posixpath.dirname(path)
+    values: dict[str, str | None] = {}
+    for part in relative.split("/"):
+        if "=" in part:
+            key, value = part.split("=", 1)
+            decoded = urllib.parse.unquote(value)
+            values[urllib.parse.unquote(key)] = None if decoded == _HIVE_NULL else decoded
+    return values
+
+
+def _prune(
+    where: Location,
+    files: Sequence[pafs.FileInfo],
+    base: str,
+    keys: Sequence[str],
+    filters: Sequence[str],
+) -> list[pafs.FileInfo]:
+    """The files whose partition values (read from their path) meet the filters on keys.
+
+    Nothing is opened: a file of an excluded partition may be damaged, or still being
+    written, and the audit of the others goes on. Filters on file columns select rows
+    later.
+
+    Raises
+    ------
+    SourceNotFoundError
+        No file is left; the message lists the partition values present.
+    """
+    parsed = [parse_filter(text) for text in filters]
+    on_keys = [item for item in parsed if item.column in keys]
+    if not on_keys:
+        return list(files)
+    values = [_partition_values(f.path, base) for f in files]
+    table = pa.table(
+        {key: pa.array([v.get(key) for v in values], pa.string()) for key in keys}
+    ).append_column(_INDEX, pa.array(range(len(files)), pa.int64()))
+    expression = to_expression(on_keys, table.schema, where.name)
+    kept = [files[i] for i in table.filter(expression).column(_INDEX).to_pylist()]
+    if not kept:
+        present = {key: {v for row in values if (v := row.get(key)) is not None} for key in keys}
+        raise SourceNotFoundError(_no_match(where, parsed, present))
+    return kept
+
+
+def _refuse_key_columns(
+    where: Location,
+    base: str,
+    keys: Sequence[str],
+    files: Mapping[str, pa.Schema] | Mapping[str, CsvSource],
+) -> None:
+    """Refuse a file holding a column named like a partition key of its directories.
+
+    Which of the two values is right cannot be known: pyarrow would silently keep the
+    directory's.
+
+    Raises
+    ------
+    MalformedFileError
+        Naming the key, the file and the column.
+    """
+    if not keys:
+        return
+    for path, opened in files.items():
+        own = opened.names if isinstance(opened, pa.Schema) else opened.columns
+        for key in keys:
+            if key in own:
+                value = _partition_values(path, base).get(key)
+                raise MalformedFileError(
+                    f"{where.child(path)}: the partition key {key!r} (folder {key}={value}) "
+                    f"is also a column {key!r} of the file, and the two may disagree; "
+                    f"rename the column in the file or the partition folder"
+                )
 
 
 def _csv_reader(where: Location, info: pafs.FileInfo, options: CsvOptions) -> CsvSource:
@@ -542,8 +676,8 @@ def dataset_source(
     except OSError as exc:
         raise storage_error(where, exc) from None
     if not parts:
-        keys = dataset.partitioning.schema.names if dataset.partitioning else []
-        raise SourceNotFoundError(_no_match(where, dataset, parsed, keys))
+        names = dataset.partitioning.schema.names if dataset.partitioning else []
+        raise SourceNotFoundError(_no_match(where, parsed, _fragment_values(dataset, names)))
     sizes = [part.info.size_bytes for part in parts]
     info = SourceInfo(
         name=where.name,
@@ -555,16 +689,11 @@ def dataset_source(
     return DatasetSource(info, parts, tuple(schema.names), missing_columns)
 
 
-def _no_match(
-    where: Location, dataset: ds.Dataset, filters: Sequence[Filter], keys: Sequence[str]
-) -> str:
+def _no_match(where: Location, filters: Sequence[Filter], present: Mapping[str, set[str]]) -> str:
+    """Why nothing is left: the filters, and the partition values ``present`` by key."""
     if not filters:
         return f"{where.name}: the dataset has no data files"
     text = " and ".join(str(item) for item in filters)
-    present: dict[str, set[str]] = {key: set() for key in keys}
-    for fragment in dataset.get_fragments():
-        for key, value in ds.get_partition_keys(fragment.partition_expression).items():
-            present.setdefault(key, set()).add(str(value))
     listed = "; ".join(
         f"{key} has {', '.join(sorted(values)[:10])}{', ...' if len(values) > 10 else ''}"
         for key, values in present.items()
@@ -574,18 +703,32 @@ def _no_match(
     return f"{where.name}: no file matches --filter {text}{hint}; check the partition values"
 
 
+def _fragment_values(dataset: ds.Dataset, keys: Sequence[str]) -> dict[str, set[str]]:
+    """The partition values of ``dataset``'s fragments (Delta: from its log), by key."""
+    present: dict[str, set[str]] = {key: set() for key in keys}
+    for fragment in dataset.get_fragments():
+        for key, value in ds.get_partition_keys(fragment.partition_expression).items():
+            present.setdefault(key, set()).add(str(value))
+    return present
+
+
 def _is_delta(where: Location) -> bool:
     log = where.filesystem.get_file_info(posixpath.join(where.path, "_delta_log"))
     return bool(log.type == pafs.FileType.Directory)
 
 
 def _list_files(where: Location) -> tuple[list[pafs.FileInfo], str]:
-    """The data files at ``where`` and the directory partition paths are relative to."""
+    """The data files at ``where`` and the directory partition paths are relative to.
+
+    Locally, no directory symlink below the location is followed, and a file reached
+    by two paths is listed once (:func:`_local_files`).
+    """
     path = where.path
+    local = isinstance(where.filesystem, pafs.LocalFileSystem)
     if any(char in _GLOB for char in path):
         base = path[: min(path.index(c) for c in _GLOB if c in path)].rpartition("/")[0]
-        candidates = where.filesystem.get_file_info(pafs.FileSelector(base, recursive=True))
-        files = [f for f in candidates if f.is_file and fnmatch.fnmatchcase(f.path, path)]
+        candidates = _listing(where, base, local)
+        files = [f for f in candidates if fnmatch.fnmatchcase(f.path, path)]
         if not files:
             raise SourceNotFoundError(f"{where.name}: no file matches the pattern")
     else:
@@ -597,15 +740,60 @@ def _list_files(where: Location) -> tuple[list[pafs.FileInfo], str]:
         if info.is_file:
             return [info], posixpath.dirname(path)
         base = path
-        files = [
-            f
-            for f in where.filesystem.get_file_info(pafs.FileSelector(path, recursive=True))
-            if f.is_file
-        ]
+        files = _listing(where, base, local)
     files = [f for f in files if not _hidden(f.path, base)]
     if not files:
-        raise SourceNotFoundError(f"{where.name}: is a directory with no data files")
+        links = _folder_links(base) if local else []
+        hint = (
+            f" (folder symlinks inside a dataset are not followed: {', '.join(links[:3])}"
+            f"{', ...' if len(links) > 3 else ''}; name a linked folder as an input of its own)"
+            if links
+            else ""
+        )
+        raise SourceNotFoundError(f"{where.name}: is a directory with no data files{hint}")
     return sorted(files, key=lambda f: f.path), base
+
+
+def _listing(where: Location, base: str, local: bool) -> list[pafs.FileInfo]:
+    """Every file below ``base``: locally by :func:`_local_files`, else as listed."""
+    if local:
+        return where.filesystem.get_file_info(_local_files(base))  # type: ignore[no-any-return]
+    selector = pafs.FileSelector(base, recursive=True)
+    return [f for f in where.filesystem.get_file_info(selector) if f.is_file]
+
+
+def _folder_links(base: str) -> list[str]:
+    """The names of the directory symlinks in local directory ``base``, sorted."""
+    with os.scandir(base) as entries:
+        return sorted(e.name for e in entries if e.is_symlink() and e.is_dir())
+
+
+def _local_files(base: str) -> list[str]:
+    """The files below local directory ``base``, each file once.
+
+    A directory symlink below ``base`` is not followed (``base`` itself may be one): a
+    ``latest -> day=2024-01-02`` link would add that day's records a second time, and
+    a link to ``.`` would loop. A file symlink is read, unless the file it names is
+    listed already (by another path, or as a hard link): then the path that is not a
+    link is kept, or the first in order. Folders named ``_...`` or ``.`` are not
+    entered (:func:`_hidden`).
+    """
+    found: dict[tuple[int, int], tuple[bool, str]] = {}
+    folders = [base]
+    while folders:
+        with os.scandir(folders.pop()) as entries:
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    if not entry.name.startswith(("_", ".")):
+                        folders.append(entry.path)
+                    continue
+                if not entry.is_file(follow_symlinks=True):
+                    continue  # a directory symlink, a broken link, a socket or a FIFO
+                status = entry.stat(follow_symlinks=True)
+                key, candidate = (status.st_dev, status.st_ino), (entry.is_symlink(), entry.path)
+                if key not in found or candidate < found[key]:
+                    found[key] = candidate
+    return sorted(path for _, path in found.values())
 
 
 def _hidden(path: str, base: str) -> bool:
