@@ -356,29 +356,45 @@ _SEP = r"[ .-]"
 #: A telephone number, in the shapes of the numbering plans (ITU-T E.164 and the
 #: national ones): North American ``(555) 123-4567``, ``555.123.4567``,
 #: ``+1-555-123-4567``, ``001-555-123-4567``; international ``+44 20 7946 0958``,
-#: ``+49 (0) 30 1234567``, ``0049 30 1234567``; national, with a trunk prefix
-#: ``0171 123456``, ``(01632) 960391``, ``06 12 34 56 78``, ``090-1234-5678``, or
-#: digit groups ``22 4978-6907``, ``609 141 777``; ``0`` and 8 to 11 digits unbroken.
-#: It must hold 9 to 15 digits (:data:`_PHONE_DIGITS`), besides an extension
-#: (``x123``, ``ext. 123``). Plain integers do not match (they start with 1 to 9 and
-#: hold no separator), nor do dates (8 digits), times, amounts or version strings
-#: (groups of one digit).
+#: ``+49 (0) 30 1234567``, ``0049 30 1234567``, ``(+358) 604876475``; national, with a
+#: trunk prefix ``0171 123456``, ``(01632) 960391``, ``06 12 34 56 78``,
+#: ``090-1234-5678``, ``8 604 876 47 59``, ``06-66/048 7647``, or digit groups
+#: ``22 4978-6907``, ``609 141 777``; ``0`` and 8 to 11 digits unbroken. It must hold
+#: 9 to 15 digits (:data:`_PHONE_DIGITS`; 8 on the terms of :data:`_SHORT_NOT_PHONE`),
+#: besides an extension (``x123``, ``ext. 123``). Plain integers do not match (they
+#: start with 1 to 9 and hold no separator), nor do dates, times, decimals, amounts or
+#: version strings (groups of one digit).
 _PHONE = (
     rf"(?:(?:\+?1{_SEP}?|001{_SEP}?)?(?:\(\d{{3}}\)|\d{{3}}){_SEP}?\d{{3}}{_SEP}\d{{4}}"
-    rf"|(?:\+|00)[1-9]\d{{0,2}}{_SEP}?(?:\(0\){_SEP}?)?(?:\(\d{{1,5}}\){_SEP}?)?\d{{1,5}}"
-    rf"(?:{_SEP}?\d{{1,5}}){{0,5}}"
-    rf"|\(?\d{{2,5}}\)?(?:{_SEP}|\)|\){_SEP}|/)\d{{2,8}}(?:{_SEP}\d{{2,5}}){{0,4}}"
+    rf"|(?:\+|00|\(\+)[1-9]\d{{0,2}}\)?{_SEP}?(?:\(0\){_SEP}?)?(?:\(\d{{1,5}}\){_SEP}?)?"
+    rf"\d{{1,5}}(?:{_SEP}?\d{{1,5}}){{0,5}}"
+    rf"|(?:\d[ -])?\(?\d{{2,5}}\)?(?:{_SEP}|\)|\){_SEP}|/)\d{{2,9}}(?:[ ./-]\d{{2,5}}){{0,4}}"
     r"|0\d{8,11})"
 )
 _EXTENSION = r"(?:\s*(?:x|ext\.?|extension|#)\s*\d{1,6})?"
 #: A decimal number (``31.95376472``, ``-89.2345``): never a telephone number.
 _DECIMAL = r"[-+]?\d*[.,]\d+(?:[eE][-+]?\d+)?"
+#: A number written in thousands (``100 000 000``, ``1,234,567``): an amount, unless
+#: most of its column are telephone numbers (``609 141 777``, :data:`_PLAIN_PHONE`).
+_THOUSANDS = r"\d{1,3}(?:[ ,.\x{a0}]\d{3})+"
+#: A US ZIP+4 code or a Brazilian CEP (``90210-1234``, ``01310-100``): a postcode.
+_POSTAL = r"\d{5}-\d{3,4}"
+#: Digits and dots, not starting with ``0``: a version (``10.100.1000``) or a decimal,
+#: unless North American (``555.123.4567``); ``06.12.34.56.78`` is a telephone number.
+_DOTTED = r"[1-9]\d*(?:\.\d+)+"
+_DOTTED_NANP = r"(?:1\.)?\d{3}\.\d{3}\.\d{4}"
+#: Of 8 digits, telephone numbers only when broken into groups that are not a date
+#: (``01.02.2023``; nothing with ``/`` or ``.``, as versions ``10.10.1000``; nor
+#: thousands, :data:`_THOUSANDS`) and do not start with a digit alone:
+#: ``1565 9387``, ``960 48 764``, ``60 48 76 47`` (Nordic numbers have 8 digits).
+_SHORT_NOT_PHONE = rf".*[/.].*|\d\D.*|{_DATE}"
 #: Digits of a telephone number (its extension aside).
 _PHONE_DIGITS = (9, 15)
-#: Plain integers of 9 to 11 digits: telephone numbers written unbroken, counted as such
+#: Plain integers of 8 to 11 digits, and 9 digits in threes: telephone numbers
+#: written unbroken or as numbers in thousands, counted as such
 #: only in a column where :data:`PHONE_SHAPED_SHARE` of the values have a telephone
 #: number's shape.
-_PLAIN_PHONE = r"[1-9]\d{8,10}"
+_PLAIN_PHONE = r"[1-9]\d{7,10}|\d{3}[ .]\d{3}[ .]\d{3}"
 _HONORIFIC = r"(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Sir|Dame|Herr|Frau|Mme|Mlle|Sr|Sra|Srta|Dott|Dhr|Mevr)"
 _CAPITALISED = r"\p{Lu}[\p{L}'’-]*"
 _PARTICLE = r"(?:van|von|der|den|de|da|di|del|della|dos|das|du|le|la|y|ten|ter|zu|bin|al)"
@@ -498,16 +514,26 @@ def _full(values: pa.Array, pattern: str) -> pa.Array:
 
 
 def _phones(values: pa.Array) -> pa.Array:
-    """Which of ``values`` (text) are telephone numbers: the shape of :data:`_PHONE` and
-    9 to 15 digits."""
+    """Which of ``values`` (text) are telephone numbers: the shape of :data:`_PHONE`, not
+    a decimal number, a number in thousands (:data:`_THOUSANDS`), a postcode
+    (:data:`_POSTAL`) nor a version (:data:`_DOTTED`), and 9 to
+    15 digits, or 8 broken into groups (:data:`_SHORT_NOT_PHONE`)."""
     number = pc.replace_substring_regex(values, f"{_EXTENSION}$", "")
     shaped = pc.fill_null(_full(number, _PHONE), False)
     shaped = pc.and_(shaped, pc.invert(pc.fill_null(_full(number, _DECIMAL), False)))
     if not pc.any(shaped).as_py():
         return shaped
+    shaped = pc.and_(shaped, pc.invert(_full(number, f"{_THOUSANDS}|{_POSTAL}")))
+    dotted = pc.and_(_full(number, _DOTTED), pc.invert(_full(number, _DOTTED_NANP)))
+    shaped = pc.and_(shaped, pc.invert(dotted))
     digits = pc.utf8_length(pc.replace_substring_regex(number, r"\D", ""))
     low, high = _PHONE_DIGITS
-    return pc.and_(shaped, pc.and_(pc.greater_equal(digits, low), pc.less_equal(digits, high)))
+    counted = pc.and_(pc.greater_equal(digits, low), pc.less_equal(digits, high))
+    short = pc.and_(
+        pc.equal(digits, low - 1),  # 8 digits, broken, neither thousands nor a date
+        pc.invert(pc.or_(_full(number, _SHORT_NOT_PHONE), _full(number, r"\d+"))),
+    )
+    return pc.and_(shaped, pc.or_(counted, short))
 
 
 def _listed(words: pa.Array) -> pa.Array:

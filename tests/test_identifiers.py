@@ -219,6 +219,11 @@ _PHONES = [
     "1 (786) 834-4978",
     "206.269.0743x9150",
     "(0406)-812415",
+    "(+358) 604876475",
+    "8 604 876 47 59",
+    "06-66/048 7647",
+    "1565 9387",
+    "960 48 764",
 ]
 
 
@@ -246,6 +251,8 @@ def test_phones_of_every_format_together_are_flagged() -> None:
         ("versions", ["10.0.19041.1234", "1.2.3", "2.10.11", "3.11.4"]),
         ("coordinates", ["31.95376472", "-89.23450472", "34.0592814", "-118.2739756"]),
         ("blood pressures", ["120/80", "135/90", "110/70"]),
+        ("ZIP+4 codes and CEPs", ["90210-1234", "01310-100", "10115-000"]),
+        ("amounts in thousands", ["100 000 000", "12 345 678", "1,234,567", "1.234.567"]),
     ],
 )
 def test_numbers_that_are_not_phones(what: str, values: list[str]) -> None:
@@ -359,7 +366,7 @@ def test_the_kind_of_an_identifier() -> None:
     assert found is not None and found.kind == "phone"  # from the name alone
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(
     st.one_of(
         st.lists(st.integers(-(10**12), 10**12).map(str), min_size=1, max_size=30),
@@ -369,6 +376,13 @@ def test_the_kind_of_an_identifier() -> None:
             max_size=30,
         ),
         st.lists(st.integers(1900, 2030).map(str), min_size=1, max_size=30),
+        st.lists(  # amounts with separators of thousands: 12 345 678, 1,234,567, 1.234.567
+            st.tuples(st.integers(1000, 10**12), st.sampled_from([" ", ",", ".", "\u00a0"])).map(
+                lambda a: f"{a[0]:,}".replace(",", a[1])
+            ),
+            min_size=1,
+            max_size=30,
+        ),
         st.lists(
             st.tuples(st.integers(1, 28), st.integers(1, 12), st.integers(1900, 2030)).map(
                 lambda d: f"{d[0]:02d}/{d[1]:02d}/{d[2]}"
@@ -378,12 +392,15 @@ def test_the_kind_of_an_identifier() -> None:
         ),
     )
 )
-def test_numbers_years_and_dates_are_never_phones(values: list[str]) -> None:
+def test_numbers_amounts_years_and_dates_are_never_phones(values: list[str]) -> None:
     found = value_kind(values)
     assert found is None or found[0] != "phone"
 
 
-_LOCALES = ("en_US", "en_GB", "de_DE", "fr_FR", "es_ES", "it_IT", "nl_NL", "pt_BR", "ja_JP")
+_LOCALES = (
+    *("en_US", "en_GB", "de_DE", "fr_FR", "es_ES", "it_IT", "nl_NL", "pt_BR", "ja_JP"),
+    *("en_IN", "en_CA", "en_AU", "pl_PL", "sv_SE", "da_DK", "fi_FI", "ru_RU", "pt_PT"),
+)
 
 
 @settings(max_examples=40, deadline=None)
