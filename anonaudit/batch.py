@@ -4,11 +4,18 @@ A batch job audits each dataset on its own (an error in one does not stop the ot
 writes each dataset's JSON (and HTML) report, and sums the run up in one JSON summary
 whose ``exit_status`` is the worst of the datasets': 2 if any could not be audited,
 else 1 if any violated its policy, else 0.
+
+A dataset that fails leaves no report of an earlier run at its paths, which a reader
+would take for today's: its JSON report becomes a failure record
+(``{"status": "failed", "error": ...}``, :func:`failure_to_dict`), its HTML report a
+short page saying it failed and why, and its ``records_out`` file is removed.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
+import html as _html
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +37,7 @@ __all__ = [
     "DatasetResult",
     "audit_config",
     "audit_datasets",
+    "failure_to_dict",
     "open_config_inputs",
     "output_paths",
     "read_paths",
@@ -102,7 +110,8 @@ class DatasetResult:
     error : str or None
         Why it could not run (one line).
     json, html : str or None
-        Where its reports were written.
+        Where its reports were written (for a dataset not audited, its failure
+        records: :func:`failure_to_dict` and a failure page).
     """
 
     name: str
@@ -139,26 +148,101 @@ def audit_datasets(
     Returns
     -------
     list of DatasetResult
-        In the order given. Errors a dataset raises are recorded, not raised.
+        In the order given. Errors a dataset raises are recorded, not raised, and its
+        outputs of an earlier run replaced: the JSON report by :func:`failure_to_dict`,
+        the HTML report by a page saying it failed, ``records_out`` removed.
     """
     results = []
     for config in datasets:
         name = config.name or "dataset"
+        json = report_path(config, reports_dir)
         try:
             report = audit_config(config, progress=progress, scheduler=scheduler)
             write_config_records(config, report, progress=progress)
+            if json is not None:
+                limit = None if config.max_classes == 0 else config.max_classes
+                atomic_write_text(Path(json), dumps(report_to_dict(report, max_classes=limit)))
+            if config.html is not None:
+                report.save_html(config.html, redact=redact, command=command)
         except (AnonauditError, OSError) as exc:
-            results.append(DatasetResult(name, EXIT_ERROR, error=str(exc)))
+            results.append(_failed(config, name, json, str(exc)))
             continue
-        json = report_path(config, reports_dir)
-        if json is not None:
-            limit = None if config.max_classes == 0 else config.max_classes
-            atomic_write_text(Path(json), dumps(report_to_dict(report, max_classes=limit)))
-        if config.html is not None:
-            report.save_html(config.html, redact=redact, command=command)
         status = EXIT_VIOLATION if report.passed is False else EXIT_OK
         results.append(DatasetResult(name, status, report, json=json, html=config.html))
     return results
+
+
+def failure_to_dict(name: str, error: str) -> dict[str, Any]:
+    """What a failed dataset's JSON report holds instead of a report.
+
+    ``status`` is ``"failed"`` (a report has no ``status``), with ``name``,
+    ``exit_status`` 2, ``error`` (one line) and the run's time.
+
+    >>> failure_to_dict("visits", "visits: no such file")["status"]
+    'failed'
+    """
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "anonaudit_version": __version__,
+        "status": "failed",
+        "name": name,
+        "exit_status": EXIT_ERROR,
+        "error": error,
+        "audited_at": _dt.datetime.now(_dt.UTC).isoformat(),
+    }
+
+
+def _failure_page(name: str, error: str) -> str:
+    """A short HTML page saying that dataset ``name`` could not be audited, and why."""
+    title, when = _html.escape(name), _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    return (
+        '<!DOCTYPE html>\n<html lang="en">\n<head><meta charset="utf-8">'
+        f"<title>{title}: not audited</title></head>\n<body>\n"
+        f"<h1>{title}: the audit failed</h1>\n"
+        f"<p>The run of {when} could not audit this dataset (exit status 2); no measure "
+        "was computed, and this page replaces the report of any earlier run.</p>\n"
+        f"<pre>{_html.escape(error)}</pre>\n"
+        f"<p>anonaudit {_html.escape(__version__)}</p>\n</body>\n</html>\n"
+    )
+
+
+def _failed(config: AuditConfig, name: str, json: str | None, error: str) -> DatasetResult:
+    """Record a dataset that failed, and replace its outputs of an earlier run.
+
+    The JSON report becomes :func:`failure_to_dict`, the HTML report a failure page,
+    and the ``records_out`` file is removed. An output that cannot be replaced is
+    removed; one that cannot be removed either is named in the error.
+    """
+    problems = []
+    written: dict[str, str | None] = {"json": None, "html": None}
+    markers = {
+        "json": (json, dumps(failure_to_dict(name, error))),
+        "html": (config.html, _failure_page(name, error)),
+    }
+    for key, (path, text) in markers.items():
+        if path is None or path == "-":
+            continue
+        try:
+            atomic_write_text(Path(path), text)
+            written[key] = path
+        except (AnonauditError, OSError):
+            problems += _remove(path)
+    if config.records_out is not None and config.records_out != "-":
+        problems += _remove(config.records_out)
+    if problems:
+        error += f"; and {', '.join(problems)} of an earlier run could not be removed"
+    return DatasetResult(name, EXIT_ERROR, error=error, json=written["json"], html=written["html"])
+
+
+def _remove(path: str) -> list[str]:
+    """Remove the regular file at ``path`` (through a symlink); ``[path]`` if it stays."""
+    target = Path(os.path.realpath(path))
+    try:
+        if target.is_file():
+            target.unlink()
+    except OSError:
+        return [path]
+    return []
 
 
 def reports_folder(config: AuditConfig) -> Path | None:

@@ -496,3 +496,86 @@ def test_a_partition_key_that_is_also_a_column_of_the_file_is_refused(
     )
     # a filter excluding that partition leaves no conflict
     assert anonaudit.load(lake, Roles(["sex"]), reading=ReadOptions(filter="sex=F")).rows == 10
+
+
+def test_a_failed_dataset_leaves_no_report_of_an_earlier_run(
+    tmp_path: Path, lake: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Yesterday's run wrote reports and records for "day2"; today its data is damaged.
+    Its JSON report says it failed, its HTML page too, its records file is gone; the
+    other dataset's reports are today's."""
+    (tmp_path / "reports").mkdir()
+    config = write_text(
+        tmp_path / "policy.toml",
+        f"""
+sensitive = ["diagnosis"]
+json = "reports/summary.json"
+allow_identifiers = ["day"]
+[thresholds]
+k = 1
+
+[[datasets]]
+name = "day2"
+inputs = ["{lake}"]
+filter = ["day=2024-01-02"]
+quasi_identifiers = ["zip", "sex"]
+html = "reports/day2.html"
+records_out = "reports/day2-records.csv"
+
+[[datasets]]
+name = "day3"
+inputs = ["{lake}"]
+filter = ["day=2024-01-03"]
+quasi_identifiers = ["zip", "sex"]
+json = "day3-report.json"
+""",
+    )
+    reports = tmp_path / "reports"
+    code, _, err = run(capsys, "--config", str(config), "--quiet")
+    assert code == 0, err  # yesterday: both audited
+    assert json.loads((reports / "day2.json").read_text())["rows"] == 800
+    assert "<html" in (reports / "day2.html").read_text()
+    assert (reports / "day2-records.csv").stat().st_size > 0
+    day3_before = json.loads((tmp_path / "day3-report.json").read_text())
+
+    broken = lake / "day=2024-01-02" / "part-1.parquet"
+    broken.write_bytes(b"PAR1 damaged overnight PAR1")
+    code, _, err = run(capsys, "--config", str(config), "--quiet")
+    assert code == 2
+    message = f"{broken}: cannot read: "
+    assert err.startswith(f"anonaudit: error: day2: {message}") and err.count("\n") == 1
+    failed = json.loads((reports / "day2.json").read_text())
+    assert failed["status"] == "failed" and failed["exit_status"] == 2
+    assert failed["name"] == "day2" and failed["error"].startswith(message)
+    assert "rows" not in failed and "measures" not in failed
+    page = (reports / "day2.html").read_text()
+    assert "day2: the audit failed" in page and str(broken) in page
+    assert not (reports / "day2-records.csv").exists()
+    summary = json.loads((reports / "summary.json").read_text())
+    entry = summary["datasets"][0]
+    assert (entry["name"], entry["exit_status"], entry["rows"]) == ("day2", 2, None)
+    assert entry["report"] == str(reports / "day2.json")
+    assert entry["html"] == str(reports / "day2.html")
+    assert [e["exit_status"] for e in summary["datasets"]] == [2, 0]
+    day3 = json.loads((tmp_path / "day3-report.json").read_text())
+    assert day3["audited_at"] != day3_before["audited_at"]  # today's
+    assert "status" not in day3  # a report is never taken for a failure
+
+
+def test_a_failure_record_replaces_the_json_report_and_leaves_a_folder_alone(
+    tmp_path: Path,
+) -> None:
+    from anonaudit.batch import audit_datasets
+    from anonaudit.config import AuditConfig
+
+    old = write_text(tmp_path / "gone.json", '{"rows": 10}')
+    folder = tmp_path / "html-is-a-folder.html"
+    folder.mkdir()
+    config = AuditConfig(
+        name="gone", inputs=[str(tmp_path / "nothing")], quasi_identifiers=["zip"],
+        json=str(old), html=str(folder),
+    )  # fmt: skip
+    (result,) = audit_datasets([config])
+    assert result.exit_status == 2 and "no such file" in (result.error or "")
+    assert json.loads(old.read_text())["status"] == "failed"
+    assert result.html is None and folder.is_dir()  # a folder is never removed
