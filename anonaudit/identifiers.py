@@ -307,6 +307,18 @@ def present(values: pa.Array | pa.ChunkedArray | Iterable[str | None]) -> pa.Arr
     unless ``--na-values`` says otherwise: a column that is mostly ``"NA"`` is judged
     on its other values.
 
+    Parameters
+    ----------
+    values : pyarrow.Array, pyarrow.ChunkedArray or iterable of str
+        A column's values, of any type (turned into text).
+
+    Returns
+    -------
+    pyarrow.Array
+        Strings, in their order, none null.
+
+    Examples
+    --------
     >>> present(["a@b.org", None, "", " NA ", "n/a", "x "]).to_pylist()
     ['a@b.org', 'x']
     """
@@ -340,7 +352,8 @@ _TIME = r"(?:[ T]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?"
 #: A date with its day or its month (HIPAA's "elements of dates (except year)"): ISO
 #: or day-month-year or month-day-year, with ``-``, ``/`` or ``.``, ``YYYYMMDD``, with
 #: the month's name ("1 Jan 2000", "Jan 1, 2000", "March 2021"), or a month of a year
-#: (``2021-03``, ``03/2021``); a time of day may follow.
+#: (``2021-03``, ``03/2021``; not with ``.``, which would take ``1999.05`` for May
+#: 1999); a time of day may follow.
 _DATE = (
     "(?:"
     + "|".join(
@@ -349,7 +362,7 @@ _DATE = (
         for a, b, c in ((_YEAR, _MONTH, _DAY), (_DAY, _MONTH, _YEAR), (_MONTH, _DAY, _YEAR))
     )
     + rf"|{_YEAR}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])"
-    + rf"|{_YEAR}[-/.](?:0[1-9]|1[0-2])|(?:0?[1-9]|1[0-2])[-/.]{_YEAR}|{_MONTH_NAME},? {_YEAR}"
+    + rf"|{_YEAR}[-/](?:0[1-9]|1[0-2])|(?:0?[1-9]|1[0-2])[-/]{_YEAR}|{_MONTH_NAME},? {_YEAR}"
     rf"|{_DAY}\.? {_MONTH_NAME},? {_YEAR}|{_MONTH_NAME} {_DAY},? {_YEAR}){_TIME}"
 )
 _SEP = r"[ .-]"
@@ -608,6 +621,20 @@ def by_values(name: str, values: pa.Array | Iterable[str | None]) -> str | None:
     :data:`MATCH_SHARE` must look like names and :data:`NAME_LISTED_SHARE` hold a
     common given name or surname.
 
+    Parameters
+    ----------
+    name : str
+        The column's name (not judged here: :func:`by_name` does).
+    values : pyarrow.Array or iterable of str
+        Its values, one per record, or its distinct values.
+
+    Returns
+    -------
+    str or None
+        The reason, or ``None`` when no kind passes.
+
+    Examples
+    --------
     >>> by_values("contact", ["ann@example.org", "bob@example.com", None])
     'most of its values look like e-mail addresses'
     >>> by_values("card", ["4539 5787 6362 1486", "5555555555554444"])
@@ -624,10 +651,22 @@ def by_values(name: str, values: pa.Array | Iterable[str | None]) -> str | None:
 def value_kind(values: pa.Array | Iterable[str | None]) -> tuple[str, str] | None:
     """The kind of direct identifier that ``values`` are, and its label, or ``None``.
 
-    As :func:`by_values`, which words the label as a reason. The kinds: ``"e-mail"``,
-    ``"uuid"``, ``"url"``, ``"ip"``, ``"national id"``, ``"card"``, ``"iban"``,
-    ``"date"``, ``"phone"``, ``"name"``.
+    As :func:`by_values`, which words the label as a reason.
 
+    Parameters
+    ----------
+    values : pyarrow.Array or iterable of str
+        A column's values, one per record, or its distinct values.
+
+    Returns
+    -------
+    tuple of (str, str) or None
+        The kind (``"e-mail"``, ``"uuid"``, ``"url"``, ``"ip"``, ``"national id"``,
+        ``"card"``, ``"iban"``, ``"date"``, ``"phone"``, ``"name"``) and the words
+        for it (``"telephone numbers"``), or ``None``.
+
+    Examples
+    --------
     >>> value_kind(["Jane Doe", "Dr. John Miller", "Smith, Mary", None])
     ('name', "people's names")
     >>> value_kind(["2024", "1999", "12.50", "90210"]) is None
@@ -647,6 +686,21 @@ def by_text(name: str, values: pa.Array | Iterable[str | None]) -> str | None:
     person's name (:data:`_NAME_IN_TEXT`: after an honorific, or a common given name
     before a capitalised word).
 
+    Parameters
+    ----------
+    name : str
+        The column's name (not judged here).
+    values : pyarrow.Array or iterable of str
+        Its values, one per record.
+
+    Returns
+    -------
+    str or None
+        ``"free text containing ..."`` with each kind found and its share of the
+        values, or ``None``.
+
+    Examples
+    --------
     >>> by_text("notes", ["Called Mrs. Jane Doe on 555-123-4567", "no show", "ok"])
     'free text containing telephone numbers (33% of values), names (33% of values)'
     >>> by_text("notes", ["Seen in clinic on 2024-03-01.", "BP 120/80, dose 2.5 mg."]) is None
@@ -718,8 +772,23 @@ _MEASURE = (
 def by_uniqueness(distinct: int, rows: int) -> str | None:
     """Why a column with ``distinct`` values over ``rows`` records identifies, or ``None``.
 
-    Both counted without nulls (:func:`present`).
+    Both counted without nulls (:func:`present`); fewer than 100 records are not
+    judged.
 
+    Parameters
+    ----------
+    distinct : int
+        The column's distinct values.
+    rows : int
+        The records that hold one.
+
+    Returns
+    -------
+    str or None
+        The reason, or ``None``.
+
+    Examples
+    --------
     >>> by_uniqueness(999, 1000)
     'it takes 999 distinct values in 1,000 records (99.9%): it identifies on its own'
     >>> by_uniqueness(5, 5) is None  # too few records to judge
