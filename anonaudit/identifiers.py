@@ -886,11 +886,13 @@ def _counts(values: pa.Array) -> bool:
     """Whether the distinct ``values`` are integers that count or measure: not in
     sequence (they span more than twice as many numbers as they are), and of several
     lengths or, all of one length, spread over less than half the numbers of that
-    length. An identifying number runs in sequence (``1`` to ``5190``) or spreads over
-    its whole width (``88213409``)."""
+    length. An identifying number runs in sequence (``1`` to ``5190``), spreads over
+    its whole width (``88213409``) or is padded with zeros (``00412345``)."""
     integers = _full(values, r"[-+]?\d{1,18}")
     if not len(values) or not pc.all(integers).as_py():
         return False
+    if pc.any(_full(values, r"0\d+")).as_py():
+        return False  # zeros in front: a code of fixed width (``00412345``)
     numbers = pc.min_max(values.cast(pa.int64()))
     low, high = numbers["min"].as_py(), numbers["max"].as_py()
     if high - low + 1 <= 2 * len(values):

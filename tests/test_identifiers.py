@@ -450,3 +450,77 @@ def test_precision_and_recall_on_the_labelled_corpus() -> None:
     for kind, floor in {**floors, "address": 0.95, "name": 0.90, "unique": 0.45}.items():
         assert precision.get(kind, 1.0) >= floor, (kind, precision.get(kind))
     assert overall_recall >= 0.90 and overall_precision >= 0.89
+
+
+def test_the_clinic_export_of_issue_23(tmp_path: Path) -> None:
+    """The privacy officer's export: every direct identifier is found, with its kind,
+    though the e-mail column is 80% empty or "NA" and the names and telephone numbers
+    are also written in the notes."""
+    from faker import Faker
+
+    fake = Faker("en_GB")
+    fake.seed_instance(23)
+    rng = np.random.default_rng(23)
+    n = 5190
+    notes = [
+        f"Called Mrs. {fake.last_name()} on {fake.phone_number()}"
+        if rng.random() < 0.2
+        else str(rng.choice(["Follow up in 2 weeks.", "No show.", "BP 120/80, stable."]))
+        for _ in range(n)
+    ]
+    frame = pd.DataFrame(
+        {
+            "full_name": [fake.name() for _ in range(n)],
+            "email": [fake.email() if rng.random() < 0.2 else "NA" for _ in range(n)],
+            "phone": [fake.phone_number() for _ in range(n)],
+            "mrn": [f"{i:08d}" for i in rng.permutation(10**7)[:n]],
+            "date_of_birth": [fake.date_of_birth().strftime("%d/%m/%Y") for _ in range(n)],
+            "notes": notes,
+            "age": [str(a) for a in rng.integers(18, 90, n)],
+            "sex": [str(s) for s in rng.choice(["F", "M"], n)],
+            "dx": [str(d) for d in rng.choice(["flu", "cold", "asthma"], n)],
+        }
+    )
+    data = tmp_path / "clinic.csv"
+    frame.to_csv(data, index=False)
+    found = {
+        i.column: i for i in anonaudit.audit(str(data), Roles(["age", "sex"], ["dx"])).identifiers
+    }
+    kinds = {column: i.kind for column, i in found.items()}
+    assert kinds == {
+        "full_name": "name",
+        "email": "e-mail",
+        "phone": "phone",
+        "mrn": "record number",
+        "date_of_birth": "date",
+        "notes": "free text",
+    }
+    assert any("distinct values in" in r for r in found["email"].reasons)  # 20% filled
+    assert "telephone numbers" in found["notes"].reasons[0]
+    assert "names" in found["notes"].reasons[0]
+    # With names that say nothing, the values alone find every one.
+    anonymous = frame.rename(columns={c: f"c{i}" for i, c in enumerate(frame.columns[:6])})
+    anonymous.to_csv(data, index=False)
+    report = anonaudit.audit(str(data), Roles(["age", "sex"], ["dx"]))
+    assert [i.kind for i in report.identifiers] == [
+        "name",
+        "e-mail",
+        "phone",
+        "unique",
+        "date",
+        "free text",
+    ]
+
+
+def test_numbers_that_count_are_not_judged_unique_but_numbers_that_identify_are() -> None:
+    rng = np.random.default_rng(7)
+    amounts = [str(v) for v in rng.choice(np.arange(100, 100_000), 2000, replace=False)]
+    assert judge_column("c", amounts) is None  # several lengths, not in sequence
+    prices = [f"{v / 100:.2f}" for v in rng.choice(np.arange(10**6), 2000, replace=False)]
+    assert judge_column("c", prices) is None  # decimals: measurements
+    padded = [f"{v:08d}" for v in rng.choice(np.arange(10**7), 2000, replace=False)]
+    sequence = [str(v) for v in range(1, 2001)]
+    wide = [str(v) for v in rng.choice(np.arange(10**7, 10**8), 2000, replace=False)]
+    for codes in (padded, sequence, wide):
+        found = judge_column("c", codes)
+        assert found is not None and found.kind == "unique", codes[:3]
