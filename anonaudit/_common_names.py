@@ -1,15 +1,15 @@
 """Common given names and surnames, lower case, for :mod:`anonaudit.identifiers`.
 
-A short, hand-written list (not drawn from any test data generator): the most frequent
-given names and surnames of the United States, the United Kingdom, Germany, France,
-Spain, Italy, the Netherlands and Brazil, as published in their statistics offices'
-lists of popular names (the hundred or so most frequent surnames of each), some
-1,500 in all. It tells a column of people's names
-from one of other capitalised words (places, varieties, products) and finds the names
-in free text ("John Miller reports..."); it does not need to be complete, only to hold
-the names that most people have. Words that are more often something else than a name
-in a table ("Will", "May", "Mark", "Grant", "Rose", "Bill", "Green", "Brown", "White",
-"Young", "King", "Long") are left out.
+A short list written by hand (not drawn from any test data generator) after the lists
+of the most frequent names that statistics offices publish: given names and surnames
+of the United States, the United Kingdom, Germany, France, Spain, Italy, the
+Netherlands and Brazil (about a hundred surnames for each), some 1,200 in all. It tells
+a column of people's names from one of other capitalised words (places, varieties,
+products) and finds names in free text ("John Miller reports..."). It need not be
+complete, only hold the names that most people have. Words that are more often
+something else than a name in a table or a note ("Will", "May", "Mark", "Grant",
+"Rose", "Bill", "Max", "Grace", "Iris", "Amber", "Dawn", "Frank", "Dean", "Jordan",
+"Madison", "Green", "Brown", "White", "Young", "King", "Long") are left out.
 """
 
 from __future__ import annotations
@@ -19,25 +19,25 @@ __all__ = ["GIVEN_NAMES", "SURNAMES"]
 _GIVEN = """
 aaron abigail adam adrian adriana agnes ahmed aidan alan albert alberto alejandro
 alessandro alessia alex alexander alexandra alexis alfred alfredo ali alice alicia alison
-allison alyssa amanda amber amelia amy ana andre andrea andreas andrew andrés angela
+allison alyssa amanda amelia amy ana andre andrea andreas andrew andrés angela
 angelo ann anna anne annette anthony antoine antonio ashley audrey barbara beatriz
 benjamin bernard bert bethany betty beverly brandon brenda brian brittany bruno bryan
 camille carl carla carlos carmen carol caroline carolyn catherine cecilia charles
 charlotte chiara chloe christian christina christine christopher cindy claire clara
-claudia clément cody colin connor cynthia daan dale daniel daniela danielle david dawn
-dean deborah debra denise dennis derek diana diane diego dirk dominic donald donna
+claudia clément cody colin connor cynthia daan dale daniel daniela danielle david
+deborah debra denise dennis derek diana diane diego dirk dominic donald donna
 doris dorothy douglas dylan edward elena eleanor elif elisa elisabeth elizabeth ella
 ellen emily emma eric erica erik erin ernst esther ethan eugene eva evelyn fabian
-fatima felix fernando florian frances francesca francesco francisco frank franz
+fatima felix fernando florian frances francesca francesco francisco franz
 gabriel gabriele gabriela gary george gerald gerard gerhard gina giorgio giovanni
-giulia giuseppe gloria grace gregory günter hannah hans harold harry heather heinz
+giulia giuseppe gloria gregory günter hannah hans harold harry heather heinz
 helen helena helmut henry hugo ian isabel isabella isabelle jack jacob jacqueline
 jakob james jamie jan jane janet janice jason javier jean jeffrey jennifer jeremy
-jerry jesse jessica jesús joan joanna joe john jonathan jordan jorge josé joseph
+jerry jesse jessica jesús joan joanna joe john jonathan jorge josé joseph
 joshua joyce juan judith judy julia julian julie julien jürgen justin karen karl
 katharina katherine kathleen kathryn katie kayla keith kelly kenneth kevin kimberly
 klaus kyle laura lauren lawrence leah lena leon leonardo linda lisa lorenzo louis
-louise luca lucas lucía luis luisa luiz lukas luke madison manuel manuela marc marco
+louise luca lucas lucía luis luisa luiz lukas luke manuel manuela marc marco
 margaret maria mariana marie marina mario marion martha martin mary mathieu matteo
 matthew matthias maurice maximilian megan melanie melissa michael michel michelle
 miguel mohammed monica monika nancy natalie nathan nathalie nicholas nicole noah
@@ -58,16 +58,16 @@ elisa elsa emilio enrico enzo erika ernesto esperanza eugenio evi fabio federica
 federico felipe fernanda filippo fleur franco françoise frederik frieda friedrich
 gaëlle gerrit gert gianluca gianni gilbert gilles gisela giuliana gonzalo greta
 guido guillaume gustavo hanna hannelore heike heinrich helga henk herbert hermann
-hilde horst hubert ignacio ilse inès inge ingrid irene iris isabelle ivo jaap
+hilde horst hubert ignacio ilse inès inge ingrid irene isabelle ivo jaap
 jacques jannik jens jeroen jesper joachim johan johann johanna johannes jonas joop
 jordi josefa josep joost jörg jose josé julio jutta kai karin katja kerstin
 kim koen lars laurent laurens leonie leticia lieke lina lotte lucia luigi lukas
 lutz maarten manfred marcel marcelo marcus margarethe mariano marianne marieke
 marijke mariska marius markus marta marten martina massimo mathilde matías
-mauro max meike michela michele milan mirjam mónica monique nadine nathalie nicola
+mauro meike michela michele milan mirjam mónica monique nadine nathalie nicola
 nicolas niels nils noël olga oliver otto pascal pasquale patrizia pauline pieter
 pilar pietro rainer ralf ramón raúl regina reinhard remco renate rené ricardo rita
-rob rocco rodrigo roland rolf romy rosalia rosario rudolf ruud sabine sabrina
+rocco rodrigo roland rolf romy rosalia rosario rudolf ruud sabine sabrina
 salvatore sander sandro santiago saskia serena silke silvia simone sofia sonia stefanie
 susanne sylvie thierry thijs thomas thorsten tim tobias ulrich ulrike uta uwe valentin
 valérie vera veronica victor vincenzo viola vittorio volker wiebke wilhelm willem
@@ -95,7 +95,7 @@ müller schmidt schneider fischer weber meyer wagner becker schulz hoffmann sch�
 bauer richter klein wolf schröder neumann schwarz zimmermann braun krüger hofmann
 hartmann lange schmitt werner schmitz krause meier lehmann schmid schulze maier köhler
 herrmann könig mayer huber kaiser fuchs peters lang scholz möller weiß jung hahn
-schubert vogel friedrich keller günther frank berger winkler roth beck lorenz baumann
+schubert vogel friedrich keller günther berger winkler roth beck lorenz baumann
 franke albrecht schuster ludwig böhm winter kraus schumacher krämer vogt stein jäger
 otto sommer groß seidel heinrich brandt haas schreiber graf schulte dietrich ziegler
 kuhn kühn pohl engel horn busch bergmann voigt sauer arnold wolff pfeiffer
