@@ -55,6 +55,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -422,8 +423,6 @@ _NAME = (
 #: A name written in Chinese characters, family name and given name apart ("山田 太郎",
 #: also with kana or an ideographic space): taken for a name without the list.
 _CJK_NAME = r"[\p{Han}\p{Katakana}]{1,4}[ \x{3000}][\p{Han}\p{Hiragana}\p{Katakana}]{1,4}"
-_FIRST_WORD = rf"^(?:{_HONORIFIC}\.?\s+)?(?P<word>{_CAPITALISED})"
-_LAST_WORD = rf"(?P<word>{_CAPITALISED})\.?(?:,?\s+{_SUFFIX})?$"
 _NAME_LIST = pa.array(sorted(GIVEN_NAMES | SURNAMES), pa.string())
 _EMAIL = r"[^@\s]+@[^@\s]+\.[A-Za-z]{2,}"
 _EMAIL_IN_TEXT = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}"
@@ -549,19 +548,15 @@ def _phones(values: pa.Array) -> pa.Array:
     return pc.and_(shaped, pc.or_(counted, short))
 
 
-def _listed(words: pa.Array) -> pa.Array:
-    """Which of the extracted ``words`` (a struct of one field) are common names."""
-    word = pc.utf8_lower(pc.struct_field(words, [0]))
-    return pc.fill_null(pc.is_in(word, value_set=_NAME_LIST), False)
-
-
 def _listed_names(values: pa.Array) -> pa.Array:
     """Which of ``values`` (names) hold a common given name or surname
-    (:mod:`anonaudit._common_names`) as their first or last word."""
-    return pc.or_(
-        _listed(pc.extract_regex(values, _FIRST_WORD)),
-        _listed(pc.extract_regex(values, _LAST_WORD)),
-    )
+    (:mod:`anonaudit._common_names`) as one of their words."""
+    words = pc.utf8_split_whitespace(values)
+    flat = pc.utf8_trim(pc.utf8_lower(pc.list_flatten(words)), characters=",.")
+    hit = pc.is_in(flat, value_set=_NAME_LIST).to_numpy(zero_copy_only=False)
+    rows = np.zeros(len(values), dtype=bool)
+    rows[pc.list_parent_indices(words).to_numpy()[hit]] = True
+    return pa.array(rows)
 
 
 def _value_kind(values: pa.Array, counts: pa.Array, total: int) -> tuple[str, str] | None:
