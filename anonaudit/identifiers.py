@@ -488,7 +488,7 @@ _KINDS: tuple[_Kind, ...] = (
     _Kind("Brazilian taxpayer numbers (CPF)", "national id", r"\d{3}\.\d{3}\.\d{3}-\d{2}"),
     _Kind("payment card numbers (Luhn check)", "card", r"\d(?:[ -]?\d){12,18}", _card),
     _Kind("IBANs (ISO 13616)", "iban", r"[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}"),
-    _Kind("full dates (such as dates of birth)", "date", _DATE),
+    _Kind("dates with their day or month (such as dates of birth)", "date", _DATE),
 )
 _PHONE_LABEL = "telephone numbers"
 _NAME_LABEL = "people's names"
@@ -610,8 +610,8 @@ def by_values(name: str, values: pa.Array | Iterable[str | None]) -> str | None:
     Judged on the values :func:`present` keeps (nulls, empty texts and null markers
     aside), at most the first 10,000: at least :data:`MATCH_SHARE` of them must be of
     one kind (e-mail addresses, UUIDs, URLs, IP addresses, national identification
-    numbers, payment card numbers, IBANs, full dates); of telephone numbers,
-    :data:`MATCH_SHARE` must be telephone numbers or unbroken digits and
+    numbers, payment card numbers, IBANs, dates with their day or month); of telephone
+    numbers, :data:`MATCH_SHARE` must be telephone numbers or unbroken digits and
     :data:`PHONE_SHAPED_SHARE` have a telephone number's shape; of people's names,
     :data:`MATCH_SHARE` must look like names and :data:`NAME_LISTED_SHARE` hold a
     common given name or surname.

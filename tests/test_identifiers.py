@@ -53,7 +53,7 @@ def test_the_safe_harbor_list_has_its_18_identifiers() -> None:
         (["192.168.0.1", "2001:db8::1"], "IP addresses"),
         (["https://example.org/u/1", "www.example.com/x"], "URLs"),
         (["123e4567-e89b-42d3-a456-426614174000"], "UUIDs"),
-        (["1984-02-29", "31/12/1970"], "full dates"),
+        (["1984-02-29", "31/12/1970"], "dates with their day or month"),
     ],
 )
 def test_values_that_look_like_identifiers(values: list[str], kind: str) -> None:
