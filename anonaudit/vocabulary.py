@@ -142,7 +142,7 @@ SUPPRESSED = "*"
 
 #: The version of the JSON reports' contract (semver: new keys are minor changes); the
 #: JSON Schema (``anonaudit/schema/report.schema.json``) states the same.
-SCHEMA_VERSION = "2.3"
+SCHEMA_VERSION = "2.4"
 
 #: The suffix of the sidecar written beside a DP release (:mod:`anonaudit.dp.artefact`).
 SIDECAR_SUFFIX = ".release.json"

@@ -173,7 +173,7 @@ def test_json_on_stdout_holds_every_measure(
     thresholds = ("-k", "2", "-l", "2", "--recursive", "3,2", "-t", "0.5")
     code, report = run_json(capsys, str(data), *ROLES, *thresholds, "--show-values")
     assert code == 1
-    assert report["schema_version"] == "2.3"
+    assert report["schema_version"] == "2.4"
     assert report["rows"] == 6
     assert report["quasi_identifiers"] == ["zip", "age"]
     assert report["sensitive"] == ["disease"]

@@ -210,7 +210,7 @@ def test_cli_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert main([*argv, "--population-size", "301620", "--json", str(out)]) == 0
     assert "risk (population, pitman): 27.6850% of the population" in capsys.readouterr().out
     risk = json.loads(out.read_text())["risk"]
-    assert json.loads(out.read_text())["schema_version"] == "2.3"
+    assert json.loads(out.read_text())["schema_version"] == "2.4"
     assert risk["population"]["model"] == "pitman"
     assert risk["population"]["uniques_fraction"] == pytest.approx(0.27684993883653597, abs=1e-6)
     assert risk["population"]["sampling_fraction"] == pytest.approx(0.1)
