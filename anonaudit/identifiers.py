@@ -12,9 +12,10 @@ network), for four reasons:
   are e-mail addresses, UUIDs (RFC 9562), URLs, IP addresses, national identification
   numbers (US social security, UK national insurance, Italian fiscal codes, Spanish
   DNI/NIE, Brazilian CPF), payment card numbers (13 to 19 digits passing the Luhn check,
-  ISO/IEC 7812-1), IBANs (ISO 13616), dates with their day or month (HIPAA's "all
-  elements of dates (except year)", such as a date of birth), telephone numbers in the
-  shapes of the world's numbering plans, or people's names;
+  ISO/IEC 7812-1), IBANs (ISO 13616), postcodes of distinctive shapes (UK, Canadian,
+  Dutch, ZIP+4, CEP), dates with their day or month (HIPAA's "all elements of dates
+  (except year)", such as a date of birth), telephone numbers in the shapes of the
+  world's numbering plans, or people's names;
 - **by free text** (:func:`by_text`): a notable share of the values *contain* an e-mail
   address, a telephone number or a person's name ("Called Mrs. Jane Doe on
   555-123-4567");
@@ -488,6 +489,12 @@ _KINDS: tuple[_Kind, ...] = (
     _Kind("Brazilian taxpayer numbers (CPF)", "national id", r"\d{3}\.\d{3}\.\d{3}-\d{2}"),
     _Kind("payment card numbers (Luhn check)", "card", r"\d(?:[ -]?\d){12,18}", _card),
     _Kind("IBANs (ISO 13616)", "iban", r"[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}"),
+    _Kind(
+        "postcodes (UK, Canadian, Dutch, ZIP+4, Brazilian CEP)",
+        "address",
+        r"[A-Z]{1,2}\d[A-Z\d]? ?\d[A-Z]{2}|[A-Z]\d[A-Z] ?\d[A-Z]\d|[1-9]\d{3} ?[A-Z]{2}"
+        r"|\d{5}-\d{3,4}",
+    ),
     _Kind("dates with their day or month (such as dates of birth)", "date", _DATE),
 )
 _PHONE_LABEL = "telephone numbers"
@@ -610,11 +617,11 @@ def by_values(name: str, values: pa.Array | Iterable[str | None]) -> str | None:
     Judged on the values :func:`present` keeps (nulls, empty texts and null markers
     aside), at most the first 10,000: at least :data:`MATCH_SHARE` of them must be of
     one kind (e-mail addresses, UUIDs, URLs, IP addresses, national identification
-    numbers, payment card numbers, IBANs, dates with their day or month); of telephone
-    numbers, :data:`MATCH_SHARE` must be telephone numbers or unbroken digits and
-    :data:`PHONE_SHAPED_SHARE` have a telephone number's shape; of people's names,
-    :data:`MATCH_SHARE` must look like names and :data:`NAME_LISTED_SHARE` hold a
-    common given name or surname.
+    numbers, payment card numbers, IBANs, postcodes, dates with their day or month); of
+    telephone numbers, :data:`MATCH_SHARE` must be telephone numbers or unbroken
+    digits and :data:`PHONE_SHAPED_SHARE` have a telephone number's shape; of people's
+    names, :data:`MATCH_SHARE` must look like names and :data:`NAME_LISTED_SHARE` hold
+    a common given name or surname.
 
     Parameters
     ----------
@@ -657,7 +664,8 @@ def value_kind(values: pa.Array | Iterable[str | None]) -> tuple[str, str] | Non
     -------
     tuple of (str, str) or None
         The kind (``"e-mail"``, ``"uuid"``, ``"url"``, ``"ip"``, ``"national id"``,
-        ``"card"``, ``"iban"``, ``"date"``, ``"phone"``, ``"name"``) and the words
+        ``"card"``, ``"iban"``, ``"address"``, ``"date"``, ``"phone"``, ``"name"``)
+        and the words
         for it (``"telephone numbers"``), or ``None``.
 
     Examples

@@ -332,6 +332,20 @@ def test_each_identifier_in_free_text_is_found(note: str) -> None:
     assert by_text("notes", [note, *_PLAIN_NOTES]) is not None
 
 
+def test_postcodes_of_distinctive_shapes_are_flagged_by_their_values() -> None:
+    for codes in (
+        ["SW1A 1AA", "E41 7UR", "LD4Y 9EP", "B0 6HS"],
+        ["2914FW", "2763 FB"],
+        ["K1A 0B1", "J1E7V7"],
+        ["90210-1234", "01310-100"],
+    ):
+        assert value_kind(codes) == (
+            "address",
+            "postcodes (UK, Canadian, Dutch, ZIP+4, Brazilian CEP)",
+        ), codes
+    assert value_kind(["90210", "75001", "10115"]) is None  # five digits: any number
+
+
 def test_a_column_of_names_is_flagged_by_its_values() -> None:
     names = ["Jane Doe", "Dr. John Miller", "Smith, Mary", "Pieter van der Berg", "Ana Lima"]
     assert by_values("who", names * 3) == "most of its values look like people's names"
@@ -432,7 +446,7 @@ def test_precision_and_recall_on_the_labelled_corpus() -> None:
     table of docs/identifiers.md) less a margin: a regression fails here."""
     recall, precision, (overall_precision, overall_recall) = _corpus_scores()
     floors = {
-        "address": 0.70,
+        "address": 0.75,
         "card": 1.0,
         "date": 0.95,
         "e-mail": 0.95,
@@ -449,7 +463,7 @@ def test_precision_and_recall_on_the_labelled_corpus() -> None:
         assert recall[kind] >= floor, (kind, recall[kind])
     for kind, floor in {**floors, "address": 0.95, "name": 0.90, "unique": 0.45}.items():
         assert precision.get(kind, 1.0) >= floor, (kind, precision.get(kind))
-    assert overall_recall >= 0.90 and overall_precision >= 0.89
+    assert overall_recall >= 0.91 and overall_precision >= 0.89
 
 
 def test_the_clinic_export_of_issue_23(tmp_path: Path) -> None:
