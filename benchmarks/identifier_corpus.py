@@ -13,7 +13,7 @@ Offline and deterministic. Two sources:
   names, telephone numbers or e-mail addresses embedded, first names alone, postcodes)
   and negatives (ages, amounts, counts, years, categories, codes, version strings, lab
   values, times, job titles, company names, free text without identifiers), and sparse
-  versions of some positives (70 to 90% missing, as nulls, empty texts and ``NA``).
+  versions of some positives (70 to 85% missing, as nulls, empty texts and ``NA``).
   They are named ``c001``, ``c002``... so that their values are judged, not their name.
 
 Labelling rules (docs/identifiers.md): a column is labelled by what its values are, as
