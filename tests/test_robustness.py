@@ -14,13 +14,13 @@ import io
 import json
 import math
 import os
-import random
 import signal
 import stat
 import subprocess
 import sys
 import tempfile
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -814,37 +814,113 @@ def test_integers_beyond_2_to_the_53_in_a_numeric_sa_are_distinct(
     assert code == 2 and "'s' writes one number in two ways" in err
 
 
+# The audit run in a child process that stops itself (SIGSTOP) at a chosen point of the
+# report's writing, so that the test kills it there, on a loaded machine as on an idle
+# one: "write" halfway through writing the temporary file, "rename" once it is whole,
+# just before it is renamed over the report. A writer that never writes a temporary
+# file and renames it never stops, and the test fails.
+_PAUSED_WRITER = """
+import builtins, os, runpy, signal, sys
+
+point, target = sys.argv[1], os.path.realpath(sys.argv[2])
+real_open, real_replace = builtins.open, os.replace
+
+def pause():
+    os.kill(os.getpid(), signal.SIGSTOP)
+
+class HalfThenPause:
+    def __init__(self, stream):
+        self.stream = stream
+    def write(self, text):
+        half = len(text) // 2
+        self.stream.write(text[:half])
+        self.stream.flush()
+        pause()
+        return half + self.stream.write(text[half:])
+    def __getattr__(self, name):
+        return getattr(self.stream, name)
+    def __enter__(self):
+        return self
+    def __exit__(self, *exc):
+        return self.stream.__exit__(*exc)
+
+def open_(file, *args, **kwargs):
+    stream = real_open(file, *args, **kwargs)
+    name = os.path.basename(str(file))
+    beside = os.path.dirname(os.path.realpath(file)) == os.path.dirname(target)
+    if point == "write" and beside and name.startswith(".anonaudit-tmp-"):
+        return HalfThenPause(stream)
+    return stream
+
+def replace(source, destination, *args, **kwargs):
+    if point == "rename" and os.path.realpath(destination) == target:
+        pause()
+    return real_replace(source, destination, *args, **kwargs)
+
+builtins.open, os.replace = open_, replace
+sys.argv = ["anonaudit", *sys.argv[3:]]
+runpy.run_module("anonaudit", run_name="__main__", alter_sys=True)
+"""
+
+
+def _killed_at(point: str, out: Path, args: list[str]) -> Path:
+    """Run the audit writing ``out``, SIGKILL it once it stops at ``point``; return the
+    temporary file it was writing."""
+    process = subprocess.Popen(
+        [sys.executable, "-c", _PAUSED_WRITER, point, str(out), *args],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 600  # however loaded the machine: it stops or ends
+    while True:
+        pid, status = os.waitpid(process.pid, os.WUNTRACED | os.WNOHANG)
+        if pid or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    if not pid:
+        process.kill()
+        process.wait()
+        pytest.fail(f"the run neither stopped at {point!r} nor ended in 600 s")
+    if not os.WIFSTOPPED(status):
+        process.returncode = os.waitstatus_to_exitcode(status)
+        pytest.fail(f"the run never stopped at {point!r} (exit {process.returncode})")
+    temporaries = list(out.parent.glob(f".anonaudit-tmp-{out.name}-{process.pid}-*"))
+    assert len(temporaries) == 1, "the report is written to a temporary file beside it"
+    process.send_signal(signal.SIGKILL)
+    process.wait(timeout=30)
+    assert process.returncode == -signal.SIGKILL
+    return temporaries[0]
+
+
 def test_a_report_killed_while_written_is_the_old_or_the_new_never_a_mix(
     tmp_path: Path,
 ) -> None:
-    """SIGKILL at random moments while a large JSON report (every class of 60,000
-    unique ids listed) replaces a good one."""
+    """SIGKILL halfway through writing a report that replaces a good one, and once it
+    is written whole but not yet renamed: the old report stays, whole. Deterministic:
+    the run stops itself at those points and is killed there."""
     data = tmp_path / "ids.csv"
-    pd.DataFrame({"id": [f"id{i:06d}" for i in range(60_000)], "s": ["x", "y"] * 30_000}).to_csv(
+    pd.DataFrame({"id": [f"id{i:05d}" for i in range(2_000)], "s": ["x", "y"] * 1_000}).to_csv(
         data, index=False
     )
     out = tmp_path / "report.json"
-    args = [sys.executable, "-m", "anonaudit", "audit", str(data), "--qi", "id"]
-    args += ["--sensitive", "s", "--json", str(out), "--max-classes", "0", "--exit-zero"]
-    subprocess.run([*args, "--quiet"], check=True, capture_output=True, timeout=120)
+    args = ["audit", str(data), "--qi", "id", "--sensitive", "s", "--json", str(out)]
+    args += ["--max-classes", "0", "--exit-zero", "--quiet"]
+    subprocess.run([sys.executable, "-m", "anonaudit", *args], check=True, capture_output=True)
     new = out.read_bytes()
-    out.write_text('{"old": true}', encoding="utf-8")
-    rng = random.Random(20261124)
-    outcomes = set()
-    for _ in range(10):
-        process = subprocess.Popen([*args, "--quiet"], stdout=subprocess.DEVNULL)
-        try:
-            process.wait(timeout=rng.uniform(0.5, 4.0))
-        except subprocess.TimeoutExpired:
-            process.send_signal(signal.SIGKILL)
-            process.wait(timeout=30)
-        written = out.read_bytes()
-        if written != b'{"old": true}':  # else the new report, whole (only its time differs)
-            assert len(written) == len(new)
-            assert json.loads(written).keys() == json.loads(new).keys()
-        outcomes.add(written == b'{"old": true}')
-        out.write_text('{"old": true}', encoding="utf-8")
-    assert len(outcomes) == 2  # killed before and after the rename, at these moments
+    old = b'{"old": true}\n'
+    sizes = {}
+    for point in ("write", "rename"):
+        out.write_bytes(old)
+        temporary = _killed_at(point, out, args)
+        assert out.read_bytes() == old, point
+        sizes[point] = temporary.stat().st_size  # what the killed run left
+    assert 0 < sizes["write"] < len(new) == sizes["rename"]  # halfway; whole, not renamed
+    # a run that ends writes the new report whole, and removes the dead runs' temporaries
+    subprocess.run([sys.executable, "-m", "anonaudit", *args], check=True, capture_output=True)
+    written = out.read_bytes()
+    assert len(written) == len(new)  # only the time differs
+    assert json.loads(written).keys() == json.loads(new).keys()
+    assert list(tmp_path.glob(".anonaudit-tmp-*")) == []
 
 
 def test_long_analyses_are_refused_up_front_past_max_work(
