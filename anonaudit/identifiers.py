@@ -896,7 +896,7 @@ def _counts(values: pa.Array) -> bool:
         return False
     if pc.any(_full(values, r"0\d+")).as_py():
         return False  # zeros in front: a code of fixed width (``00412345``)
-    numbers = pc.min_max(values.cast(pa.int64()))
+    numbers = pc.min_max(pc.replace_substring_regex(values, r"^\+", "").cast(pa.int64()))
     low, high = numbers["min"].as_py(), numbers["max"].as_py()
     if high - low + 1 <= 2 * len(values):
         return False
