@@ -50,6 +50,8 @@ TOP = {
     "hierarchy": "base",  # hierarchies and matrices read from files: distances' values
     "generalization": "measures",
     "identifiers": "measures",
+    "_common_names": "measures",  # the given names identifiers looks for
+    "margins": "measures",  # margins of a frequency table, found on its class table
     "dp": "measures",
     "advice": "advice",
     "loading": "engines",
