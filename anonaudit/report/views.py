@@ -447,11 +447,14 @@ def identifiers_view(report: AuditReport) -> IdentifiersView:
             for i in report.identifiers
         ),
         note="Found by the column's name (the 18 identifiers of the HIPAA Safe Harbor "
-        "method, 45 CFR 164.514(b)(2)), by what its values look like (e-mail addresses, "
-        "telephone, national identification and payment card numbers, IP addresses, URLs, "
-        "UUIDs, full dates) and by how many distinct values it takes per record; columns "
-        "the audit did not read were judged on the first "
-        f"{SAMPLE_ROWS:,} records. These are warnings to judge, not measures.",
+        "method, 45 CFR 164.514(b)(2)), by what its present values look like (people's "
+        "names, e-mail addresses, telephone, national identification, IBAN and payment "
+        "card numbers, postcodes, IP addresses, URLs, UUIDs, dates with their day or "
+        "month), by free text containing names, e-mail addresses or telephone numbers, "
+        "and by how many distinct values it takes per record; columns the audit did not "
+        f"read were judged on the first {SAMPLE_ROWS:,} records. A column declared "
+        "neither quasi-identifier nor sensitive, and not allowed (--allow-identifier), "
+        "fails the audit; the others are warnings to judge.",
     )
 
 
