@@ -757,7 +757,8 @@ def _list_files(where: Location) -> tuple[list[pafs.FileInfo], str]:
 def _listing(where: Location, base: str, local: bool) -> list[pafs.FileInfo]:
     """Every file below ``base``: locally by :func:`_local_files`, else as listed."""
     if local:
-        return where.filesystem.get_file_info(_local_files(base))  # type: ignore[no-any-return]
+        files = _local_files(base or "/")  # a glob in the root folder: "/*.parquet"
+        return where.filesystem.get_file_info(files)  # type: ignore[no-any-return]
     selector = pafs.FileSelector(base, recursive=True)
     return [f for f in where.filesystem.get_file_info(selector) if f.is_file]
 
