@@ -22,6 +22,7 @@ from typing import Any
 from anonaudit import __version__
 from anonaudit.errors import AnonauditError, ParameterError
 from anonaudit.policy import threshold_fields
+from anonaudit.util import printable
 from anonaudit.vocabulary import (
     ADDITIVE,
     DISTANCE_INPUTS,
@@ -747,7 +748,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (AnonauditError, OSError) as exc:
         if args.debug:
             raise
-        print(f"anonaudit: error: {exc}", file=sys.stderr)
+        # Control characters of a name echoed in the message are escaped, and a
+        # message swollen by a huge name is shortened (its start and end kept).
+        print(f"anonaudit: error: {printable(str(exc), limit=2000)}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
         print("anonaudit: interrupted", file=sys.stderr)

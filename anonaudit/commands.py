@@ -34,6 +34,7 @@ from anonaudit.dp.utility import reader_measures
 from anonaudit.engines.local import Progress, set_limits
 from anonaudit.errors import OptionError, ParameterError
 from anonaudit.linkage import cli as linkage_cli
+from anonaudit.linkage.ledger import Ledger
 from anonaudit.loading import load
 from anonaudit.options import Analyses, AuditOptions, EngineOptions, ReadOptions, Roles
 from anonaudit.policy import threshold_fields
@@ -48,7 +49,13 @@ from anonaudit.report.json import (
 from anonaudit.report.text import advice_summary, dp_summary, summary
 from anonaudit.rows import write_records, write_transformed
 from anonaudit.sources import require_rereadable
-from anonaudit.util import atomic_write_text, read_lines, refuse_folders, refuse_overwriting
+from anonaudit.util import (
+    atomic_write_text,
+    read_lines,
+    refuse_folders,
+    refuse_listing_folder,
+    refuse_overwriting,
+)
 from anonaudit.vocabulary import DISTANCE_INPUTS, DistanceInput
 from anonaudit.work import LISTED_CLASS_WORK, check_work
 
@@ -77,6 +84,11 @@ def _config(args: argparse.Namespace) -> AuditConfig:
             ("--listings-dir", config.listings_dir),
             ("--ledger", config.ledger.get("file")),
         ],
+        [*read_paths(config), *([args.config] if args.config else [])],
+    )
+    refuse_listing_folder(
+        "--listings-dir",
+        config.listings_dir,
         [*read_paths(config), *([args.config] if args.config else [])],
     )
     refuse_folders(
@@ -248,6 +260,7 @@ _FLAGS = {
     "suppression_limit": "--suppression-limit",
     "qi_analysis": "--qi-analysis",
     "suda": "--suda",
+    "k_map": "--k-map",
 }
 
 
@@ -299,8 +312,9 @@ def run_audit(args: argparse.Namespace, command: str) -> int:
             "--id reads each record's id, and the rows of a frequency table (--count) stand "
             "for many records: drop --id (the ledger then checks differencing only)"
         )
-    if config.ledger:  # named before the audit runs
+    if config.ledger:  # named, and the file checked, before the audit runs
         linkage_cli.audit_dataset(config)
+        Ledger.check(config.ledger["file"])
     if args.suppression_limit is not None and not config.advise:
         raise ParameterError("--suppression-limit bounds the search of --advise; add --advise")
     report = audit_config(config, progress=progress)
@@ -409,8 +423,9 @@ def run_dp(args: argparse.Namespace, command: str) -> int:
     ]
     refuse_overwriting(outputs, args.inputs)
     refuse_folders(outputs)
-    if args.ledger:  # named before any input is read
+    if args.ledger:  # named, and the file checked, before any input is read
         linkage_cli.ledger_name(args.dataset)
+        Ledger.check(args.ledger)
     if args.max_contributions is not None and not args.privacy_unit:
         raise ParameterError("--max-contributions bounds the rows of a --privacy-unit; add it")
     if args.count is not None and args.privacy_unit:
@@ -419,6 +434,7 @@ def run_dp(args: argparse.Namespace, command: str) -> int:
             "has none: drop one of them"
         )
     dp_options = dp_cli.options(args)  # every DP option checked before any input is read
+    dp_cli.budget(args.budget)
     reading = ReadOptions(
         sep=args.sep,
         encoding=args.encoding or "utf-8",
@@ -444,9 +460,14 @@ def run_dp(args: argparse.Namespace, command: str) -> int:
     report = dp_cli.run(data, dp_options)
     for warning in dp_cli.release_warnings(report):
         print(f"anonaudit: warning: {warning}", file=sys.stderr)
-    if args.ledger:  # before any output: a release past the budget is never written
-        linkage_cli.record_dp_release(args, report)
-    if args.out:
+    if args.ledger:
+        # The budget checked, the release written, then recorded, in one transaction of
+        # the ledger: a release past the budget is never written, and one whose record
+        # fails is removed (linkage_cli.record_dp_release).
+        out = Path(args.out) if args.out else None
+        write = None if out is None else partial(_write_artefact, report, out)
+        linkage_cli.record_dp_release(args, report, write)
+    elif args.out:
         artefact.write(report, Path(args.out))
     document = {"schema_version": SCHEMA_VERSION, "anonaudit_version": __version__}
     document |= dp_to_dict(report)
@@ -457,6 +478,21 @@ def run_dp(args: argparse.Namespace, command: str) -> int:
             atomic_write_text(Path(args.json), dumps(document))
         print(dp_summary(report))
     return EXIT_OK
+
+
+def _write_artefact(report: Any, out: Path) -> list[Path]:
+    """Write ``anonaudit dp``'s release and its sidecar; returns the files written.
+
+    When the second write fails, a release file the first one created is removed.
+    """
+    new = not out.exists()
+    try:
+        side = artefact.write(report, out)
+    except BaseException:
+        if new:
+            out.unlink(missing_ok=True)
+        raise
+    return [out, side]
 
 
 def run_advise(args: argparse.Namespace, command: str) -> int:

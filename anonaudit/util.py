@@ -30,8 +30,11 @@ __all__ = [
     "atomic_write_text",
     "file_name",
     "from_decimal_comma",
+    "printable",
     "refuse_folders",
+    "refuse_listing_folder",
     "refuse_overwriting",
+    "side_files",
 ]
 
 # Temporary files are ".anonaudit-tmp-<name>-<pid>-<random>": recognisable, and those
@@ -111,7 +114,9 @@ def refuse_overwriting(
 
     An output replaces an input when both name the same file, however spelled (``./``,
     ``..``, a symlink or a hard link), or when it lies in an input folder or matches an
-    input glob. URLs and ``-`` (stdout) are never files here.
+    input glob. URLs and ``-`` (stdout) are never files here. A ``--ledger`` output
+    stands for its SQLite side files too (:func:`side_files`: ``-wal``, ``-shm``,
+    ``-journal``), which SQLite writes beside it.
 
     Parameters
     ----------
@@ -128,7 +133,12 @@ def refuse_overwriting(
     """
     sources = [os.fspath(source) for source in inputs]
     written: dict[Path, str] = {}
+    expanded: list[tuple[str, str | os.PathLike[str] | None]] = []
     for option, output in outputs:
+        expanded.append((option, output))
+        if option == "--ledger" and output is not None:  # SQLite writes beside it too
+            expanded.extend((f"{option} (its SQLite file)", side) for side in side_files(output))
+    for option, output in expanded:
         if output is None or os.fspath(output) == "-" or "://" in os.fspath(output):
             continue
         target = Path(os.path.realpath(output))
@@ -174,6 +184,78 @@ def refuse_folders(outputs: Iterable[tuple[str, str | os.PathLike[str] | None]])
                 f"{option} {text}: the folder {folder} does not exist; create it first "
                 f"(mkdir -p {folder}) or write elsewhere"
             )
+
+
+#: C0 and C1 control characters, DEL, and the line and paragraph separators: what
+#: :func:`printable` escapes.
+_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+#: Names longer than this are shortened by :func:`printable`.
+PRINTABLE_LIMIT = 200
+
+
+def printable(text: str, limit: int | None = PRINTABLE_LIMIT) -> str:
+    r"""``text`` safe to print on a terminal: control characters escaped, shortened.
+
+    Every C0 and C1 control character (ESC, carriage return, newline, tab, ...), DEL and
+    the Unicode line separators become their Python escapes (``\x1b``, ``\n``), so a
+    dataset, column or file name cannot move the cursor, recolour the terminal or forge
+    a line of output. A text longer than ``limit`` characters keeps its start and end
+    around an ellipsis that says how long it is.
+
+    >>> print(printable("visits\x1b[2J"))
+    visits\x1b[2J
+    >>> printable("a" * 1000, limit=20)
+    'aaaaaaaaaa…aaaaaaaaaa (1,000 characters)'
+    """
+    text = str(text)
+    if limit is not None and len(text) > limit:
+        half = max(limit // 2, 1)
+        text = f"{text[:half]}…{text[-half:]} ({len(text):,} characters)"
+    return _CONTROLS.sub(lambda found: repr(found.group())[1:-1], text)
+
+
+def side_files(path: str | os.PathLike[str]) -> list[str]:
+    """The files SQLite writes beside the database ``path``: its ``-wal``, ``-shm``
+    and ``-journal`` files, which outputs and inputs must not be either."""
+    name = os.fspath(path)
+    return [f"{name}{suffix}" for suffix in ("-wal", "-shm", "-journal")]
+
+
+#: The names of the listings' files (``k-anonymity.csv``): a slug of letters, digits and
+#: dashes (``anonaudit.measures.present``).
+_LISTING_NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*\.csv")
+
+
+def refuse_listing_folder(
+    option: str, folder: str | os.PathLike[str] | None, inputs: Iterable[str | os.PathLike[str]]
+) -> None:
+    """Refuse, before anything is read, a listings folder holding an input named like a
+    listing (``k-anonymity.csv``): writing the listings there could replace it.
+
+    The listings' names are known only once the audit has run, so every input file in
+    ``folder`` whose name has their form (lower-case letters, digits and dashes,
+    ``.csv``) is refused.
+
+    Raises
+    ------
+    ParameterError
+        Naming ``option``, the folder and the input.
+    """
+    if folder is None or "://" in os.fspath(folder):
+        return
+    real = Path(os.path.realpath(folder))
+    for source in (os.fspath(each) for each in inputs):
+        if "://" in source:
+            continue
+        matches = glob.glob(source, recursive=True) if glob.has_magic(source) else [source]
+        for match in matches:
+            path = Path(os.path.realpath(match))
+            if path.parent == real and _LISTING_NAME.fullmatch(path.name):
+                raise ParameterError(
+                    f"{option} {printable(os.fspath(folder))}: the input "
+                    f"{printable(match)} is there, named like a listing, and a listing "
+                    "written there could replace it; give the listings a folder of their own"
+                )
 
 
 def read_lines(path: str | os.PathLike[str], option: str, noun: str) -> list[str]:

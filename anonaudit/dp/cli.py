@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from anonaudit.classtable import ClassTable
+from anonaudit.dp.accounting import Budget
 from anonaudit.dp.bounding import BoundedTable
 from anonaudit.dp.companion import DPReport, companion
 from anonaudit.dp.domain import PublicDomain
@@ -27,6 +28,8 @@ __all__ = [
     "EPSILON_WARNING",
     "NEARLY_EMPTY",
     "DPOptions",
+    "budget",
+    "guarantee",
     "options",
     "release_warnings",
     "run",
@@ -130,6 +133,72 @@ def options(
         )
     except OptionError as error:
         raise ParameterError(error.worded(labels.get(error.option, error.option))) from None
+
+
+def guarantee(
+    epsilon: float,
+    delta: float | None,
+    *,
+    epsilon_flag: str = "--epsilon",
+    delta_flag: str = "--delta",
+) -> PrivacyGuarantee:
+    """ε and δ checked as every command checks them, named by the command's flags.
+
+    The one validation of DP parameters (:class:`~anonaudit.dp.options.PrivacyGuarantee`:
+    ε in :data:`~anonaudit.dp.options.EPSILON_RANGE`, δ 0 or in
+    ``[MIN_DELTA, 1)``), used by ``dp``, ``audit --dp-epsilon`` and ``compose
+    --dp-epsilon``.
+
+    Raises
+    ------
+    ParameterError
+        Naming the flag, its range and the value given.
+
+    Examples
+    --------
+    >>> guarantee(float("nan"), 0.0, epsilon_flag="--dp-epsilon")
+    Traceback (most recent call last):
+    ...
+    anonaudit.errors.ParameterError: --dp-epsilon must be a positive number from 1e-06 ...
+    """
+    try:
+        return PrivacyGuarantee(epsilon, delta)
+    except OptionError as error:
+        flag = epsilon_flag if error.option == "epsilon" else delta_flag
+        raise ParameterError(error.worded(flag)) from None
+
+
+def budget(text: str | None, flag: str = "--budget") -> Budget | None:
+    """``--budget EPS[,DELTA]`` as a :class:`~anonaudit.dp.accounting.Budget`.
+
+    ε and δ lie in the ranges of one release (:func:`guarantee`): a budget of ``1e400``
+    (infinite) or ``nan`` would let every release through.
+
+    Raises
+    ------
+    ParameterError
+        Not two numbers, or one out of its range.
+
+    Examples
+    --------
+    >>> budget("3,1e-5").epsilon
+    3.0
+    >>> budget("1e400")
+    Traceback (most recent call last):
+    ...
+    anonaudit.errors.ParameterError: --budget epsilon must be a positive number from ...
+    """
+    if text is None:
+        return None
+    epsilon, _, delta = text.partition(",")
+    try:
+        values = float(epsilon), float(delta or 0.0)
+    except ValueError:
+        raise ParameterError(
+            f"{flag} takes EPSILON or EPSILON,DELTA, such as 3 or 3,1e-5 (got {text!r})"
+        ) from None
+    guarantee(*values, epsilon_flag=f"{flag} epsilon", delta_flag=f"{flag} delta")
+    return Budget(epsilon=values[0], delta=values[1])
 
 
 def run(data: ClassTable | BoundedTable, opts: DPOptions) -> DPReport:

@@ -10,7 +10,7 @@ policy file's ``[ledger] dataset`` or ``name``): :func:`ledger_name`, :func:`aud
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -23,6 +23,7 @@ from anonaudit.batch import open_config_inputs
 from anonaudit.classtable import ClassTable
 from anonaudit.cli import assignments, levels
 from anonaudit.config import AuditConfig
+from anonaudit.dp import cli as dp_cli
 from anonaudit.dp.accounting import Budget
 from anonaudit.dp.companion import DPReport
 from anonaudit.errors import InputError, ParameterError
@@ -44,7 +45,13 @@ from anonaudit.report.json import dumps
 from anonaudit.rows import read_records, release_records
 from anonaudit.sources.base import file_sha256, open_source
 from anonaudit.sources.csv import CsvOptions
-from anonaudit.util import atomic_write_text, refuse_overwriting
+from anonaudit.util import (
+    atomic_write_text,
+    printable,
+    refuse_folders,
+    refuse_overwriting,
+    side_files,
+)
 
 __all__ = ["audit_dataset", "audit_release", "ledger_name", "record_dp_release", "run"]
 
@@ -71,9 +78,19 @@ def run(args: argparse.Namespace, command: str) -> int:
     hierarchies, generalizations = _generalizations(args) if args.command == "compose" else ({}, [])
     if args.ledger:
         ledger_name(args.dataset)
+    if args.command == "compose" and args.dp_epsilon is not None:
+        dp_cli.guarantee(
+            args.dp_epsilon,
+            args.dp_delta,
+            epsilon_flag="--dp-epsilon",
+            delta_flag="--dp-delta",
+        )
     read = [*inputs, *(spec for spec in hierarchies.values() if not is_builtin(spec))]
     outputs = [("--json", args.json), ("--html", args.html), ("--ledger", args.ledger)]
     refuse_overwriting(outputs, read)
+    refuse_folders(outputs)
+    if args.ledger:
+        Ledger.check(args.ledger)
     csv = CsvOptions(args.sep, args.encoding, tuple(args.na) if args.na else ("",))
     if args.command == "compose":
         roles = {"id": args.id, "quasi_identifiers": qi, "sensitive": sensitive, "csv": csv}
@@ -164,11 +181,7 @@ def _diff(
     results = {name: difference(old, new, name, max_classes=limit) for name in sa}
     sources = [*old.sources, *new.sources]
     document = differencing_to_dict(results, sources, redact=redact)
-    html = (
-        differencing_html(results, sources, redact=redact, command=command)
-        if args.html
-        else ""
-    )
+    html = differencing_html(results, sources, redact=redact, command=command) if args.html else ""
     disclosed = any(result.disclosed_records for result in results.values())
     return document, differencing_summary(results, redact=redact), html, disclosed, [old, new]
 
@@ -186,20 +199,24 @@ def _record(
     ``compose``'s releases carry the office's record id: their records are kept too
     (read with ``csv``), so a later ``audit --ledger --id`` composes with them.
     """
-    with Ledger.open(args.ledger) as ledger:
-        for path, table in zip(inputs, tables, strict=True):
-            if not Path(path).is_file():
-                raise ParameterError(f"--ledger fingerprints files; {path} is not a file")
-            fingerprint = file_sha256(path)
-            dataset = ledger_name(args.dataset)
+    dataset = ledger_name(args.dataset)
+    found = []
+    for path in inputs:  # read before the ledger is locked
+        if not Path(path).is_file():
+            raise ParameterError(f"--ledger fingerprints files; {printable(path)} is not a file")
+        id = getattr(args, "id", None)
+        records = None
+        if id is not None:
+            records = read_records([open_source(path, csv=csv)], [id, *qi, *sa])
+            _refuse_repeated_ids(records, path)
+        found.append((file_sha256(path), records))
+    # Which files the ledger holds already, and the record of the others: one transaction,
+    # so that two runs recording the same file record it once.
+    with Ledger.open(args.ledger) as ledger, ledger.transaction():
+        for path, table, (fingerprint, records) in zip(inputs, tables, found, strict=True):
             known = ledger.releases(dataset, args.recipient, retired=False)
             if any(entry.fingerprint == fingerprint for entry in known):
                 continue
-            id = getattr(args, "id", None)
-            records = None
-            if id is not None:
-                records = read_records([open_source(path, csv=csv)], [id, *qi, *sa])
-                _refuse_repeated_ids(records, path)
             ledger.record(
                 dataset=dataset,
                 fingerprint=fingerprint,
@@ -237,7 +254,9 @@ def audit_release(config: AuditConfig, report: AuditReport) -> AuditReport:
         _refuse_repeated_ids(records, ",".join(inputs))
     generalization = report.generalization
     transformation = None if generalization is None else {"generalize": dict(generalization.levels)}
-    with Ledger.open(settings["file"]) as ledger:
+    # The attacks and the record are one transaction: another audit of the dataset waits,
+    # and is then attacked with this release (and this one with any it recorded first).
+    with Ledger.open(settings["file"]) as ledger, ledger.transaction():
         history = release_history(
             ledger,
             report.table,
@@ -272,7 +291,8 @@ def _refuse_repeated_ids(records: pa.Table, source: str) -> None:
     ids, shared = repeated_ids(records)
     if ids:
         raise InputError(
-            f"{source}: the id column {records.column_names[0]!r} repeats {ids:,} "
+            f"{printable(source)}: the id column {printable(repr(records.column_names[0]))} "
+            f"repeats {ids:,} "
             f"{'id' if ids == 1 else 'ids'} ({shared:,} records share an id); each record "
             "of a release needs its own id: fix the file, nothing was recorded"
         )
@@ -315,58 +335,69 @@ def _fingerprint(inputs: Sequence[str]) -> str:
     return ",".join(file_sha256(path) if Path(path).is_file() else "" for path in inputs)
 
 
-def record_dp_release(args: argparse.Namespace, report: DPReport) -> None:
+def record_dp_release(
+    args: argparse.Namespace,
+    report: DPReport,
+    write: Callable[[], Sequence[Path]] | None = None,
+) -> None:
     """Record ``anonaudit dp``'s release in ``--ledger``, refusing it past ``--budget``.
 
     The dataset is ``--dataset`` (required: :func:`ledger_name`); the recorded
     class table is the one the release was made from (the ledger is internal). The
-    budget check and the record are one transaction
-    (:meth:`~anonaudit.linkage.ledger.Ledger.record`).
+    budget check, ``write`` (which writes the release's files and returns their paths)
+    and the record are one transaction: a release past the budget is never written, and
+    when the record fails (a full disk, say), the files ``write`` wrote are removed, so
+    that no release is published without its cost recorded, nor charged unwritten.
     """
     inputs = [str(path) for path in args.inputs]
     dataset, fingerprint = ledger_name(args.dataset), _fingerprint(inputs)
+    budget = _budget(args.budget)
     release = report.release
+    written: list[Path] = []
     with Ledger.open(args.ledger) as ledger:
-        ledger.record(
-            dataset=dataset,
-            fingerprint=fingerprint,
-            source=",".join(inputs),
-            quasi_identifiers=release.original.quasi_identifiers,
-            sensitive=release.original.sensitive,
-            table=release.original,
-            mechanism=release.mechanism,
-            cost=release.cost,
-            recipient=args.recipient,
-            budget=_budget(args.budget),
-        )
+        try:
+            with ledger.transaction():
+                if budget is not None:
+                    ledger.check_budget(release.cost, budget, dataset=dataset)
+                if write is not None:
+                    written.extend(write())
+                ledger.record(
+                    dataset=dataset,
+                    fingerprint=fingerprint,
+                    source=",".join(inputs),
+                    quasi_identifiers=release.original.quasi_identifiers,
+                    sensitive=release.original.sensitive,
+                    table=release.original,
+                    mechanism=release.mechanism,
+                    cost=release.cost,
+                    recipient=args.recipient,
+                )
+        except BaseException:
+            for path in written:
+                path.unlink(missing_ok=True)
+            raise
 
 
 def _budget(text: str | None) -> Budget | None:
-    """``--budget EPS[,DELTA]`` as a :class:`~anonaudit.dp.accounting.Budget`."""
-    if text is None:
-        return None
-    epsilon, _, delta = text.partition(",")
-    try:
-        return Budget(epsilon=float(epsilon), delta=float(delta or 0.0))
-    except ValueError:
-        raise ParameterError(
-            f"--budget takes EPSILON or EPSILON,DELTA, such as 3 or 3,1e-5 (got {text!r})"
-        ) from None
+    """``--budget EPS[,DELTA]``: :func:`anonaudit.dp.cli.budget`."""
+    return dp_cli.budget(text)
 
 
 def _run_ledger(args: argparse.Namespace) -> int:
     if not Path(args.file).is_file():
-        raise ParameterError(f"{args.file}: no such ledger; check the path")
+        raise ParameterError(f"{printable(args.file)}: no such ledger; check the path")
     if getattr(args, "action", None) == "retire":
-        with Ledger.open(args.file) as ledger:
+        with Ledger.open(args.file, create=False) as ledger:
             entry = ledger.retire(args.release, dataset=args.retire_dataset, reason=args.reason)
         print(
-            f"retired release #{entry.id} of {entry.dataset} ({entry.source}) at "
-            f"{entry.retired}: {entry.retired_reason}"
+            f"retired release #{entry.id} of {printable(entry.dataset)} "
+            f"({printable(entry.source)}) at {entry.retired}: "
+            f"{printable(entry.retired_reason or '')}"
         )
         return _OK
-    refuse_overwriting([("--json", args.json)], [args.file])
-    with Ledger.open(args.file) as ledger:
+    refuse_overwriting([("--json", args.json)], [args.file, *side_files(args.file)])
+    refuse_folders([("--json", args.json)])
+    with Ledger.open(args.file, create=False) as ledger:
         document = ledger_to_dict(ledger, dataset=args.dataset, recipient=args.recipient)
     if args.json == "-":
         print(dumps(document))

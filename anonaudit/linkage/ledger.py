@@ -17,7 +17,18 @@ longer attack with it (composition, differencing). Its privacy cost still counts
 The ledger is **internal**: it holds exact class tables and is never to be published;
 its ``meta`` table says so. Concurrent writers are safe: the file is in WAL mode, every
 write is one ``BEGIN IMMEDIATE`` transaction, and a busy writer waits (busy timeout)
-instead of failing.
+instead of failing. A check and the record it allows are one transaction too
+(:meth:`Ledger.transaction`): two audits of one dataset are checked and recorded one
+after the other, each against the releases the other recorded.
+
+A ledger is **created only where no file exists** (built beside it and linked into
+place, so a concurrent run never sees it half made); an existing file is used only when
+it is an anonaudit ledger: its header carries :data:`APPLICATION_ID` (``PRAGMA
+application_id``), or, for a ledger of an older anonaudit, its ``meta`` table holds a
+schema version and its ``releases`` table the ledger's columns. Anything else (another
+application's database, an empty file, a ledger of a newer anonaudit, one whose tables
+were changed) is refused untouched, as is a ledger that cannot be written (read-only,
+locked past the wait, no space), with a message saying which.
 
 Spend composes sequentially (:func:`anonaudit.dp.accounting.sequential`; McSherry 2009,
 Theorem 3): releases of the same dataset add their ε, ρ and δ. A release made without a
@@ -31,8 +42,10 @@ import json
 import math
 import os
 import sqlite3
+import tempfile
+import urllib.parse
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -43,13 +56,24 @@ import pyarrow as pa
 from anonaudit.classtable import ClassTable
 from anonaudit.dp.accounting import Budget, PrivacyCost, sequential
 from anonaudit.errors import BudgetError, InputError
+from anonaudit.util import printable
 
-__all__ = ["LEDGER_NOTE", "Ledger", "LedgerEntry"]
+__all__ = ["APPLICATION_ID", "LEDGER_NOTE", "Ledger", "LedgerEntry"]
+
+#: The SQLite header's application id of an anonaudit ledger (``PRAGMA application_id``):
+#: the bytes ``anAL``.
+APPLICATION_ID = 0x616E414C
 
 #: What the ``meta`` table says of the file.
 LEDGER_NOTE = "internal: holds the exact class table of every release; do not publish"
 _SCHEMA_VERSION = "3"  # 2: the records column; 3: the retirements table
 _BUSY_SECONDS = 60.0
+#: The columns of the ``releases`` table of every version (version 2 added ``records``).
+_RELEASE_COLUMNS = frozenset(
+    ("id", "time", "dataset", "fingerprint", "source", "quasi_identifiers", "sensitive",
+     "transformation", "class_table", "mechanism", "epsilon", "delta", "rho", "recipient")
+)  # fmt: skip
+_RETIREMENT_COLUMNS = frozenset(("release", "time", "reason"))
 _COUNT = "__anonaudit_count__"
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -172,51 +196,109 @@ class Ledger:
     >>> ledger.close()
     """
 
-    def __init__(self, connection: sqlite3.Connection, path: str) -> None:
+    def __init__(
+        self, connection: sqlite3.Connection, path: str, *, wait: float = _BUSY_SECONDS
+    ) -> None:
         self._connection = connection
         self.path = path
+        self._wait = wait
 
     @classmethod
-    def open(cls, path: str | os.PathLike[str]) -> Ledger:
-        """Open the ledger at ``path``, creating it (and its tables) if needed.
+    def open(
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        create: bool = True,
+        wait: float = _BUSY_SECONDS,
+    ) -> Ledger:
+        """Open the ledger at ``path``, creating it if no file is there (and ``create``).
+
+        An existing file is checked before it is opened for writing: it must be an
+        anonaudit ledger of this version or an older one (an older one is then brought
+        to this version). Anything else is left untouched.
+
+        Parameters
+        ----------
+        path : path
+            The ledger file.
+        create : bool
+            Create the ledger when no file is at ``path``; otherwise refuse.
+        wait : float
+            Seconds to wait for another process's write to finish (busy timeout).
 
         Raises
         ------
         InputError
-            ``path`` is not a ledger (another SQLite file, or not SQLite at all).
+            ``path`` is not a ledger (another SQLite file, an empty file, not SQLite at
+            all), a ledger of a newer anonaudit or a damaged one, or it cannot be
+            written: read-only, locked by another process past ``wait``, no space.
         """
         name = os.fspath(path)
+        if name != ":memory:":  # ":memory:": a ledger of this process only (tests, trials)
+            if not os.path.lexists(name):
+                if not create:
+                    raise InputError(f"{printable(name)}: no such ledger; check the path")
+                _create(name)
+            _recognise(name)  # another run's ledger, or a file that appeared meanwhile
         try:
-            connection = sqlite3.connect(name, timeout=_BUSY_SECONDS, isolation_level=None)
-            connection.execute(f"PRAGMA busy_timeout = {int(_BUSY_SECONDS * 1000)}")
-            connection.execute("PRAGMA journal_mode = WAL")
-            ledger = cls(connection, name)
-            with ledger._write() as cursor:
-                for statement in _SCHEMA.split(";"):
-                    if statement.strip():
-                        cursor.execute(statement)
-                columns = {row[1] for row in cursor.execute("PRAGMA table_info(releases)")}
-                if "records" not in columns:  # a version 1 ledger
-                    cursor.execute("ALTER TABLE releases ADD COLUMN records BLOB")
-                # An older ledger has gained what it lacked (the retirements table, by
-                # the schema above): it is of this version now.
-                cursor.execute(
-                    "UPDATE meta SET value = ? WHERE key = 'schema_version' "
-                    "AND CAST(value AS INTEGER) < ?",
-                    (_SCHEMA_VERSION, int(_SCHEMA_VERSION)),
-                )
-                now = datetime.now(UTC).isoformat(timespec="seconds")
-                for key, value in (
-                    ("note", LEDGER_NOTE),
-                    ("schema_version", _SCHEMA_VERSION),
-                    ("created", now),
-                ):
-                    cursor.execute(
-                        "INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)", (key, value)
-                    )
-        except sqlite3.DatabaseError as exc:
-            raise InputError(f"{name}: not a release ledger ({exc})") from None
+            connection = sqlite3.connect(name, timeout=wait, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise _failure(name, exc, wait) from None
+        ledger = cls(connection, name, wait=wait)
+        try:
+            connection.execute(f"PRAGMA busy_timeout = {int(wait * 1000)}")
+            if connection.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+                connection.execute("PRAGMA journal_mode = WAL")
+            ledger._upgrade()
+        except BaseException:
+            connection.close()
+            raise
         return ledger
+
+    @staticmethod
+    def check(path: str | os.PathLike[str]) -> None:
+        """Refuse, before any input is read, a file at ``path`` that :meth:`open` would
+        refuse as no ledger of this anonaudit; nothing is created or written.
+
+        Raises
+        ------
+        InputError
+            As :meth:`open`.
+        """
+        name = os.fspath(path)
+        if name != ":memory:" and os.path.lexists(name):
+            _recognise(name)
+
+    def _upgrade(self) -> None:
+        """Bring a ledger of an older version to this one (nothing when it is of this one)."""
+        marked = self._run(lambda: self._connection.execute("PRAGMA application_id").fetchone())
+        tables = self._run(
+            lambda: {
+                row[0]
+                for row in self._connection.execute(
+                    "SELECT name FROM sqlite_master WHERE type = 'table'"
+                )
+            }
+        )
+        version = self.meta().get("schema_version") if "meta" in tables else None
+        if version == _SCHEMA_VERSION and marked[0] == APPLICATION_ID and "retirements" in tables:
+            return
+        with self._write() as cursor:
+            for statement in _SCHEMA.split(";"):
+                if statement.strip():
+                    cursor.execute(statement)
+            columns = {row[1] for row in cursor.execute("PRAGMA table_info(releases)")}
+            if "records" not in columns:  # a version 1 ledger
+                cursor.execute("ALTER TABLE releases ADD COLUMN records BLOB")
+            # An older ledger has gained what it lacked (the retirements table, by
+            # the schema above): it is of this version now.
+            cursor.execute(
+                "UPDATE meta SET value = ? WHERE key = 'schema_version' "
+                "AND CAST(value AS INTEGER) < ?",
+                (_SCHEMA_VERSION, int(_SCHEMA_VERSION)),
+            )
+            _fill_meta(cursor)
+            cursor.execute(f"PRAGMA application_id = {APPLICATION_ID}")
 
     def close(self) -> None:
         """Close the file."""
@@ -230,19 +312,55 @@ class Ledger:
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Cursor]:
-        """One write transaction, taken at once (``BEGIN IMMEDIATE``): no upgrade deadlock."""
+        """One write transaction, taken at once (``BEGIN IMMEDIATE``): no upgrade deadlock.
+
+        Inside :meth:`transaction`, part of it (committed with it).
+        """
         cursor = self._connection.cursor()
-        cursor.execute("BEGIN IMMEDIATE")
+        if self._connection.in_transaction:
+            yield cursor
+            return
+        self._run(lambda: cursor.execute("BEGIN IMMEDIATE"))
         try:
             yield cursor
+            self._run(lambda: cursor.execute("COMMIT"))
         except BaseException:
-            cursor.execute("ROLLBACK")
+            if self._connection.in_transaction:
+                with suppress(sqlite3.Error):  # rolled back already
+                    cursor.execute("ROLLBACK")
             raise
-        cursor.execute("COMMIT")
+        finally:
+            cursor.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[Ledger]:
+        """Hold the ledger's write lock across a check and the record it allows.
+
+        Everything read and recorded in the block is one ``BEGIN IMMEDIATE``
+        transaction: another process's check and record of the same ledger wait until
+        it is committed (or rolled back, when the block raises), and then see this one's
+        releases. Keep the block short: other writers wait for it.
+
+        Raises
+        ------
+        InputError
+            The ledger cannot be written (read-only, locked past the wait, no space);
+            nothing in the block is recorded.
+        """
+        with self._write():
+            yield self
+
+    def _run(self, operation: Any) -> Any:
+        """``operation()``, an error of SQLite turned into one line naming the ledger."""
+        try:
+            return operation()
+        except sqlite3.Error as exc:
+            raise _failure(self.path, exc, self._wait) from None
 
     def meta(self) -> dict[str, str]:
         """The ``meta`` table: ``note``, ``schema_version``, ``created``."""
-        return dict(self._connection.execute("SELECT key, value FROM meta").fetchall())
+        rows = self._run(lambda: self._connection.execute("SELECT key, value FROM meta").fetchall())
+        return {str(key): str(value) for key, value in rows}
 
     def record(
         self,
@@ -294,11 +412,14 @@ class Ledger:
         with self._write() as cursor:
             if budget is not None:
                 self.check_budget(cost, budget, dataset=dataset)
-            cursor.execute(
-                "INSERT INTO releases (time, dataset, fingerprint, source, quasi_identifiers, "
-                "sensitive, transformation, class_table, mechanism, epsilon, delta, rho, "
-                "recipient, records) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                row,
+            self._run(
+                lambda: cursor.execute(
+                    "INSERT INTO releases (time, dataset, fingerprint, source, "
+                    "quasi_identifiers, sensitive, transformation, class_table, mechanism, "
+                    "epsilon, delta, rho, recipient, records) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    row,
+                )
             )
             return int(cursor.lastrowid or 0)
 
@@ -323,8 +444,21 @@ class Ledger:
             args.append(recipient)
         if where:
             query += " WHERE " + " AND ".join(where)
-        rows = self._connection.execute(query + " ORDER BY id", args).fetchall()
-        return tuple(_entry(row) for row in rows)
+        rows = self._run(lambda: self._connection.execute(query + " ORDER BY id", args).fetchall())
+        return tuple(self._entry(row) for row in rows)
+
+    def _entry(self, row: tuple[Any, ...]) -> LedgerEntry:
+        try:
+            return _entry(row)
+        except (ValueError, TypeError, KeyError, AttributeError) as exc:
+            raise self._damaged(row[0], exc) from None
+
+    def _damaged(self, release: object, exc: BaseException) -> InputError:
+        reason = printable(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+        return InputError(
+            f"{printable(self.path)}: release #{printable(str(release))} is damaged "
+            f"({reason}); the ledger cannot be used: restore it from a backup"
+        )
 
     def retire(self, release: int, *, dataset: str, reason: str) -> LedgerEntry:
         """Retire release number ``release`` of ``dataset``: recorded, not deleted.
@@ -347,53 +481,70 @@ class Ledger:
         if not reason.strip():
             raise InputError("--reason is empty; say why the release is retired")
         with self._write() as cursor:
-            row = cursor.execute(
-                f"SELECT {_FIELDS} {_FROM} WHERE id = ? AND dataset = ?", (release, dataset)
-            ).fetchone()
+            row = self._run(
+                lambda: cursor.execute(
+                    f"SELECT {_FIELDS} {_FROM} WHERE id = ? AND dataset = ?", (release, dataset)
+                ).fetchone()
+            )
+            path, name = printable(self.path), printable(repr(dataset))
             if row is None:
                 raise InputError(
-                    f"{self.path}: no release #{release} of dataset {dataset!r}; list them "
-                    f"with anonaudit ledger {self.path} --dataset {dataset}"
+                    f"{path}: no release #{release} of dataset {name}; list them "
+                    f"with anonaudit ledger {path} --dataset {printable(dataset)}"
                 )
-            entry = _entry(row)
+            entry = self._entry(row)
             if entry.retired is not None:
                 raise InputError(
-                    f"{self.path}: release #{release} of {dataset!r} was retired already, "
-                    f"at {entry.retired} ({entry.retired_reason})"
+                    f"{path}: release #{release} of {name} was retired already, "
+                    f"at {printable(entry.retired)} ({printable(entry.retired_reason or '')})"
                 )
             now = datetime.now(UTC).isoformat(timespec="seconds")
-            cursor.execute(
-                "INSERT INTO retirements (release, time, reason) VALUES (?, ?, ?)",
-                (release, now, reason.strip()),
+            self._run(
+                lambda: cursor.execute(
+                    "INSERT INTO retirements (release, time, reason) VALUES (?, ?, ?)",
+                    (release, now, reason.strip()),
+                )
             )
         return replace(entry, retired=now, retired_reason=reason.strip())
 
     def class_table(self, release: int) -> ClassTable | None:
         """The class table recorded with release number ``release`` (``None`` if none)."""
-        row = self._connection.execute(
-            "SELECT class_table FROM releases WHERE id = ?", (release,)
-        ).fetchone()
+        row = self._run(
+            lambda: self._connection.execute(
+                "SELECT class_table FROM releases WHERE id = ?", (release,)
+            ).fetchone()
+        )
         if row is None:
             raise KeyError(f"no release #{release} in {self.path}")
-        return None if row[0] is None else _table_from_bytes(row[0])
+        try:
+            return None if row[0] is None else _table_from_bytes(row[0])
+        except (pa.ArrowException, OSError, ValueError, TypeError, KeyError) as exc:
+            raise self._damaged(release, exc) from None
 
     def records(self, release: int) -> pa.Table | None:
         """The records kept with release number ``release`` (``None`` if none were).
 
         The first column is the office's record id, named as when recorded.
         """
-        row = self._connection.execute(
-            "SELECT records FROM releases WHERE id = ?", (release,)
-        ).fetchone()
+        row = self._run(
+            lambda: self._connection.execute(
+                "SELECT records FROM releases WHERE id = ?", (release,)
+            ).fetchone()
+        )
         if row is None:
             raise KeyError(f"no release #{release} in {self.path}")
-        return None if row[0] is None else _read_arrow(row[0])
+        try:
+            return None if row[0] is None else _read_arrow(row[0])
+        except (pa.ArrowException, OSError, ValueError, TypeError) as exc:
+            raise self._damaged(release, exc) from None
 
     def has_records(self, release: int) -> bool:
         """Whether release number ``release`` was recorded with its records."""
-        row = self._connection.execute(
-            "SELECT records IS NOT NULL FROM releases WHERE id = ?", (release,)
-        ).fetchone()
+        row = self._run(
+            lambda: self._connection.execute(
+                "SELECT records IS NOT NULL FROM releases WHERE id = ?", (release,)
+            ).fetchone()
+        )
         return bool(row and row[0])
 
     def spent(self, dataset: str | None = None, recipient: str | None = None) -> PrivacyCost:
@@ -430,15 +581,30 @@ class Ledger:
 
 
 def _entry(row: tuple[Any, ...]) -> LedgerEntry:
+    """A row of :data:`_FIELDS` as an entry; raises ValueError or TypeError when damaged."""
+    for column, value in zip(("epsilon", "delta", "rho"), row[9:12], strict=True):
+        if value is not None and not isinstance(value, int | float):
+            raise ValueError(f"its {column} is {type(value).__name__}, not a number")
+        if value is not None and (math.isnan(value) or value < 0):
+            raise ValueError(f"its {column} is {value!r}")
+    for column, value in zip(("time", "dataset", "fingerprint", "source"), row[1:5], strict=True):
+        if not isinstance(value, str):
+            raise ValueError(f"its {column} is {type(value).__name__}, not text")
+    roles = [json.loads(row[5]), json.loads(row[6])]
+    if not all(isinstance(r, list) and all(isinstance(c, str) for c in r) for r in roles):
+        raise ValueError("its quasi_identifiers or sensitive is not a list of column names")
+    transformation = None if row[7] is None else json.loads(row[7])
+    if transformation is not None and not isinstance(transformation, dict):
+        raise ValueError("its transformation is not a JSON object")
     return LedgerEntry(
         id=int(row[0]),
         time=row[1],
         dataset=row[2],
         fingerprint=row[3],
         source=row[4],
-        quasi_identifiers=tuple(json.loads(row[5])),
-        sensitive=tuple(json.loads(row[6])),
-        transformation=None if row[7] is None else json.loads(row[7]),
+        quasi_identifiers=tuple(roles[0]),
+        sensitive=tuple(roles[1]),
+        transformation=transformation,
         mechanism=row[8],
         epsilon=float(row[9] or 0.0),
         delta=float(row[10] or 0.0),
@@ -480,3 +646,177 @@ def _table_from_bytes(blob: bytes) -> ClassTable:
     sa = tuple(json.loads(metadata[b"sensitive"]))
     counts = np.asarray(data.column(_COUNT).to_numpy(), dtype=np.int64)
     return ClassTable(qi, sa, data.drop_columns([_COUNT]).replace_schema_metadata(None), counts)
+
+
+def _fill_meta(cursor: sqlite3.Cursor) -> None:
+    """The ``meta`` rows a ledger lacks: its note, schema version and creation time."""
+    now = datetime.now(UTC).isoformat(timespec="seconds")
+    rows = (("note", LEDGER_NOTE), ("schema_version", _SCHEMA_VERSION), ("created", now))
+    for key, value in rows:
+        cursor.execute("INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)", (key, value))
+
+
+def _create(name: str) -> None:
+    """Make a new, empty ledger at ``name``, where no file is.
+
+    It is built in a temporary file beside ``name`` and hard-linked into place, which
+    fails if a file appeared there meanwhile (another run created the ledger: that one
+    is used). A run never sees a ledger half made, nor an empty file it would refuse.
+    """
+    folder = os.path.dirname(os.path.abspath(name))
+    try:
+        handle, temporary = tempfile.mkstemp(prefix=".anonaudit-tmp-ledger-", dir=folder)
+    except FileNotFoundError:
+        raise InputError(
+            f"{printable(name)}: the folder {printable(folder)} does not exist; create it first "
+            "or give another path for the ledger"
+        ) from None
+    except OSError as exc:
+        raise InputError(
+            f"{printable(name)}: cannot create the ledger ({exc.strerror}); nothing was recorded"
+        ) from None
+    os.close(handle)
+    try:
+        connection = sqlite3.connect(temporary, isolation_level=None)
+        try:
+            connection.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            connection.execute("PRAGMA journal_mode = WAL")
+            cursor = connection.cursor()
+            cursor.execute("BEGIN IMMEDIATE")
+            for statement in _SCHEMA.split(";"):
+                if statement.strip():
+                    cursor.execute(statement)
+            _fill_meta(cursor)
+            cursor.execute("COMMIT")
+        finally:
+            connection.close()
+        with suppress(FileExistsError):  # created meanwhile by another run: that one is used
+            os.link(temporary, name)
+    except sqlite3.Error as exc:
+        raise _failure(name, exc, 0.0) from None
+    except OSError as exc:
+        raise InputError(
+            f"{printable(name)}: cannot create the ledger ({exc.strerror}); nothing was recorded"
+        ) from None
+    finally:
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            with suppress(FileNotFoundError):
+                os.unlink(temporary + suffix)
+
+
+def _recognise(name: str) -> None:
+    """Refuse, without writing to it, a file at ``name`` that is not an anonaudit ledger
+    of this version or an older one.
+
+    Read through a read-only connection: the file's bytes and time stay as they were.
+    """
+    shown = printable(name)
+    not_ledger = f"{shown}: not a release ledger"
+    advice = "give the path of an anonaudit ledger, or a new path to create one"
+    if os.path.isdir(name):
+        raise InputError(f"{shown}: this is a folder; give the path of a ledger file")
+    try:
+        size = os.path.getsize(name)
+    except OSError as exc:
+        raise InputError(f"{shown}: cannot read the ledger ({exc.strerror})") from None
+    if size == 0:
+        raise InputError(f"{not_ledger} (an empty file); it was left as it was: {advice}")
+    uri = "file:" + urllib.parse.quote(os.path.abspath(name)) + "?mode=ro"
+    try:
+        connection = sqlite3.connect(uri, uri=True, isolation_level=None)
+    except sqlite3.Error as exc:
+        raise _failure(name, exc, 0.0) from None
+    try:
+        marked = connection.execute("PRAGMA application_id").fetchone()[0]
+        tables = {
+            row[0]: row[1] for row in connection.execute("SELECT name, type FROM sqlite_master")
+        }
+        if marked not in (0, APPLICATION_ID):
+            raise InputError(
+                f"{not_ledger} (an SQLite database of another application, id {marked}); "
+                f"it was left as it was: {advice}"
+            )
+        releases = (
+            {row[1] for row in connection.execute("PRAGMA table_info(releases)")}
+            if tables.get("releases") == "table"
+            else set()
+        )
+        meta: dict[Any, Any] = {}
+        if tables.get("meta") == "table":
+            columns = {row[1] for row in connection.execute("PRAGMA table_info(meta)")}
+            if {"key", "value"} <= columns:
+                meta = dict(connection.execute("SELECT key, value FROM meta").fetchall())
+        version = meta.get("schema_version")
+        # A ledger of an older anonaudit has no application id: its tables tell.
+        if marked == 0 and (version is None or not releases.issuperset(_RELEASE_COLUMNS)):
+            raise InputError(
+                f"{not_ledger} (an SQLite database of another application: no anonaudit "
+                f"ledger tables); it was left as it was: {advice}"
+            )
+        try:
+            number = int(str(version))
+        except ValueError:
+            number = 0
+        if number < 1:
+            raise InputError(
+                f"{shown}: the ledger's schema version is {printable(repr(version))}, not a "
+                "version anonaudit wrote; the ledger is damaged: restore it from a backup"
+            )
+        if number > int(_SCHEMA_VERSION):
+            raise InputError(
+                f"{shown}: a ledger of schema version {number}, written by a newer anonaudit; "
+                f"this one reads versions up to {_SCHEMA_VERSION}: upgrade anonaudit"
+            )
+        lacking = sorted(_RELEASE_COLUMNS - releases)
+        if lacking:
+            raise InputError(
+                f"{shown}: the ledger's releases table lacks the columns "
+                f"{printable(', '.join(lacking))}; it was changed outside anonaudit or is "
+                "damaged: restore it from a backup"
+            )
+        if tables.get("retirements") == "table":
+            kept = {row[1] for row in connection.execute("PRAGMA table_info(retirements)")}
+            if not kept.issuperset(_RETIREMENT_COLUMNS):
+                raise InputError(
+                    f"{shown}: the ledger's retirements table lacks the columns "
+                    f"{', '.join(sorted(_RETIREMENT_COLUMNS - kept))}; it was changed outside "
+                    "anonaudit or is damaged: restore it from a backup"
+                )
+    except sqlite3.Error as exc:
+        raise _failure(name, exc, 0.0) from None
+    finally:
+        connection.close()
+
+
+def _failure(name: str, exc: sqlite3.Error, wait: float) -> InputError:
+    """One line naming the ledger and what is wrong with it, for an error of SQLite."""
+    shown, text = printable(name), str(exc).lower()
+    reason = printable(str(exc))
+    if "not a database" in text:
+        return InputError(
+            f"{shown}: not a release ledger (not an SQLite database); it was left as it was: "
+            "give the path of an anonaudit ledger, or a new path to create one"
+        )
+    if "readonly" in text or "read-only" in text:
+        return InputError(
+            f"{shown}: the ledger is read-only ({reason}); nothing was recorded: make the "
+            "file and its folder writable, or record in another ledger"
+        )
+    if "locked" in text or "busy" in text:
+        return InputError(
+            f"{shown}: the ledger is locked by another process (waited {wait:g} s); nothing "
+            "was recorded: run again when the other run has finished"
+        )
+    if "full" in text or "i/o error" in text:
+        return InputError(
+            f"{shown}: cannot write the ledger ({reason}: no space left, or a file size "
+            "limit); nothing was recorded: free some space and run again"
+        )
+    if "unable to open" in text or "cannot open" in text:
+        return InputError(
+            f"{shown}: cannot open the ledger ({reason}); check that the file and its "
+            "folder exist and can be read and written"
+        )
+    if "malformed" in text or "corrupt" in text:
+        return InputError(f"{shown}: the ledger is damaged ({reason}); restore it from a backup")
+    return InputError(f"{shown}: cannot use the ledger ({reason})")

@@ -11,6 +11,7 @@ from anonaudit.classtable import SourceStats
 from anonaudit.linkage.composition import COMBINATION_RULE, Composition, DPComposition
 from anonaudit.linkage.differencing import Differencing
 from anonaudit.linkage.ledger import Ledger, LedgerEntry
+from anonaudit.util import printable
 from anonaudit.vocabulary import REDACTED, SCHEMA_VERSION
 
 __all__ = [
@@ -27,6 +28,13 @@ __all__ = [
 ]
 
 _LISTED = ("old_size", "new_size", "value", "change")  # the listing's columns beside the QIs
+
+
+def _lines(lines: Sequence[str]) -> str:
+    """The printed lines, one text: control characters within a line escaped
+    (:func:`~anonaudit.util.printable`), so that no name or value printed can drive the
+    terminal or forge a line."""
+    return "\n".join(printable(line, limit=None) for line in lines)
 
 
 def _number(value: float) -> float | str | None:
@@ -125,7 +133,7 @@ def composition_summary(results: Mapping[str, Composition], *, id: str) -> str:
                 f"zCDP rho {total.cost.zcdp:.4g}); a person's value: epsilon "
                 f"{_fixed(dp.value_epsilon)}, largest posterior {_fixed(dp.posterior_bound)}"
             )
-    return "\n".join(lines)
+    return _lines(lines)
 
 
 def _fixed(value: float) -> str:
@@ -196,7 +204,7 @@ def differencing_summary(results: Mapping[str, Differencing], *, redact: bool = 
                 f"  [{qi}] {row['old_size']} -> {row['new_size']}: "
                 f"{row['change']:+d} {row['value']!s}"
             )
-    return "\n".join(lines)
+    return _lines(lines)
 
 
 def entry_to_dict(entry: LedgerEntry) -> dict[str, Any]:
@@ -266,13 +274,18 @@ def ledger_summary(document: Mapping[str, Any]) -> str:
         to = entry["recipient"] or "-"
         retired = entry.get("retired")
         lines.append(
-            f"  #{entry['id']} {entry['time']} {entry['dataset']} to {to}: {entry['source']} "
+            f"  #{entry['id']} {entry['time']} {printable(entry['dataset'])} to "
+            f"{printable(to)}: {printable(entry['source'])} "
             f"(sha256 {entry['sha256'][:12]}), {cost}"
-            + ("" if not retired else f"; RETIRED {retired['time']}: {retired['reason']}")
+            + (
+                ""
+                if not retired
+                else f"; RETIRED {retired['time']}: {printable(retired['reason'])}"
+            )
         )
     for name, cost in document["spent"].items():
         lines.append(
-            f"  spent on {name}: epsilon {cost['epsilon_pure']}, rho {cost['rho']:g}, "
+            f"  spent on {printable(name)}: epsilon {cost['epsilon_pure']}, rho {cost['rho']:g}, "
             f"delta {cost['delta']:g}"
         )
-    return "\n".join(lines)
+    return _lines(lines)
