@@ -137,7 +137,8 @@ def refuse_overwriting(
     for option, output in outputs:
         expanded.append((option, output))
         if option == "--ledger" and output is not None:  # SQLite writes beside it too
-            expanded.extend((f"{option} (its SQLite file)", side) for side in side_files(output))
+            label = f"{option} {os.fspath(output)}, whose SQLite side file"
+            expanded.extend((label, side) for side in side_files(output))
     for option, output in expanded:
         if output is None or os.fspath(output) == "-" or "://" in os.fspath(output):
             continue
