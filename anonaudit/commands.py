@@ -51,6 +51,7 @@ from anonaudit.rows import write_records, write_transformed
 from anonaudit.sources import require_rereadable
 from anonaudit.util import (
     atomic_write_text,
+    printable_lines,
     read_lines,
     refuse_folders,
     refuse_listing_folder,
@@ -348,7 +349,7 @@ def run_audit(args: argparse.Namespace, command: str) -> int:
     else:
         if config.json:
             atomic_write_text(Path(config.json), dumps(document))
-        print(summary(report))
+        print(printable_lines(summary(report)))
     if config.html:
         save_html(report, config.html, command=command, **bounds, listings_dir=listings)
     elif listings:
@@ -381,7 +382,7 @@ def _run_datasets(
         for result in results:
             print(f"== {result.name} ==")
             if result.report is not None:
-                print(summary(result.report))
+                print(printable_lines(summary(result.report)))
             else:
                 print(f"anonaudit: error: {result.error}")
     for result in results:
@@ -476,7 +477,7 @@ def run_dp(args: argparse.Namespace, command: str) -> int:
     else:
         if args.json:
             atomic_write_text(Path(args.json), dumps(document))
-        print(dp_summary(report))
+        print(printable_lines(dp_summary(report)))
     return EXIT_OK
 
 
@@ -525,7 +526,7 @@ def run_advise(args: argparse.Namespace, command: str) -> int:
     else:
         if config.json:
             atomic_write_text(Path(config.json), dumps(document))
-        print(advice_summary(advice))
+        print(printable_lines(advice_summary(advice)))
     if config.html:  # the audit of the input, as `anonaudit audit` reports it, with the advice
         save_html(report, config.html, redact=config.redact, command=command)
     if args.out and advice.transformations:

@@ -31,6 +31,7 @@ __all__ = [
     "file_name",
     "from_decimal_comma",
     "printable",
+    "printable_lines",
     "refuse_folders",
     "refuse_listing_folder",
     "refuse_overwriting",
@@ -213,6 +214,17 @@ def printable(text: str, limit: int | None = PRINTABLE_LIMIT) -> str:
         half = max(limit // 2, 1)
         text = f"{text[:half]}…{text[-half:]} ({len(text):,} characters)"
     return _CONTROLS.sub(lambda found: repr(found.group())[1:-1], text)
+
+
+def printable_lines(text: str) -> str:
+    r"""``text`` of several lines, each made :func:`printable` (not shortened): a report
+    printed on a terminal, whose names and values come from the data.
+
+    >>> print(printable_lines("k = 2\nzip\x1b[31m: 3 classes"))
+    k = 2
+    zip\x1b[31m: 3 classes
+    """
+    return "\n".join(printable(line, limit=None) for line in text.split("\n"))
 
 
 def side_files(path: str | os.PathLike[str]) -> list[str]:

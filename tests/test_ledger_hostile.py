@@ -599,3 +599,13 @@ def test_json_listing_of_a_hostile_name_is_exact(
     assert main(["ledger", str(ledger), "--json", "-"]) == 0
     document = json.loads(capsys.readouterr().out)
     assert document["releases"][0]["dataset"] == _HOSTILE  # data kept exact; JSON escapes
+
+
+def test_the_audit_summary_escapes_a_hostile_column_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = tmp_path / "e.csv"
+    data.write_text("z\x1b[31mip,age,dx\n1,2,a\n1,2,b\n3,4,\x1b[2Jc\n", encoding="utf-8")
+    assert main(["audit", str(data), "--qi", "z\x1b[31mip,age", "--sensitive", "dx"]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "z\\x1b[31mip" in out
