@@ -86,6 +86,9 @@ _COUNT = "__anonaudit_count__"
 _WEIGHT = "__anonaudit_weight__"
 #: The column of records per row in :func:`numbered_batches` (from ``count``).
 ROW_COUNT = "__anonaudit_rows__"
+#: The most records a ``--count`` column, and the most a ``--weights`` column, may add up
+#: to: beyond 2^53 neither is exact as a float, and counts near 2^63 overflow ``int64``.
+MAX_TOTAL = 2**53
 # Dictionaries up to this size (or an eighth of their batch) are grouped by codes.
 _SMALL_DICTIONARY = 1024
 # A QI with more distinct values than this share of a sample's records looks like an
@@ -406,6 +409,7 @@ def build_class_table(
         table = ClassTable(tuple(quasi_identifiers), tuple(sensitive), keys, counts, stats)
         return _with_identifiers(table, flagged)
     suspects: list[str] = []
+    totals = _Totals()
 
     def stream() -> Iterator[pa.RecordBatch]:
         unseen = True
@@ -414,8 +418,11 @@ def build_class_table(
                 if unseen and count is None:  # a frequency table's rows are not records
                     suspects.extend(_warn_identifiers(batch, quasi_identifiers, part.info.name))
                 unseen = False
-                records = batch.num_rows if count is None else pc.sum(batch[ROW_COUNT]).as_py()
-                records = records or 0
+                records = batch.num_rows
+                if count is not None:
+                    records = totals.add(batch[ROW_COUNT], _COUNTS, count, part.info.name)
+                if weights is not None:
+                    totals.add(batch[_WEIGHT], _WEIGHTS, weights, part.info.name)
                 rows[index] += records
                 if progress is not None:
                     progress.advance(records)
@@ -767,6 +774,41 @@ _WEIGHTS = _Numbers(
     "--weights", "weight", "record", pa.float64(), "non-negative finite numbers", _WEIGHT
 )
 _COUNTS = _Numbers("--count", "count", "row", pa.int64(), "whole numbers, 0 or more", ROW_COUNT)
+
+
+class _Totals:
+    """The running sums of a ``--count`` or ``--weights`` column, refused past :data:`MAX_TOTAL`.
+
+    Each value was checked alone (:func:`_with_numbers`); their sum may still not fit:
+    counts of 2^62 overflow ``int64`` three at a time, weights of 1e308 sum to infinity.
+    Summed as floats first (which cannot overflow below 1e308 per value), then exactly.
+    """
+
+    def __init__(self) -> None:
+        self.sums: dict[str, float | int] = {}
+
+    def add(self, values: pa.Array | pa.ChunkedArray, kind: _Numbers, name: str, where: str) -> int:
+        """Add ``values`` (the column ``name`` of the file ``where``); their sum, rounded down.
+
+        Raises
+        ------
+        InputError
+            The sum so far exceeds :data:`MAX_TOTAL` or is not finite.
+        """
+        approximate = float(pc.sum(pc.cast(values, pa.float64(), safe=False)).as_py() or 0.0)
+        before = self.sums.get(name, 0)
+        exact: float | int = approximate
+        fits = np.isfinite(approximate) and before + approximate <= 2 * MAX_TOTAL
+        if fits and pa.types.is_integer(values.type):  # int64 then holds the exact sum
+            exact = int(pc.sum(values).as_py() or 0)
+        if not np.isfinite(exact) or before + exact > MAX_TOTAL:
+            raise InputError(
+                f"{where}: the {kind.noun}s of column {name!r} ({kind.option}) add up to more "
+                f"than 2^53 ({MAX_TOTAL:,}), more than can be summed exactly; check that "
+                f"{name!r} is the {kind.noun} column, or scale its values down"
+            )
+        self.sums[name] = before + exact
+        return int(exact)
 
 
 def numbered_batches(

@@ -193,9 +193,7 @@ class FragmentSource:
         self._sha256: str | None = None
         own = csv.columns if csv is not None else physical.names if physical is not None else None
         self.columns = (
-            tuple(schema.names)
-            if own is None
-            else (*own, *(key for key in keys if key not in own))
+            tuple(schema.names) if own is None else (*own, *(key for key in keys if key not in own))
         )
 
     @property
@@ -243,7 +241,7 @@ class FragmentSource:
         except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as exc:
             raise MalformedFileError(f"{self.info.name}: cannot read: {_first_line(exc)}") from None
         except OSError as exc:
-            raise storage_error(self.info.name, exc) from None
+            raise damaged_pages(self.info.name, exc) or storage_error(self.info.name, exc) from None
 
     def _read_schema(self, columns: Sequence[str]) -> pa.Schema:
         """The dataset's schema, with the file's own type for each of ``columns`` it has.
@@ -293,8 +291,7 @@ class FragmentSource:
         for batch in self._csv.batches(own):
             rows = batch.num_rows
             arrays = [
-                batch.column(name) if name in own else self._constant(name, rows)
-                for name in wanted
+                batch.column(name) if name in own else self._constant(name, rows) for name in wanted
             ]
             selected = pa.RecordBatch.from_arrays(arrays, names=wanted)
             if self._filter is not None:
@@ -853,7 +850,26 @@ def dictionary_format(schema: pa.Schema) -> ds.ParquetFileFormat:
     (``benchmarks/bench_lake.py``).
     """
     names = [f.name for f in schema if pa.types.is_string(f.type)]
-    return ds.ParquetFileFormat(read_options=ds.ParquetReadOptions(dictionary_columns=names))
+    return ds.ParquetFileFormat(
+        read_options=ds.ParquetReadOptions(dictionary_columns=names),
+        default_fragment_scan_options=ds.ParquetFragmentScanOptions(
+            page_checksum_verification=True  # where the writer stored page CRCs
+        ),
+    )
+
+
+def damaged_pages(name: str, exc: OSError) -> MalformedFileError | None:
+    """The one-line error for a Parquet page whose CRC does not match; ``None`` if not that.
+
+    A file written with page checksums (``write_page_checksum``) is checked page by
+    page as it is read: a changed byte is refused instead of counted as another value.
+    """
+    if "checksum" not in str(exc).lower():
+        return None
+    return MalformedFileError(
+        f"{name}: damaged: a data page fails its CRC checksum ({_first_line(exc)}); "
+        "the file changed after it was written: restore it from a good copy or write it again"
+    )
 
 
 def _first_line(exc: BaseException) -> str:

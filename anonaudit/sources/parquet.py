@@ -10,6 +10,7 @@ import pyarrow.parquet as pq
 
 from anonaudit.errors import MalformedFileError
 from anonaudit.sources.base import SourceInfo, local_sha256, require_flat, to_text_batch
+from anonaudit.sources.dataset import damaged_pages
 
 __all__ = ["ParquetSource"]
 
@@ -73,8 +74,14 @@ class ParquetSource:
             raise MalformedFileError(f"{self.path}: the file has no rows")
         require_flat(self._schema, columns, str(self.path))
         try:
-            file = pq.ParquetFile(str(self.path), read_dictionary=self._dictionary)
+            file = pq.ParquetFile(
+                str(self.path), read_dictionary=self._dictionary, page_checksum_verification=True
+            )
             for batch in file.iter_batches(batch_size=_BATCH_ROWS, columns=list(columns)):
                 yield to_text_batch(batch, columns)
-        except (pa.ArrowInvalid, OSError) as exc:
+        except OSError as exc:
+            raise damaged_pages(str(self.path), exc) or MalformedFileError(
+                f"{self.path}: cannot read: {exc}"
+            ) from None
+        except pa.ArrowInvalid as exc:
             raise MalformedFileError(f"{self.path}: cannot read: {exc}") from None

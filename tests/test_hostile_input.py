@@ -1,0 +1,120 @@
+"""Hostile input that used to give a wrong answer or hang: each is refused in one line.
+
+Counts and weights whose sums do not fit, a Parquet page that fails its checksum, an
+output that is a FIFO nobody reads. The line starts with ``anonaudit: error:``, names
+the file or option at fault and says what to do; the exit status is 2.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from anonaudit.cli import main
+
+
+def error_line(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    """Run ``anonaudit audit argv``; check the error protocol and return the one line."""
+    code = main(["audit", *argv])
+    out, err = capsys.readouterr()
+    assert code == 2, (out, err)
+    assert "Traceback" not in err
+    lines = err.splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("anonaudit: error: ")
+    return lines[0]
+
+
+def expect(line: str, *patterns: str) -> None:
+    for pattern in patterns:
+        assert re.search(pattern, line), f"{pattern!r} not in {line!r}"
+
+
+# -- sums that do not fit ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "counts",
+    [
+        [2**62, 2**62, 2**62],  # int64 wrapped: k 4.6e18, rows negative, exit 0
+        [2**62, 2**62],  # exactly 2^63: DuckDB's sum overflowed, exit 3
+        [2**53, 1],
+    ],
+)
+def test_counts_whose_total_does_not_fit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], counts: list[int]
+) -> None:
+    data = tmp_path / "table.csv"
+    data.write_text("zip,n\n" + "".join(f"z{i},{c}\n" for i, c in enumerate(counts)))
+    line = error_line(capsys, str(data), "--qi", "zip", "--count", "n", "-k", "2", "--quiet")
+    expect(line, re.escape(str(data)), r"'n'", r"--count", r"2\^53", r"scale")
+
+
+def test_counts_up_to_the_limit_are_exact(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = tmp_path / "table.csv"
+    data.write_text(f"zip,n\na,{2**53 - 3}\nb,3\n")
+    code = main(["audit", str(data), "--qi", "zip", "--count", "n", "--json", "-", "--quiet"])
+    out, _ = capsys.readouterr()
+    assert code in (0, 1)
+    assert f'"rows": {2**53}' in out
+
+
+@pytest.mark.parametrize("weights", [["1e308", "1e308"], ["1e308", "1e308", "1"], ["9e15", "9e15"]])
+def test_weights_whose_sum_overflows(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], weights: list[str]
+) -> None:
+    data = tmp_path / "survey.csv"
+    data.write_text("zip,w\n" + "".join(f"a,{w}\n" for w in weights))
+    line = error_line(capsys, str(data), "--qi", "zip", "--weights", "w", "-k", "2", "--quiet")
+    expect(line, re.escape(str(data)), r"'w'", r"--weights", r"scale")
+
+
+@pytest.mark.parametrize("weight", ["inf", "nan", "1e309"])
+def test_non_finite_weight(tmp_path: Path, capsys: pytest.CaptureFixture[str], weight: str) -> None:
+    data = tmp_path / "survey.csv"
+    data.write_text(f"zip,w\na,1\na,{weight}\n")
+    line = error_line(capsys, str(data), "--qi", "zip", "--weights", "w", "-k", "2", "--quiet")
+    expect(line, re.escape(str(data)), r"'w'", r"finite")
+
+
+# -- Parquet page checksums --------------------------------------------------------------
+
+
+def corrupted_parquet(path: Path) -> Path:
+    """A Parquet file written with page CRCs, then one byte of one value changed."""
+    table = pa.table(
+        {"zip": [f"z{i % 50:03d}" for i in range(2000)], "age": [str(i % 7) for i in range(2000)]}
+    )
+    pq.write_table(table, path, write_page_checksum=True, use_dictionary=False, compression="none")
+    data = bytearray(path.read_bytes())
+    at = data.find(b"z025")
+    assert at > 0
+    data[at + 1] ^= 0x01  # "z025" becomes "z125": still a plausible value
+    path.write_bytes(bytes(data))
+    return path
+
+
+@pytest.mark.parametrize("as_folder", [False, True])
+def test_parquet_page_failing_its_checksum(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], as_folder: bool
+) -> None:
+    folder = tmp_path / "lake"
+    folder.mkdir()
+    damaged = corrupted_parquet(folder / "part-0.parquet")
+    target = folder if as_folder else damaged
+    line = error_line(capsys, str(target), "--qi", "zip,age", "-k", "2", "--quiet")
+    expect(line, re.escape(str(damaged)), r"damaged", r"checksum", r"good copy")
+
+
+def test_parquet_with_checksums_intact_is_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "good.parquet"
+    pq.write_table(pa.table({"zip": ["a", "a", "b", "b"]}), path, write_page_checksum=True)
+    assert main(["audit", str(path), "--qi", "zip", "-k", "2", "--quiet"]) == 0
