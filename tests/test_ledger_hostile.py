@@ -609,3 +609,26 @@ def test_the_audit_summary_escapes_a_hostile_column_name(
     assert main(["audit", str(data), "--qi", "z\x1b[31mip,age", "--sensitive", "dx"]) == 0
     out = capsys.readouterr().out
     assert "\x1b" not in out and "z\\x1b[31mip" in out
+
+
+def test_a_read_only_folder_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path / "shelf"
+    folder.mkdir()
+    Ledger.open(folder / "ledger.sqlite").close()
+    try:
+        subprocess.run(["chattr", "+i", str(folder)], check=True, capture_output=True, timeout=10)
+    except (OSError, subprocess.CalledProcessError):
+        if os.geteuid() == 0:
+            pytest.skip("neither chattr +i nor a non-root user to make the folder read-only")
+        folder.chmod(0o555)
+    a = _write(HOSPITAL_A, tmp_path / "a.csv")
+    try:
+        for name in ("ledger.sqlite", "new.sqlite"):
+            argv = ["audit", a, *ROLES, "--ledger", str(folder / name), "--dataset", "d"]
+            assert main([*argv, "--quiet"]) == 2
+            line = _one_line_error(capsys)
+            assert f"the folder {folder} is read-only or cannot be written" in line, line
+            assert "not a release ledger" not in line
+    finally:
+        subprocess.run(["chattr", "-i", str(folder)], capture_output=True, timeout=10)
+        folder.chmod(0o755)

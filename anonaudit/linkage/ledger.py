@@ -673,7 +673,8 @@ def _create(name: str) -> None:
         ) from None
     except OSError as exc:
         raise InputError(
-            f"{printable(name)}: cannot create the ledger ({exc.strerror}); nothing was recorded"
+            f"{printable(name)}: cannot create the ledger ({exc.strerror}): the folder "
+            f"{printable(folder)} is read-only or cannot be written; nothing was recorded"
         ) from None
     os.close(handle)
     try:
@@ -696,7 +697,8 @@ def _create(name: str) -> None:
         raise _failure(name, exc, 0.0) from None
     except OSError as exc:
         raise InputError(
-            f"{printable(name)}: cannot create the ledger ({exc.strerror}); nothing was recorded"
+            f"{printable(name)}: cannot create the ledger ({exc.strerror}): the folder "
+            f"{printable(folder)} is read-only or cannot be written; nothing was recorded"
         ) from None
     finally:
         for suffix in ("", "-wal", "-shm", "-journal"):
@@ -813,9 +815,11 @@ def _failure(name: str, exc: sqlite3.Error, wait: float) -> InputError:
             "limit); nothing was recorded: free some space and run again"
         )
     if "unable to open" in text or "cannot open" in text:
+        folder = printable(os.path.dirname(os.path.abspath(name)))
         return InputError(
-            f"{shown}: cannot open the ledger ({reason}); check that the file and its "
-            "folder exist and can be read and written"
+            f"{shown}: cannot open the ledger ({reason}): SQLite writes its -wal and -shm "
+            f"files beside it, and the folder {folder} is read-only or cannot be written: "
+            "make it writable, or record in a ledger elsewhere"
         )
     if "malformed" in text or "corrupt" in text:
         return InputError(f"{shown}: the ledger is damaged ({reason}); restore it from a backup")
