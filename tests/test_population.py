@@ -10,7 +10,11 @@ we hold our estimates to 1e-6.
 
 from __future__ import annotations
 
+import decimal
 import json
+import math
+from decimal import Decimal
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -148,6 +152,103 @@ def test_zayatz_by_hand() -> None:
     # uniques = 1 * 5/11 / 0.5 = 10/11.
     result = population_uniqueness([1, 2], population_size=6, model="zayatz")
     assert result.uniques == pytest.approx(10 / 11, abs=1e-12)
+
+
+# Zayatz to 1e-12 relative against exact arithmetic (issue 23: the log-gamma form was
+# off by 1.1e-8 at N = 10**8 and by 1e-6 at 10**9). Reference: Zayatz's definition
+# h_j = j C(N-j, n-1) / C(N, n) in Fractions where C(N, n) is small enough, otherwise
+# the exact ratio h_j / h_1 = j prod_{i<j} (N-n+1-i) / (N-i), itself checked against
+# the definition below.
+_ZAYATZ_SHAPE = {17: 0.02, 5: 0.05, 3: 0.12, 2: 0.25}  # share of records per class size
+
+
+def _zayatz_table(n: int) -> dict[int, int]:
+    sizes = {j: max(1, int(n * share) // j) for j, share in _ZAYATZ_SHAPE.items()}
+    sizes[1] = n - sum(j * c for j, c in sizes.items())
+    return sizes
+
+
+def _zayatz_exact(sizes: dict[int, int], population: int, *, by_comb: bool) -> Fraction:
+    n = sum(j * c for j, c in sizes.items())
+
+    def weight(j: int) -> Fraction:  # h_j / h_1
+        if by_comb:
+            return Fraction(j * math.comb(population - j, n - 1), math.comb(population - 1, n - 1))
+        ratio = Fraction(j)
+        for i in range(1, j):
+            ratio *= Fraction(population - n + 1 - i, population - i)
+        return ratio
+
+    c1 = sizes[1]
+    total = sum(c * weight(j) for j, c in sizes.items())
+    return c1 * Fraction(c1) / total * Fraction(population, n)
+
+
+def _zayatz_of(sizes: dict[int, int], population: int) -> float:
+    from anonaudit.checks.population import _zayatz
+
+    values = np.array(sorted(sizes), dtype=np.int64)
+    counts = np.array([sizes[int(v)] for v in values], dtype=np.int64)
+    return _zayatz(values, counts, int((values * counts).sum()), float(population))
+
+
+def _relative_error(value: float, exact: Fraction) -> float:
+    return abs(float((Fraction(value) - exact) / exact))
+
+
+def test_zayatz_exact_reference_forms_agree() -> None:
+    for population in (1_000, 10**6, 10**10):
+        sizes = _zayatz_table(200)
+        assert _zayatz_exact(sizes, population, by_comb=True) == _zayatz_exact(
+            sizes, population, by_comb=False
+        )
+
+
+@pytest.mark.parametrize(
+    ("population", "fraction"),
+    [
+        (population, fraction)
+        for population in (10**3, 10**6, 10**8, 10**10)
+        for fraction in (1e-5, 1e-3, 0.01, 0.1, 0.5, 0.9)
+        if fraction * population >= 100  # room for the table's shape
+    ],
+)
+def test_zayatz_within_1e_12_of_exact_arithmetic(population: int, fraction: float) -> None:
+    n = round(fraction * population)
+    sizes = _zayatz_table(n)
+    exact = _zayatz_exact(sizes, population, by_comb=n <= 2_000)
+    assert _relative_error(_zayatz_of(sizes, population), exact) <= 1e-12
+
+
+def test_zayatz_at_a_population_of_1e8_through_the_api() -> None:
+    sizes = _zayatz_table(2_000)
+    table = [j for j, c in sizes.items() for _ in range(c)]
+    result = population_uniqueness(table, population_size=10**8, model="zayatz")
+    exact = _zayatz_exact(sizes, 10**8, by_comb=True)
+    assert _relative_error(result.uniques, exact) <= 1e-12
+    assert result.zayatz is not None
+    assert _relative_error(result.zayatz, exact / 10**8) <= 1e-12
+
+
+def test_zayatz_with_a_large_class_against_50_digit_decimals() -> None:
+    # A class of 100,000 at N = 10**10, n = 10**6: its weight h_j / h_1 = j e^-10 is a
+    # product of 99,999 factors, computed here with 50 significant digits.
+    sizes = {1: 290_000, 2: 100_000, 7: 30_000, 100_000: 3}
+    population = 10**10
+    n = sum(j * c for j, c in sizes.items())
+    assert n == 10**6
+    with decimal.localcontext() as context:
+        context.prec = 50
+        weights = {}
+        for j, c in sizes.items():
+            ratio = Decimal(j)
+            for i in range(1, j):
+                ratio *= Decimal(population - n + 1 - i) / Decimal(population - i)
+            weights[j] = c * ratio
+        total = sum(weights.values())
+        exact = Decimal(sizes[1]) ** 2 / total * population / n
+    assert weights[100_000] > Decimal("1e-5") * total  # the large class counts
+    assert abs(Decimal(_zayatz_of(sizes, population)) / exact - 1) <= Decimal("1e-12")
 
 
 def test_journalist_and_marketer_with_population_sizes() -> None:
