@@ -547,7 +547,14 @@ DISCLOSURE = Measure(
         "α = max over classes and values of p; "
         "β = max over classes and values with p > q of (p − q) / q; "
         "δ = max over classes and every value of the table of |ln(p / q)|, infinite when "
-        "a class lacks a value (p = 0)."
+        "a class lacks a value (p = 0); a policy δ holds when it is below δ. Other tools "
+        "take only the values present in a class: ARX’s δ-disclosure uses log base 2, "
+        "δ_ARX = max |log2(p / q)|, and pycanon the natural log. Where every class holds "
+        "every value of the table, δ here equals pycanon’s δ and ln 2 · δ_ARX, so a policy "
+        "d moved from ARX is δ = ln 2 · d ≈ 0.693 d here (ARX’s d = 1 is δ = 0.693) and "
+        "keeps ARX’s verdict; a class lacking a value fails here at any δ while ARX and "
+        "pycanon ignore the missing value. Python reports their figures too: "
+        "delta_present (pycanon’s) and delta_arx."
     ),
     citations=(WONG, CAO, BRICKELL),
     protects=(

@@ -61,7 +61,14 @@ class Policy:
     t: float | None = _threshold("-t", "number", "t-closeness: largest EMD between class and table")
     alpha: float | None = _threshold("--alpha", "number", "largest share of one value in a class")
     beta: float | None = _threshold("--beta", "number", "basic beta-likeness")
-    delta: float | None = _threshold("--delta", "number", "delta-disclosure privacy")
+    delta: float | None = _threshold(
+        "--delta",
+        "number",
+        "delta-disclosure privacy (Brickell & Shmatikov): |ln(class share / table share)| "
+        "< DELTA for every value of the table, so a class lacking a value fails (its delta "
+        "is inf). ARX's d is log2 and pycanon's delta ln, both over the values a class "
+        "holds: give DELTA = ln(2) * d = 0.693 d for ARX's d, pycanon's delta as is",
+    )
     max_risk: float | None = _threshold(
         "--max-risk", "number", "largest prosecutor risk of a record"
     )

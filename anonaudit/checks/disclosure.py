@@ -14,10 +14,19 @@ For a class E with SA distribution ``p_E`` and the table's distribution ``p``:
   destruction of data-mining utility in anonymized data publishing", KDD,
   Definition 6): ``|ln(p_E(s) / p(s))| < delta`` for every class and every value of
   the table. We report ``max |ln(p_E(s)/p(s))|``, infinite when a class lacks a value.
+
+Other tools measure delta over the values *present* in a class only: ARX
+(``DDisclosurePrivacy``) with ``log2``, a class failing when ``|log2(p_E/p)| >= d``,
+and pycanon (``delta_disclosure``) with ``ln``. Where a class holds every value of
+the table, our delta equals pycanon's and ``ln(2)`` times ARX's, so ARX's bound ``d``
+is our ``delta = ln(2) d`` (same strict comparison); a class lacking a value fails
+here at any delta but is judged on its present values there. Both figures are on the
+result: ``delta_present`` (pycanon's) and ``delta_arx`` (``delta_present / ln 2``).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -53,6 +62,9 @@ class DisclosureResult:
         The same classes as a mask over the classes, listed on demand.
     violating_records : int
         Records in those classes.
+    delta_present : float
+        ``max |ln(p_E(s) / p(s))|`` over the values present in each class only, the
+        figure pycanon reports; equal to ``delta`` when every class holds every value.
     """
 
     sensitive: str
@@ -64,6 +76,14 @@ class DisclosureResult:
     max_delta: float | None
     failing: FailingClasses = field(repr=False)
     violating_records: int
+    delta_present: float
+
+    @property
+    def delta_arx(self) -> float:
+        """ARX's delta: ``max |log2(p_E(s) / p(s))|`` over the values present in each
+        class (ARX ``DDisclosurePrivacy``), ``delta_present / ln 2``; ARX's bound ``d``
+        holds when this is below ``d``."""
+        return self.delta_present / math.log(2)
 
     @property
     def violating(self) -> pd.DataFrame:
@@ -142,9 +162,10 @@ def attribute_disclosure(
     # beta and delta depend on the table's distribution too.
     per_alpha = counts.class_local("alpha", lambda: counts.per_class_max(share))
     per_beta = counts.per_class_max(np.maximum((share - prior) / prior, 0.0))
-    per_delta = counts.per_class_max(np.abs(np.log(share / prior)))
+    # over the values present (pycanon's and, in log2, ARX's), then over every value
+    present = counts.per_class_max(np.abs(np.log(share / prior)))
     distinct = counts.class_local("distinct", counts.distinct_per_class)
-    per_delta = np.where(distinct < len(counts.values), np.inf, per_delta)
+    per_delta = np.where(distinct < len(counts.values), np.inf, present)
     mask = np.zeros(len(per_alpha), dtype=bool)
     if alpha is not None:
         mask |= per_alpha > alpha + TOLERANCE
@@ -168,4 +189,5 @@ def attribute_disclosure(
             descending=True,
         ),
         violating_records=int(table.classes.sizes[mask].sum()),
+        delta_present=float(present.max()),
     )

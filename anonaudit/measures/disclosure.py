@@ -45,7 +45,8 @@ class Disclosure(ClassMeasure[DisclosureResult]):
     thresholds = ("alpha", "beta", "delta")
     usage = (
         "`--alpha A`, `--beta B`, `--delta D`; JSON `disclosure.<SA>`; Python "
-        "`report.disclosure[sa]`, `anonaudit.checks.attribute_disclosure`."
+        "`report.disclosure[sa]` (its `delta_present` and `delta_arx` are pycanon's and "
+        "ARX's δ), `anonaudit.checks.attribute_disclosure`."
     )
     schema: ClassVar[Mapping[str, Any]] = ClassMeasure.entry_schema(
         {
