@@ -11,6 +11,9 @@ running for minutes or exhausting memory.
 from __future__ import annotations
 
 import math
+import os
+import re
+import resource
 from typing import Protocol
 
 from anonaudit.errors import ParameterError
@@ -20,7 +23,11 @@ __all__ = [
     "LISTED_CLASS_WORK",
     "SUBSET_OVERHEAD",
     "Steps",
+    "available_memory",
+    "check_memory",
     "check_work",
+    "memory_budget",
+    "parse_size",
     "subsets",
 ]
 
@@ -77,3 +84,104 @@ def check_work(what: str, amount: int, limit: int | None, unit: str) -> None:
             f"ask for less (a smaller size), or raise the limit with --max-work {amount} "
             "(max_work in a policy file)"
         )
+
+
+_UNITS = {
+    "": 1,
+    "b": 1,
+    "kb": 1000,
+    "mb": 1000**2,
+    "gb": 1000**3,
+    "tb": 1000**4,
+    "kib": 1024,
+    "mib": 1024**2,
+    "gib": 1024**3,
+    "tib": 1024**4,
+}
+_SIZE = re.compile(r"\s*([0-9]+(?:\.[0-9]*)?)\s*([a-zA-Z]*)\s*")
+
+
+def parse_size(text: str) -> int | None:
+    """Bytes in a size written as DuckDB reads one (``"4GB"``, ``"500 MiB"``); ``None`` if not.
+
+    >>> parse_size("4GB"), parse_size("1.5 GiB"), parse_size("lots")
+    (4000000000, 1610612736, None)
+    """
+    found = _SIZE.fullmatch(text)
+    if found is None or found.group(2).lower() not in _UNITS:
+        return None
+    return int(float(found.group(1)) * _UNITS[found.group(2).lower()])
+
+
+def _meminfo(key: str) -> int | None:
+    """A line of ``/proc/meminfo`` in bytes (``MemAvailable``), ``None`` where there is none."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as stream:
+            for line in stream:
+                name, _, value = line.partition(":")
+                if name == key:
+                    return int(value.split()[0]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def _mapped() -> int:
+    """The address space this process maps now (``VmSize``), in bytes; 0 if unknown."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as stream:
+            for line in stream:
+                if line.startswith("VmSize:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return 0
+    return 0
+
+
+def available_memory() -> int:
+    """Bytes of memory this process can still take, as well as can be told.
+
+    The machine's available memory (``MemAvailable`` of ``/proc/meminfo``, else its
+    physical memory), and below that what an address-space limit (``ulimit -v``,
+    ``RLIMIT_AS``) leaves beside what the process already maps.
+    """
+    free = _meminfo("MemAvailable")
+    if free is None:
+        try:
+            free = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        except (ValueError, OSError):
+            free = 1 << 62
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    if soft != resource.RLIM_INFINITY:
+        free = min(free, max(soft - _mapped(), 0))
+    return free
+
+
+def memory_budget(memory_limit: str | None = None) -> int:
+    """Bytes one read or analysis may plan to take: :func:`available_memory`, or less.
+
+    ``memory_limit`` is the ``--memory-limit`` given (DuckDB's units), which lowers it.
+    """
+    budget = available_memory()
+    given = parse_size(memory_limit) if memory_limit else None
+    return budget if given is None else min(budget, given)
+
+
+def check_memory(what: str, needed: int, memory_limit: str | None, advice: str) -> None:
+    """Refuse ``what`` when it would need more than :func:`memory_budget` bytes.
+
+    Raises
+    ------
+    ParameterError
+        Naming ``what``, the estimate and the memory there is, then ``advice``.
+    """
+    budget = memory_budget(memory_limit)
+    if needed > budget:
+        raise ParameterError(
+            f"{what} would need about {_gib(needed)} of memory, more than the "
+            f"{_gib(budget)} available; {advice}"
+        )
+
+
+def _gib(size: int) -> str:
+    return f"{size / 1024**3:.1f} GiB" if size >= 1024**3 else f"{size / 1024**2:.0f} MiB"

@@ -74,7 +74,7 @@ from anonaudit.checks._subsets import SubsetClasses
 from anonaudit.checks.qi_analysis import default_max_subset_size
 from anonaudit.classtable import ClassTable
 from anonaudit.errors import ParameterError
-from anonaudit.work import Steps
+from anonaudit.work import Steps, check_memory
 
 __all__ = ["DEFAULT_DIS_FRACTION", "DIS_BANDS", "SudaRecord", "SudaResult", "suda", "suda_weights"]
 
@@ -249,6 +249,7 @@ def suda(
     subsets = SubsetClasses(classes)
     weights = suda_weights(att, original_scores=original_scores)
     candidates = np.flatnonzero(classes.sizes == 1)  # only sample uniques have MSUs
+    _check_memory(att, limit, len(candidates), len(classes))
     scores = np.zeros(len(classes))
     counts = np.zeros(len(classes), dtype=np.int64)
     contributions = np.zeros(att)
@@ -360,6 +361,38 @@ def _dis_scores(
     odds = uniques / dis - uniques  # = P (1 - f) / f
     result[scored] = 1.0 / (1.0 + odds / (scores[scored] ** q * adjust))
     return result
+
+
+#: Bytes one QI subset's flags take beyond one per sample unique (the array, its key).
+_SUBSET_BYTES = 256
+
+
+def memory_needed(att: int, limit: int, candidates: int, classes: int) -> int:
+    """Bytes the search of MSUs up to ``limit`` QIs of ``att`` holds at its widest.
+
+    The flags of every subset of one size and of the size below (a byte per sample
+    unique each), and the grouping of one subset (8 bytes per class, a few times).
+
+    >>> memory_needed(20, 20, 10_000, 10_000) > 3 * 1024**3
+    True
+    """
+    widest = max(math.comb(att, width) + math.comb(att, width - 1) for width in range(1, limit + 1))
+    return widest * (candidates + _SUBSET_BYTES) + 32 * classes
+
+
+def _check_memory(att: int, limit: int, candidates: int, classes: int) -> None:
+    """Refuse, before it starts, a search that would take more memory than there is.
+
+    ``--max-work`` bounds the time; with it lifted (``--max-work 0``), a search of 20
+    QIs over many sample uniques would otherwise run until memory ran out.
+    """
+    check_memory(
+        f"SUDA of MSUs up to {limit} of {att} QIs over {candidates:,} sample uniques",
+        memory_needed(att, limit, candidates, classes),
+        None,
+        "ask for smaller MSUs (--suda N with a smaller N), audit fewer QIs, or run where "
+        "more memory is free",
+    )
 
 
 def _check(max_msu_size: int | None, f: float, top: int, att: int) -> int:

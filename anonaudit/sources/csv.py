@@ -17,6 +17,8 @@ import mmap
 import os
 import re
 import stat
+import threading
+import time
 from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +37,9 @@ __all__ = ["CsvOptions", "CsvSource", "Readable", "from_decimal_comma", "read_he
 _SNIFF_BYTES = 64 * 1024
 _BLOCK_BYTES = 16 * 1024 * 1024
 _MAX_BLOCK_BYTES = 1024**3
+_READ_AHEAD_WAIT = 60.0  # seconds a close waits for a read pyarrow's thread began
+_QUIET = 0.05  # seconds without a read after which pyarrow's reading ahead has ended
+_BLOCK_SHARE = 8  # of the memory there is, the most a block may take (_largest_block)
 _CODECS = {"gzip": ".gz", "bz2": ".bz2", "zstd": ".zst", "lz4": ".lz4"}
 _CANDIDATE_SEPARATORS = ",;\t|"
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")  # as CSV readers split lines, unlike str.splitlines
@@ -233,6 +238,7 @@ class CsvSource:
         last = self.columns[-1]
         wanted = [*columns, last] if last not in columns else list(columns)
         block, rows, value = _BLOCK_BYTES, 0, None
+        largest = _largest_block()
         while True:
             raw, digest = self._stream()
             stream = _WatchedStream(raw)
@@ -244,13 +250,20 @@ class CsvSource:
                     yield batch.select(list(columns))
                 break
             except _StraddlingError:
-                if self._pipe is not None or block >= _MAX_BLOCK_BYTES:
+                if self._pipe is not None or block * 4 > largest:
+                    memory = "" if block * 4 > _MAX_BLOCK_BYTES else " with the memory there is"
                     raise MalformedFileError(
                         f"{self.info.name}, after record {rows:,}: a record is longer than "
-                        f"{block / 1024**2:g} MiB, the most anonaudit reads at once; check "
-                        "for a quote never closed, or split the field"
+                        f"{block / 1024**2:g} MiB, the most anonaudit reads at once{memory}; "
+                        "check for a quote never closed, or split the field"
                     ) from None
                 block *= 4
+            except MemoryError:  # pyarrow's allocator, or Python's, under a memory limit
+                raise MalformedFileError(
+                    f"{self.info.name}, after record {rows:,}: memory ran out reading a "
+                    f"record in blocks of {block / 1024**2:g} MiB; check for a quote never "
+                    "closed or a field too long, or run where more memory is free"
+                ) from None
             finally:
                 read.close()  # closes pyarrow's reader (a consumer may stop early) ...
                 stream.close()  # ... before the stream it reads
@@ -454,6 +467,19 @@ class CsvSource:
         return record
 
 
+def _largest_block() -> int:
+    """The largest block a record may be read in: 1 GiB, or what the memory there is allows.
+
+    pyarrow holds a block, the record it is parsing and the decoded columns at once:
+    a block may take an eighth of :func:`anonaudit.work.memory_budget` (lowered by
+    ``--memory-limit``), so that a gzip bomb's one huge record is refused, not read.
+    """
+    from anonaudit.engines.local import limits  # the engine imports the sources
+    from anonaudit.work import memory_budget
+
+    return min(_MAX_BLOCK_BYTES, memory_budget(limits().memory_limit) // _BLOCK_SHARE)
+
+
 def _quotes_agree(path: str, sep: str) -> bool:
     """Whether DuckDB and pyarrow read the quotes of ``path`` alike (see ``duckdb_scan``).
 
@@ -577,19 +603,39 @@ class _Rewound(io.RawIOBase):
 
 
 class _WatchedStream(io.RawIOBase):
-    """A readable stream over ``raw`` that counts its line feeds and keeps its last bytes."""
+    """A readable stream over ``raw`` that counts its line feeds and keeps its last bytes.
+
+    pyarrow's reader reads ahead on a thread of its own, and a read may still be under
+    way when the reader is closed on an error: :meth:`close` ends further reads at once
+    and waits (a bounded time) for that one, so that no pyarrow thread is still in
+    Python when the interpreter exits (which aborts it).
+    """
 
     def __init__(self, raw: Any) -> None:
         super().__init__()
         self._raw = raw
         self._chunks: tuple[bytes, bytes] = (b"", b"")
         self.newlines = 0
+        self._reading = 0
+        self._started = 0
+        self._ending = False
+        self._idle = threading.Condition()
 
     def readable(self) -> bool:
         return True
 
     def read(self, size: int | None = -1) -> bytes:
-        chunk: bytes = self._raw.read(None if size is None or size < 0 else size)
+        with self._idle:
+            if self._ending:
+                return b""
+            self._reading += 1
+            self._started += 1
+        try:
+            chunk: bytes = self._raw.read(None if size is None or size < 0 else size)
+        finally:
+            with self._idle:
+                self._reading -= 1
+                self._idle.notify_all()
         if chunk:
             self.newlines += chunk.count(b"\n")
             self._chunks = (self._chunks[1], chunk)
@@ -605,6 +651,15 @@ class _WatchedStream(io.RawIOBase):
         return b"".join(self._chunks)
 
     def close(self) -> None:
+        deadline = time.monotonic() + _READ_AHEAD_WAIT
+        with self._idle:
+            self._ending = True
+            while time.monotonic() < deadline:  # until no read is under way, nor begins
+                self._idle.wait_for(lambda: self._reading == 0, deadline - time.monotonic())
+                started = self._started
+                self._idle.wait(_QUIET)
+                if self._reading == 0 and self._started == started:
+                    break
         self._raw.close()
         super().close()
 

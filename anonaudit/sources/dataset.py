@@ -50,6 +50,7 @@ from anonaudit.sources.base import (
 )
 from anonaudit.sources.csv import CsvOptions, CsvSource
 from anonaudit.sources.filters import Filter, parse_filter, to_expression
+from anonaudit.sources.parquet import check_decoded, check_row_groups, damaged_pages
 from anonaudit.sources.storage import Location, resolve, storage_error
 from anonaudit.vocabulary import FORMATS
 
@@ -231,12 +232,15 @@ class FragmentSource:
             fragment = self._format.make_fragment(
                 self._path, self._filesystem, partition_expression=expression
             )
+            if isinstance(fragment, ds.ParquetFileFragment):
+                check_row_groups(fragment.metadata, columns, self.info.name)
             for batch in fragment.to_batches(
                 schema=schema,
                 columns=list(columns),
                 filter=self._filter,
                 batch_size=_BATCH_ROWS,
             ):
+                check_decoded(batch, columns, self.info.name)
                 yield to_text_batch(batch, columns)
         except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as exc:
             raise MalformedFileError(f"{self.info.name}: cannot read: {_first_line(exc)}") from None
@@ -855,20 +859,6 @@ def dictionary_format(schema: pa.Schema) -> ds.ParquetFileFormat:
         default_fragment_scan_options=ds.ParquetFragmentScanOptions(
             page_checksum_verification=True  # where the writer stored page CRCs
         ),
-    )
-
-
-def damaged_pages(name: str, exc: OSError) -> MalformedFileError | None:
-    """The one-line error for a Parquet page whose CRC does not match; ``None`` if not that.
-
-    A file written with page checksums (``write_page_checksum``) is checked page by
-    page as it is read: a changed byte is refused instead of counted as another value.
-    """
-    if "checksum" not in str(exc).lower():
-        return None
-    return MalformedFileError(
-        f"{name}: damaged: a data page fails its CRC checksum ({_first_line(exc)}); "
-        "the file changed after it was written: restore it from a good copy or write it again"
     )
 
 

@@ -6,16 +6,19 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from anonaudit.errors import MalformedFileError
+from anonaudit.errors import InputError, MalformedFileError
 from anonaudit.sources.base import SourceInfo, local_sha256, require_flat, to_text_batch
-from anonaudit.sources.dataset import damaged_pages
 
-__all__ = ["ParquetSource"]
+__all__ = ["ParquetSource", "check_decoded", "check_row_groups", "damaged_pages"]
 
 _BATCH_ROWS = 1 << 20
 _MAGIC = b"PAR1"  # at the start and at the end of every Parquet file
+#: A row group's (a batch's) decoded columns may take this share of the memory there is:
+#: the reader holds a row group's pages while it decodes them, and a batch is copied.
+_SHARE = 4
 
 
 class ParquetSource:
@@ -77,7 +80,9 @@ class ParquetSource:
             file = pq.ParquetFile(
                 str(self.path), read_dictionary=self._dictionary, page_checksum_verification=True
             )
+            check_row_groups(file.metadata, columns, str(self.path))
             for batch in file.iter_batches(batch_size=_BATCH_ROWS, columns=list(columns)):
+                check_decoded(batch, columns, str(self.path))
                 yield to_text_batch(batch, columns)
         except OSError as exc:
             raise damaged_pages(str(self.path), exc) or MalformedFileError(
@@ -85,3 +90,96 @@ class ParquetSource:
             ) from None
         except pa.ArrowInvalid as exc:
             raise MalformedFileError(f"{self.path}: cannot read: {exc}") from None
+
+
+def damaged_pages(name: str, exc: OSError) -> MalformedFileError | None:
+    """The one-line error for a Parquet page whose CRC does not match; ``None`` if not that.
+
+    A file written with page checksums (``write_page_checksum``) is checked page by
+    page as it is read: a changed byte is refused instead of counted as another value.
+    """
+    if "checksum" not in str(exc).lower():
+        return None
+    first = str(exc).strip().splitlines()[0]
+    return MalformedFileError(
+        f"{name}: damaged: a data page fails its CRC checksum ({first}); "
+        "the file changed after it was written: restore it from a good copy or write it again"
+    )
+
+
+def _budget() -> int:
+    """The bytes one row group or batch may decode to: a share of the memory there is."""
+    from anonaudit.engines.local import limits  # the engine imports the sources
+    from anonaudit.work import memory_budget
+
+    return memory_budget(limits().memory_limit) // _SHARE
+
+
+def _size(size: int) -> str:
+    return f"{size / 1024**3:,.1f} GiB" if size >= 1024**3 else f"{size / 1024**2:,.0f} MiB"
+
+
+def check_row_groups(metadata: pq.FileMetaData, columns: Sequence[str], name: str) -> None:
+    """Refuse, before reading, a row group whose ``columns`` decode to too much memory.
+
+    The footer says each column chunk's size once its pages are decompressed
+    (``total_uncompressed_size``): a few KiB of zstd can hold gigabytes of a repeated
+    value. The bound is a quarter of the memory there is (:func:`anonaudit.work.memory_budget`,
+    lowered by ``--memory-limit``).
+
+    Raises
+    ------
+    InputError
+        Naming the file, the row group, its size and the memory there is.
+    """
+    wanted = set(columns)
+    budget = _budget()
+    for group in range(metadata.num_row_groups):
+        row_group = metadata.row_group(group)
+        size = sum(
+            row_group.column(i).total_uncompressed_size
+            for i in range(row_group.num_columns)
+            if row_group.column(i).path_in_schema.split(".")[0] in wanted
+        )
+        if size > budget:
+            raise InputError(
+                f"{name}: row group {group + 1} decompresses to {_size(size)} "
+                f"({row_group.num_rows:,} rows of the audited columns), more than the "
+                f"{_size(budget)} it may take of the memory there is; rewrite the file with "
+                "smaller row groups, or run where more memory is free"
+            )
+
+
+def check_decoded(batch: pa.RecordBatch, columns: Sequence[str], name: str) -> None:
+    """Refuse a batch whose dictionary-coded ``columns`` would decode to too much memory.
+
+    A Parquet dictionary page holds each distinct value once and the data pages only
+    refer to it: 10 KiB of file can stand for a 1 MiB value repeated 20,000 times. Such
+    a column is read coded; this sums what its values would take decoded.
+
+    Raises
+    ------
+    InputError
+        Naming the file, the column and the decoded size.
+    """
+    budget: int | None = None
+    for column in columns:
+        array = batch.column(column)
+        if not pa.types.is_dictionary(array.type):
+            continue
+        values = array.dictionary
+        if not (pa.types.is_string(values.type) or pa.types.is_binary(values.type)):
+            continue
+        budget = _budget() if budget is None else budget
+        longest = int(pc.max(pc.binary_length(values)).as_py() or 0)
+        if longest * len(array) <= budget:  # cheap to tell: even all the longest fit
+            continue
+        lengths = pc.take(pc.binary_length(values), array.indices)
+        decoded = int(pc.sum(lengths.cast(pa.int64())).as_py() or 0)
+        if decoded > budget:
+            raise InputError(
+                f"{name}: column {column!r} decodes to {_size(decoded)} in {batch.num_rows:,} "
+                f"rows (values of up to {_size(longest)} each), "
+                f"more than the {_size(budget)} it may take of the memory there is; values "
+                "this long are no quasi-identifiers: check the file, or audit other columns"
+            )
