@@ -13,6 +13,7 @@ import os
 import re
 import stat
 import tempfile
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -79,8 +80,11 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
             handle, temporary = tempfile.mkstemp(prefix=prefix, dir=target.parent)
             os.close(handle)
     if direct:
-        with _naming(path):
-            yield path
+        try:
+            with _naming(path):
+                yield path
+        finally:
+            _release_fifo(path)
         return
     try:
         with _naming(path):
@@ -164,7 +168,9 @@ def refuse_folders(outputs: Iterable[tuple[str, str | os.PathLike[str] | None]])
     A path that names a folder (an existing one, or one written with a trailing slash,
     ``--html out/``, which would otherwise become a file called ``out``), or a file in
     a folder that does not exist (``--html reports/a.html`` with no ``reports``): a
-    mistyped folder is not created silently.
+    mistyped folder is not created silently. Nor a socket or a block device, nor a FIFO
+    that no reader opens within :data:`FIFO_READER_WAIT` seconds (writing to it would
+    wait forever); paths in ``/dev/`` and ``/proc/`` (``/dev/stdout``) are left alone.
 
     Raises
     ------
@@ -186,6 +192,57 @@ def refuse_folders(outputs: Iterable[tuple[str, str | os.PathLike[str] | None]])
                 f"{option} {text}: the folder {folder} does not exist; create it first "
                 f"(mkdir -p {folder}) or write elsewhere"
             )
+        try:  # a FIFO nobody reads would block the write forever; a socket cannot be opened
+            mode = os.stat(text).st_mode
+        except OSError:
+            continue
+        if str(Path(text).absolute()).startswith(_SPECIAL_FOLDERS):  # /dev/stdout, /dev/null
+            continue
+        if stat.S_ISSOCK(mode) or stat.S_ISBLK(mode):
+            raise ParameterError(
+                f"{option} {text}: this is a socket or a device, not a regular file; give "
+                "the path of a file to write, or - for standard output"
+            )
+        if stat.S_ISFIFO(mode) and not _read_fifo(text):
+            raise ParameterError(
+                f"{option} {text}: this is a FIFO that nobody reads (waited "
+                f"{FIFO_READER_WAIT:g} s); start its reader first, or give the path of a "
+                "regular file, or - for standard output"
+            )
+
+
+#: Seconds an output FIFO is given to have a reader (:func:`refuse_folders`).
+FIFO_READER_WAIT = 10.0
+#: FIFOs found read, each kept open until its output is written (:func:`atomic_path`):
+#: its reader would see the end of the data if the last writer closed it before.
+_HELD_FIFOS: dict[str, int] = {}
+
+
+def _read_fifo(path: str) -> bool:
+    """Whether the FIFO ``path`` has a reader, waiting up to :data:`FIFO_READER_WAIT` s.
+
+    Opening a FIFO to write without blocking fails until a reader has it open; once one
+    does, the descriptor is kept open until the output is written (:func:`_release_fifo`).
+    """
+    deadline = time.monotonic() + FIFO_READER_WAIT
+    while True:
+        try:
+            handle = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
+        except OSError:
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.05)
+            continue
+        _release_fifo(path)
+        _HELD_FIFOS[os.path.realpath(path)] = handle
+        return True
+
+
+def _release_fifo(path: str | os.PathLike[str]) -> None:
+    """Close the descriptor :func:`_read_fifo` kept open on ``path``, if it kept one."""
+    handle = _HELD_FIFOS.pop(os.path.realpath(path), None)
+    if handle is not None:
+        os.close(handle)
 
 
 #: C0 and C1 control characters, DEL, and the line and paragraph separators: what

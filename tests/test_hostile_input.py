@@ -7,7 +7,10 @@ the file or option at fault and says what to do; the exit status is 2.
 
 from __future__ import annotations
 
+import os
 import re
+import socket
+import time
 from pathlib import Path
 
 import pyarrow as pa
@@ -118,3 +121,43 @@ def test_parquet_with_checksums_intact_is_read(
     path = tmp_path / "good.parquet"
     pq.write_table(pa.table({"zip": ["a", "a", "b", "b"]}), path, write_page_checksum=True)
     assert main(["audit", str(path), "--qi", "zip", "-k", "2", "--quiet"]) == 0
+
+
+# -- outputs that are not files ----------------------------------------------------------
+
+
+@pytest.fixture
+def small_table(tmp_path: Path) -> Path:
+    data = tmp_path / "data.csv"
+    data.write_text("zip,age\na,1\na,1\nb,2\nb,2\n")
+    return data
+
+
+@pytest.mark.parametrize("option", ["--json", "--html", "--records-out"])
+def test_output_to_a_fifo_nobody_reads(
+    small_table: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    option: str,
+) -> None:
+    monkeypatch.setattr("anonaudit.util.FIFO_READER_WAIT", 0.3)
+    fifo = tmp_path / "report.pipe"
+    os.mkfifo(fifo)
+    started = time.monotonic()
+    line = error_line(capsys, str(small_table), "--qi", "zip,age", option, str(fifo), "--quiet")
+    assert time.monotonic() - started < 30
+    expect(line, re.escape(f"{option} {fifo}"), r"FIFO that nobody reads", r"regular file")
+
+
+def test_output_to_a_socket(
+    small_table: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "s"
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        server.bind(str(path))
+        line = error_line(capsys, str(small_table), "--qi", "zip", "--json", str(path), "--quiet")
+    finally:
+        server.close()
+    expect(line, re.escape(f"--json {path}"), r"socket", r"regular file")
