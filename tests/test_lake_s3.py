@@ -9,6 +9,12 @@ credentials and missing paths are one-line errors with exit status 2.
 from __future__ import annotations
 
 import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -193,3 +199,102 @@ def test_storage_option_errors(s3: S3Server) -> None:
     with pytest.raises(anonaudit.ParameterError, match=r"applies to object-storage URLs"):
         anonaudit.load(".", Roles(QI), reading=ReadOptions(storage_options={"region": "x"}))
     assert issubclass(StorageError, anonaudit.InputError)
+
+
+# -- a server that drips its answers -----------------------------------------------------
+
+
+class DripProxy:
+    """A TCP proxy on 127.0.0.1 in front of the S3 server that drips every answer back.
+
+    Requests pass at once; each answer is sent ``chunk`` bytes every ``pause`` seconds
+    (a few hundred bytes a second: enough for the S3 client's ``request_timeout``,
+    which only gives up when nothing comes). Every loop ends by ``lifetime`` at most.
+    """
+
+    def __init__(self, port: int, chunk: int = 64, pause: float = 0.1, lifetime: float = 90):
+        self.target = ("127.0.0.1", port)
+        self.chunk, self.pause = chunk, pause
+        self.deadline = time.monotonic() + lifetime
+        self.stopped = threading.Event()
+        self.listener = socket.socket()
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(16)
+        self.listener.settimeout(0.5)
+        self.endpoint = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _running(self) -> bool:
+        return not self.stopped.is_set() and time.monotonic() < self.deadline
+
+    def _accept(self) -> None:
+        while self._running():
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                continue
+            server = socket.create_connection(self.target, timeout=10)
+            for source, sink, drip in ((client, server, False), (server, client, True)):
+                threading.Thread(target=self._pipe, args=(source, sink, drip), daemon=True).start()
+
+    def _pipe(self, source: socket.socket, sink: socket.socket, drip: bool) -> None:
+        source.settimeout(0.5)
+        try:
+            while self._running():
+                try:
+                    data = source.recv(65536)
+                except TimeoutError:
+                    continue
+                if not data:
+                    break
+                step = self.chunk if drip else len(data)
+                for start in range(0, len(data), step):
+                    if not self._running():
+                        return
+                    sink.sendall(data[start : start + step])
+                    if drip:
+                        time.sleep(self.pause)
+        except OSError:
+            pass
+        finally:
+            source.close()
+            sink.close()
+
+    def close(self) -> None:
+        self.stopped.set()
+        self.listener.close()
+
+
+@pytest.fixture
+def drip(s3: S3Server) -> Iterator[DripProxy]:
+    rows = b"".join(b"%d,%d\n" % (i % 10, i % 7) for i in range(20_000))
+    with s3.filesystem().open_output_stream(f"{s3.bucket}/slow/table.csv") as stream:
+        stream.write(b"zip,age\n" + rows)
+    proxy = DripProxy(int(s3.endpoint.rsplit(":", 1)[1]))
+    yield proxy
+    proxy.close()
+
+
+@pytest.mark.parametrize("path", ["slow/table.csv", "visits"])
+def test_a_server_that_drips_its_answers(s3: S3Server, drip: DripProxy, path: str) -> None:
+    """Every GET answered a few bytes at a time: exit 2 naming the URL, in bounded time."""
+    url = f"s3://{s3.bucket}/{path}"
+    environment = dict(
+        os.environ,
+        AWS_ACCESS_KEY_ID=s3.key,
+        AWS_SECRET_ACCESS_KEY=s3.secret,
+        AWS_ENDPOINT_URL=drip.endpoint,
+    )
+    started = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-m", "anonaudit", "audit", url, "--qi", "zip,age", "--quiet",
+         "--storage-option", "read_timeout=2"],
+        env=environment, capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert time.monotonic() - started < 45
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith(f"anonaudit: error: {url}: the storage")
+    assert "did not answer in time" in lines[0] and "read_timeout" in lines[0]
+    assert drip.endpoint in lines[0]

@@ -14,26 +14,45 @@ win over them. For S3 the options are::
     session_token
     anonymous          true: send no credentials (public buckets)
     connect_timeout    seconds to wait for a connection (default 10)
-    read_timeout       seconds to wait for an answer to a request (default 60)
+    read_timeout       seconds to wait for an answer to a request (default 60); a
+                       request must also be done within it, plus a second per MiB it
+                       reads (:class:`BoundedHandler`): a server that drips its answer
+                       byte by byte does not hold the audit up for ever
 
 For other schemes the options are passed to the fsspec filesystem as they are.
 """
 
 from __future__ import annotations
 
+import io
 import math
 import os
+import queue
 import re
-from collections.abc import Mapping
+import socket
+import threading
+import time
+import urllib.parse
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+import pyarrow as pa
 import pyarrow.fs as pafs
 
 from anonaudit.errors import ParameterError, SourceNotFoundError, StorageError
 
-__all__ = ["Location", "StorageOptions", "is_url", "resolve", "storage_error"]
+__all__ = [
+    "BoundedHandler",
+    "Location",
+    "StorageOptions",
+    "is_url",
+    "resolve",
+    "storage_error",
+]
+
+_T = TypeVar("_T")
 
 #: Storage options as given: ``--storage-option KEY=VALUE`` pairs.
 StorageOptions = Mapping[str, str]
@@ -184,7 +203,173 @@ def _s3_filesystem(s3: Mapping[str, str]) -> pafs.FileSystem:
         raise ParameterError(
             "S3 credentials need both access_key_id and secret_access_key (one was given)"
         )
-    return pafs.S3FileSystem(**{k: v for k, v in kwargs.items() if v is not None})
+    s3fs = pafs.S3FileSystem(**{k: v for k, v in kwargs.items() if v is not None})
+    return pafs.PyFileSystem(BoundedHandler(s3fs, kwargs["request_timeout"], endpoint or "S3"))
+
+
+#: Seconds a request may take beyond ``read_timeout`` for each MiB it reads.
+SECONDS_PER_MIB = 1.0
+#: Seconds spent ending a request that took too long (its client retries on new connections).
+_ENDING = 30.0
+
+
+class BoundedHandler(pafs.FileSystemHandler):  # type: ignore[misc]
+    """A filesystem whose every request is done within a time, or fails as timed out.
+
+    The S3 client's ``request_timeout`` gives up on a request only when no byte comes
+    for that long: a server that sends a few bytes a second holds it for ever. Here
+    each call (a listing, a file's size, a read) runs on a thread of its own, and the
+    caller waits for it ``seconds`` plus :data:`SECONDS_PER_MIB` per MiB read, then
+    raises :class:`TimeoutError` naming the endpoint (the thread is left to end with
+    the server's answer).
+
+    Parameters
+    ----------
+    filesystem : pyarrow.fs.FileSystem
+        The filesystem doing the requests.
+    seconds : float
+        The time any request may take (``read_timeout``).
+    endpoint : str
+        What the requests go to, for the message.
+    """
+
+    def __init__(self, filesystem: pafs.FileSystem, seconds: float, endpoint: str) -> None:
+        self.filesystem = filesystem
+        self.seconds = seconds
+        self.endpoint = endpoint
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return BoundedHandler, (self.filesystem, self.seconds, self.endpoint)
+
+    def bounded(self, what: str, call: Callable[[], _T], size: int = 0) -> _T:
+        """``call()``, or :class:`TimeoutError` once it took longer than its time."""
+        limit = self.seconds + SECONDS_PER_MIB * size / 1024**2
+        answers: queue.Queue[tuple[bool, Any]] = queue.Queue(maxsize=1)
+
+        def run() -> None:
+            try:
+                answers.put((True, call()))
+            except BaseException as exc:  # handed to the caller
+                answers.put((False, exc))
+
+        worker = threading.Thread(target=run, name="anonaudit-storage", daemon=True)
+        worker.start()
+        try:
+            done, value = answers.get(timeout=limit)
+        except queue.Empty:
+            deadline = time.monotonic() + _ENDING
+            while worker.is_alive() and time.monotonic() < deadline:  # the client retries
+                _abandon(self.endpoint)
+                worker.join(0.1)
+            raise TimeoutError(
+                f"{what}: the request to {self.endpoint} timed out: not done in {limit:g} s "
+                "(read_timeout)"
+            ) from None
+        if not done:
+            raise value
+        return value  # type: ignore[no-any-return]
+
+    def get_type_name(self) -> str:
+        return f"bounded-{self.filesystem.type_name}"
+
+    def equals(self, other: Any) -> bool:
+        return isinstance(other, BoundedHandler) and other.filesystem.equals(self.filesystem)
+
+    def normalize_path(self, path: str) -> str:
+        return str(self.filesystem.normalize_path(path))
+
+    def get_file_info(self, paths: list[str]) -> list[pafs.FileInfo]:
+        return self.bounded(paths[0] if paths else "", lambda: self.filesystem.get_file_info(paths))
+
+    def get_file_info_selector(self, selector: pafs.FileSelector) -> list[pafs.FileInfo]:
+        return self.bounded(selector.base_dir, lambda: self.filesystem.get_file_info(selector))
+
+    def open_input_stream(self, path: str) -> pa.NativeFile:
+        stream = self.bounded(path, lambda: self.filesystem.open_input_stream(path))
+        return pa.PythonFile(_BoundedFile(self, path, stream), mode="r")
+
+    def open_input_file(self, path: str) -> pa.NativeFile:
+        file = self.bounded(path, lambda: self.filesystem.open_input_file(path))
+        return pa.PythonFile(_BoundedFile(self, path, file), mode="r")
+
+    def _refuse(self, *_: Any, **__: Any) -> Any:
+        raise OSError("anonaudit only reads object storage")
+
+    create_dir = delete_dir = delete_dir_contents = delete_root_dir_contents = _refuse
+    delete_file = move = copy_file = open_output_stream = open_append_stream = _refuse
+
+
+def _abandon(endpoint: str) -> None:
+    """End the connections of an abandoned request to ``endpoint``, so that its thread ends.
+
+    pyarrow's S3 client cannot cancel a request, and finalizes itself at exit (an
+    ``atexit`` hook) by waiting for every request under way: for one the server drips,
+    as long as the drip lasts. Shutting the process's TCP connections to the endpoint
+    down makes the request fail at once. An endpoint given as ``http(s)://host:port``
+    is matched by address; AWS's own (no ``endpoint_url``) by its port, 443.
+    """
+    parsed = urllib.parse.urlsplit(endpoint if "://" in endpoint else "")
+    port = parsed.port or (80 if parsed.scheme == "http" else 443)
+    try:
+        addresses = {info[4][0] for info in socket.getaddrinfo(parsed.hostname, port)}
+    except (OSError, UnicodeError):
+        addresses = set()
+    try:
+        descriptors = [int(name) for name in os.listdir("/proc/self/fd")]
+    except OSError:
+        return
+    for fd in descriptors:
+        for family in (socket.AF_INET, socket.AF_INET6):
+            try:
+                connection = socket.fromfd(fd, family, socket.SOCK_STREAM)
+            except OSError:
+                break
+            try:
+                peer = connection.getpeername()
+                if peer[1] == port and (not addresses or peer[0] in addresses):
+                    connection.shutdown(socket.SHUT_RDWR)
+                    break
+            except (OSError, IndexError, TypeError):
+                continue
+            finally:
+                connection.close()
+
+
+class _BoundedFile(io.RawIOBase):
+    """A file of object storage whose every read is bounded (:class:`BoundedHandler`)."""
+
+    def __init__(self, handler: BoundedHandler, path: str, file: pa.NativeFile) -> None:
+        super().__init__()
+        self._handler, self._path, self._file = handler, path, file
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return bool(self._file.seekable())
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        return int(self._file.seek(offset, whence))
+
+    def tell(self) -> int:
+        return int(self._file.tell())
+
+    def size(self) -> int:
+        return int(self._handler.bounded(self._path, self._file.size))
+
+    def read(self, size: int | None = -1) -> bytes:
+        wanted = -1 if size is None or size < 0 else size
+        guess = wanted if wanted >= 0 else self.size() if self.seekable() else 0
+        return bytes(self._handler.bounded(self._path, lambda: self._file.read(wanted), guess))
+
+    def readinto(self, buffer: Any) -> int:
+        chunk = self.read(len(buffer))
+        buffer[: len(chunk)] = chunk
+        return len(chunk)
+
+    def close(self) -> None:
+        self._file.close()
+        super().close()
 
 
 def _seconds(s3: Mapping[str, str], key: str) -> float:
