@@ -381,6 +381,17 @@ class ClassTable(_LazyKeys):
                     f"counts frame: weight column {weight!r} holds {weights[bad][0]!r}; "
                     "weights must be non-negative numbers"
                 )
+        summed: list[tuple[str | None, NDArray[Any]]] = [(count, counts)]
+        if weights is not None:
+            summed.append((weight, weights))
+        for column, values in summed:
+            with np.errstate(over="ignore"):  # a sum of inf is refused below
+                total = float(np.sum(values, dtype=np.float64))
+            if not total <= 2**53:
+                raise InputError(  # int64 would wrap (three counts of 2^62), floats go inf
+                    f"counts frame: column {column!r} adds up to more than 2^53, more than can "
+                    "be summed exactly; check the column, or scale its values down"
+                )
         stats = source or SourceStats(name="<counts>", format="counts", rows=int(counts.sum()))
         raw = cls(tuple(quasi_identifiers), tuple(sensitive), keys, counts, (stats,), weights)
         return raw.merge()

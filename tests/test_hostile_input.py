@@ -17,7 +17,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from anonaudit.classtable import ClassTable
 from anonaudit.cli import main
+from anonaudit.errors import InputError
 
 
 def error_line(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
@@ -161,3 +163,18 @@ def test_output_to_a_socket(
     finally:
         server.close()
     expect(line, re.escape(f"--json {path}"), r"socket", r"regular file")
+
+
+@pytest.mark.parametrize(
+    ("column", "values"), [("count", [2**62, 2**62, 2**62]), ("w", [1e308, 1e308, 1.0])]
+)
+def test_counts_frame_whose_sums_do_not_fit(column: str, values: list[float]) -> None:
+    frame = pa.table(
+        {
+            "zip": ["a", "b", "c"],
+            "count": values if column == "count" else [1, 1, 1],
+            "w": values if column == "w" else [1.0, 1.0, 1.0],
+        }
+    )
+    with pytest.raises(InputError, match=rf"counts frame: column '{column}' adds up to more"):
+        ClassTable.from_frame(frame, quasi_identifiers=["zip"], weight="w")
