@@ -243,6 +243,7 @@ class CsvSource:
             raw, digest = self._stream()
             stream = _WatchedStream(raw)
             read = self._read(stream, wanted, block, skip=rows)
+            failed = False
             try:
                 for batch in read:
                     rows += batch.num_rows
@@ -250,6 +251,7 @@ class CsvSource:
                     yield batch.select(list(columns))
                 break
             except _StraddlingError:
+                failed = True
                 if self._pipe is not None or block * 4 > largest:
                     memory = "" if block * 4 > _MAX_BLOCK_BYTES else " with the memory there is"
                     raise MalformedFileError(
@@ -259,6 +261,7 @@ class CsvSource:
                     ) from None
                 block *= 4
             except MemoryError:  # pyarrow's allocator, or Python's, under a memory limit
+                failed = True
                 raise MalformedFileError(
                     f"{self.info.name}, after record {rows:,}: memory ran out reading a "
                     f"record in blocks of {block / 1024**2:g} MiB; check for a quote never "
@@ -266,6 +269,8 @@ class CsvSource:
                 ) from None
             finally:
                 read.close()  # closes pyarrow's reader (a consumer may stop early) ...
+                if failed:
+                    stream.end()  # ... lets a read it began end ...
                 stream.close()  # ... before the stream it reads
         if rows == 0:
             raise MalformedFileError(f"{self.info.name}: the file has a header but no data rows")
@@ -606,7 +611,7 @@ class _WatchedStream(io.RawIOBase):
     """A readable stream over ``raw`` that counts its line feeds and keeps its last bytes.
 
     pyarrow's reader reads ahead on a thread of its own, and a read may still be under
-    way when the reader is closed on an error: :meth:`close` ends further reads at once
+    way when the reader is closed on an error: :meth:`end` ends further reads at once
     and waits (a bounded time) for that one, so that no pyarrow thread is still in
     Python when the interpreter exits (which aborts it).
     """
@@ -650,7 +655,12 @@ class _WatchedStream(io.RawIOBase):
         """The last bytes read: the last two reads (at least one block)."""
         return b"".join(self._chunks)
 
-    def close(self) -> None:
+    def end(self) -> None:
+        """End further reads at once, and wait (a bounded time) for any under way.
+
+        Called on an error that leaves pyarrow's reader reading ahead (a record longer
+        than the largest block): a read still under way at interpreter exit aborts it.
+        """
         deadline = time.monotonic() + _READ_AHEAD_WAIT
         with self._idle:
             self._ending = True
@@ -660,6 +670,8 @@ class _WatchedStream(io.RawIOBase):
                 self._idle.wait(_QUIET)
                 if self._reading == 0 and self._started == started:
                     break
+
+    def close(self) -> None:
         self._raw.close()
         super().close()
 
