@@ -422,3 +422,19 @@ def test_a_ledger_run_without_a_dataset_name_is_refused(
         recorded = opened.releases()
     assert len(recorded) == (1 if command == "dp" else 2)
     assert {entry.dataset for entry in recorded} == {"city"}  # diff: one dataset, not two
+
+
+@pytest.mark.parametrize(
+    ("ids", "said"),
+    [(["1", "", "3"], "is empty in 1 record"), (["1", " 2", "3"], "has spaces around 1 id")],
+)
+def test_compose_refuses_ids_that_would_join_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], ids: list[str], said: str
+) -> None:
+    first = tmp_path / "first.csv"
+    first.write_text("pid,zip,dx\n" + "".join(f"{i},130,flu\n" for i in ids))
+    second = tmp_path / "second.csv"
+    second.write_text("pid,zip,dx\n1,130,flu\n2,130,hiv\n3,130,flu\n")
+    args = ["compose", str(first), str(second), "--id", "pid", "--qi", "zip"]
+    assert main([*args, "--sensitive", "dx"]) == 2
+    assert said in capsys.readouterr().err

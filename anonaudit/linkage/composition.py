@@ -193,6 +193,7 @@ def read_releases(
             if rows is None:  # not a file DuckDB reads as anonaudit does: stream it
                 rows = _load(connection, f"r{index}", source.batches(columns), columns, inner)
             where = source.info.name if names is None else names[index]
+            _refuse_blank_ids(connection, f"r{index}", where, id)
             _refuse_repeated_ids(connection, f"r{index}", where, id)
             info = source.info
             digest = fingerprint_now(source)
@@ -377,6 +378,31 @@ def _load(
         reader.close()  # and the batches it streams: no reader outlives its use
     row = connection.execute(f"SELECT count(*) FROM {name}").fetchone()
     return int(row[0]) if row else 0
+
+
+def _refuse_blank_ids(
+    connection: duckdb.DuckDBPyConnection, table: str, where: str, id: str
+) -> None:
+    """Refuse a release whose ids are empty or carry spaces around them: such records
+    would silently join nothing (ids are compared as text)."""
+    row = connection.execute(
+        f"SELECT count(*) FILTER (WHERE id IS NULL OR trim(id) = ''), "
+        f"count(*) FILTER (WHERE id IS NOT NULL AND trim(id) <> '' AND trim(id) <> id) "
+        f"FROM {table}"
+    ).fetchone()
+    empty, spaced = (int(row[0]), int(row[1])) if row else (0, 0)
+    if empty:
+        raise InputError(
+            f"{where}: the id column {id!r} is empty in {empty:,} "
+            f"{'record' if empty == 1 else 'records'}; every record of a release needs its "
+            "id to be composed with the others (fill it, or leave the records out)"
+        )
+    if spaced:
+        raise InputError(
+            f"{where}: the id column {id!r} has spaces around {spaced:,} "
+            f"{'id' if spaced == 1 else 'ids'}; ids are compared as text, so they would "
+            "join nothing: trim them in the export"
+        )
 
 
 def _refuse_repeated_ids(
