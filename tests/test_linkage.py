@@ -438,3 +438,17 @@ def test_compose_refuses_ids_that_would_join_nothing(
     args = ["compose", str(first), str(second), "--id", "pid", "--qi", "zip"]
     assert main([*args, "--sensitive", "dx"]) == 2
     assert said in capsys.readouterr().err
+
+
+def test_a_composition_that_joins_nothing_says_why(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    first = tmp_path / "first.csv"
+    first.write_text("pid,zip,dx\n01,130,flu\n02,130,hiv\n")
+    second = tmp_path / "second.csv"
+    second.write_text("pid,zip,dx\n001,130,flu\n002,130,hiv\n")
+    args = ["compose", str(first), str(second), "--id", "pid", "--qi", "zip"]
+    assert main([*args, "--sensitive", "dx"]) == 0
+    out = capsys.readouterr().out
+    assert "composed: 0 records" in out
+    assert "ids are compared as text (01 and 001 differ)" in out

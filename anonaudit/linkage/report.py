@@ -118,6 +118,12 @@ def composition_summary(results: Mapping[str, Composition], *, id: str) -> str:
             f"{result.newly_disclosed_records:,} of them by the composition alone; "
             f"largest posterior {_fixed(result.max_posterior)}"
         )
+        if not result.records:
+            lines.append(
+                f"  warning: no {id!r} appears in two releases, so nothing was composed; ids "
+                "are compared as text (01 and 001 differ): check that the releases write "
+                "their ids alike"
+            )
         if result.changed_records:
             lines.append(
                 f"  {result.changed_records:,} records whose value differs between releases "
