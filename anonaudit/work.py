@@ -14,6 +14,7 @@ import math
 import os
 import re
 import resource
+from dataclasses import dataclass
 from typing import Protocol
 
 from anonaudit.errors import ParameterError
@@ -22,12 +23,15 @@ __all__ = [
     "DEFAULT_MAX_WORK",
     "LISTED_CLASS_WORK",
     "SUBSET_OVERHEAD",
+    "Limits",
     "Steps",
     "available_memory",
     "check_memory",
     "check_work",
+    "limits",
     "memory_budget",
     "parse_size",
+    "set_process_limits",
     "subsets",
 ]
 
@@ -185,3 +189,39 @@ def check_memory(what: str, needed: int, memory_limit: str | None, advice: str) 
 
 def _gib(size: int) -> str:
     return f"{size / 1024**3:.1f} GiB" if size >= 1024**3 else f"{size / 1024**2:.0f} MiB"
+
+
+# The process's memory limit for aggregation and reads (set once per run by
+# anonaudit.engines.local.set_limits, which checks it with DuckDB): values only, so that
+# the sources, below the engine, read it too.
+@dataclass(frozen=True)
+class Limits:
+    """How much memory DuckDB's aggregation may take before it spills, and where to.
+
+    Attributes
+    ----------
+    memory_limit : str or None
+        DuckDB's ``memory_limit``, such as ``"4GB"``; ``None`` keeps DuckDB's default
+        (80% of the machine's memory).
+    temp_dir : str or None
+        Where DuckDB spills the hash table when it outgrows ``memory_limit``; ``None``
+        uses the system's temporary directory (``TMPDIR``, else ``/tmp``).
+    """
+
+    memory_limit: str | None = None
+    temp_dir: str | None = None
+
+
+_limits = Limits()
+
+
+def limits() -> Limits:
+    """The :class:`Limits` in force (:func:`anonaudit.engines.local.set_limits`)."""
+    return _limits
+
+
+def set_process_limits(value: Limits) -> None:
+    """Put ``value`` in force for this process; :func:`anonaudit.engines.local.set_limits`
+    checks it first."""
+    global _limits
+    _limits = value

@@ -51,6 +51,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from numpy.typing import NDArray
 
+from anonaudit import work
 from anonaudit.classtable import ClassTable, SourceStats
 from anonaudit.errors import AnonauditError, InputError, MalformedFileError, ParameterError
 from anonaudit.sources.base import (
@@ -62,7 +63,7 @@ from anonaudit.sources.base import (
     parts_of,
     require_columns,
 )
-from anonaudit.work import Steps
+from anonaudit.work import Limits, Steps, limits
 
 __all__ = [
     "ROW_COUNT",
@@ -108,25 +109,6 @@ _CODED_TYPE = pa.dictionary(pa.int32(), pa.string())
 _HEAD_BYTES = 1024**2
 
 
-@dataclass(frozen=True)
-class Limits:
-    """How much memory DuckDB's aggregation may take before it spills, and where to.
-
-    Attributes
-    ----------
-    memory_limit : str or None
-        DuckDB's ``memory_limit``, such as ``"4GB"``; ``None`` keeps DuckDB's default
-        (80% of the machine's memory).
-    temp_dir : str or None
-        Where DuckDB spills the hash table when it outgrows ``memory_limit``; ``None``
-        uses the system's temporary directory (``TMPDIR``, else ``/tmp``).
-    """
-
-    memory_limit: str | None = None
-    temp_dir: str | None = None
-
-
-_limits = Limits()
 
 
 def set_limits(*, memory_limit: str | None = None, temp_dir: str | None = None) -> None:
@@ -145,20 +127,17 @@ def set_limits(*, memory_limit: str | None = None, temp_dir: str | None = None) 
         ``temp_dir`` is not a writable directory, or DuckDB does not read
         ``memory_limit`` as a size.
     """
-    global _limits
     if temp_dir is not None and not (os.path.isdir(temp_dir) and os.access(temp_dir, os.W_OK)):
         raise ParameterError(f"--temp-dir {temp_dir}: not a writable directory")
-    previous, _limits = _limits, Limits(memory_limit, temp_dir)
+    previous = limits()
+    work.set_process_limits(Limits(memory_limit, temp_dir))
     try:
         connect().close()  # DuckDB checks the size now, not in the middle of a scan
     except ParameterError:
-        _limits = previous
+        work.set_process_limits(previous)
         raise
 
 
-def limits() -> Limits:
-    """The :class:`Limits` in force (:func:`set_limits`)."""
-    return _limits
 
 
 @dataclass(frozen=True)
@@ -432,7 +411,7 @@ def build_class_table(
                 progress.part_done(part.info.size_bytes)
 
     batches = stream()
-    bounded = numbers or _limits.memory_limit is not None  # a limit: DuckDB may spill
+    bounded = numbers or limits().memory_limit is not None  # a limit: DuckDB may spill
     held, countable = ([], False) if bounded else _held_coded(batches)
     if countable:
         if progress is not None:
@@ -614,7 +593,7 @@ def _read_coded(
     """
     from anonaudit.sources.csv import CsvSource
 
-    if len(parts) != 1 or _limits.memory_limit is not None:
+    if len(parts) != 1 or limits().memory_limit is not None:
         return None
     (part,) = parts
     size = part.info.size_bytes
@@ -1157,17 +1136,18 @@ def connect() -> duckdb.DuckDBPyConnection:
     connection.execute("SET enable_progress_bar = false")
     # Aggregates need not keep the input order; without it DuckDB spills more freely.
     connection.execute("SET preserve_insertion_order = false")
-    if _limits.memory_limit is not None:
+    memory_limit, temp_dir = limits().memory_limit, limits().temp_dir
+    if memory_limit is not None:
         try:
-            connection.execute(f"SET memory_limit = {_literal(_limits.memory_limit)}")
+            connection.execute(f"SET memory_limit = {_literal(memory_limit)}")
         except duckdb.Error as exc:
             connection.close()
             raise ParameterError(
-                f"--memory-limit {_limits.memory_limit}: {str(exc).splitlines()[0]}; "
+                f"--memory-limit {memory_limit}: {str(exc).splitlines()[0]}; "
                 "give a size such as 4GB or 500MB"
             ) from None
-    if _limits.temp_dir is not None:
-        connection.execute(f"SET temp_directory = {_literal(_limits.temp_dir)}")
+    if temp_dir is not None:
+        connection.execute(f"SET temp_directory = {_literal(temp_dir)}")
     return connection
 
 

@@ -479,8 +479,7 @@ def _largest_block() -> int:
     a block may take an eighth of :func:`anonaudit.work.memory_budget` (lowered by
     ``--memory-limit``), so that a gzip bomb's one huge record is refused, not read.
     """
-    from anonaudit.engines.local import limits  # the engine imports the sources
-    from anonaudit.work import memory_budget
+    from anonaudit.work import limits, memory_budget
 
     return min(_MAX_BLOCK_BYTES, memory_budget(limits().memory_limit) // _BLOCK_SHARE)
 

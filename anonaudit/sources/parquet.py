@@ -109,8 +109,7 @@ def damaged_pages(name: str, exc: OSError) -> MalformedFileError | None:
 
 def _budget() -> int:
     """The bytes one row group or batch may decode to: a share of the memory there is."""
-    from anonaudit.engines.local import limits  # the engine imports the sources
-    from anonaudit.work import memory_budget
+    from anonaudit.work import limits, memory_budget
 
     return memory_budget(limits().memory_limit) // _SHARE
 
