@@ -6,7 +6,7 @@ import datetime as _dt
 import functools
 import math
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
@@ -57,6 +57,7 @@ if TYPE_CHECKING:  # anonaudit.dp and anonaudit.advice import this module
     from anonaudit.dp.companion import DPReport
     from anonaudit.linkage.history import ReleaseHistory
     from anonaudit.measures.population import PopulationRisks
+    from anonaudit.sources.base import Source as Opened
 
 __all__ = ["AuditReport", "Source", "audit", "audit_table", "load"]
 
@@ -405,8 +406,11 @@ def audit(
             engine=engine,
         )
         options = replace(options, population=replace(population, table=levelled))
+    # The inputs opened once more for bounded reads: the margins of a frequency table
+    # (before anything is measured) and the direct identifiers (after).
+    sources = sample_sources(source, **reading.keywords())
     if roles.count is not None:
-        _refuse_margins(table, source, roles, reading)
+        _refuse_margins(table, sources, roles)
     # ARX's convention, as advise --out writes it: a record starred in every QI is
     # suppressed, in no class and matched against no population.
     table, suppressed = table.without_suppressed()
@@ -418,8 +422,6 @@ def audit(
     if options.nulls != "wildcard":
         _refuse_null_quasi_identifiers(table)
     report = audit_table(table, options, weights=roles.weights, progress=engine.progress)
-    # The inputs' other columns are sampled again (a bounded read) for direct identifiers.
-    sources = sample_sources(source, **reading.keywords())
     numbers = [name for name in (roles.weights, roles.count) if name is not None]
     return replace(
         report,
@@ -556,12 +558,13 @@ def audit_table(
     return report
 
 
-def _refuse_margins(table: ClassTable, source: Any, roles: Roles, reading: ReadOptions) -> None:
+def _refuse_margins(table: ClassTable, sources: Sequence[Opened], roles: Roles) -> None:
     """Refuse a frequency table holding its margins (:mod:`anonaudit.margins`): a total
-    row or a wide layout would count people twice."""
+    row or a wide layout would count people twice. The wide layout is judged on the
+    first batch of the first of ``sources`` (:func:`anonaudit.identifiers.sample_sources`)."""
     found = margin_values(table)
     if not found:
-        for opened in sample_sources(source, **reading.keywords())[:1]:
+        for opened in sources[:1]:
             sample = next(iter(opened.batches(list(opened.columns))), None)
             wide = None if sample is None else wide_margin(
                 pa.Table.from_batches([sample]), str(roles.count), roles.columns
