@@ -21,6 +21,7 @@ import importlib
 from typing import TYPE_CHECKING
 from typing import Any as _Any
 
+from anonaudit import _moved
 from anonaudit.distances import exported as _distance_class
 from anonaudit.errors import (
     AnonauditError,
@@ -38,7 +39,7 @@ from anonaudit.errors import (
     SourceNotFoundError,
     StorageError,
 )
-from anonaudit.options import (
+from anonaudit.settings.options import (
     Analyses,
     AuditOptions,
     EngineOptions,
@@ -46,12 +47,14 @@ from anonaudit.options import (
     ReadOptions,
     Roles,
 )
-from anonaudit.policy import Policy
+from anonaudit.settings.policy import Policy
 
 __version__ = "0.1.0"
 
+_moved.install()
+
 if TYPE_CHECKING:
-    from anonaudit.auditing import AuditReport, audit, audit_table
+    from anonaudit.auditing import audit, audit_table
     from anonaudit.checks import (
         DisclosureResult,
         KAnonymityResult,
@@ -66,17 +69,18 @@ if TYPE_CHECKING:
     from anonaudit.distances.numeric import NumericDistance
     from anonaudit.distances.ordered import OrderedDistance
     from anonaudit.dp.options import DPOptions, PrivacyGuarantee, PrivacyUnit
-    from anonaudit.hierarchy import GroundDistance, Hierarchy
-    from anonaudit.loading import load
+    from anonaudit.engines.load import load
+    from anonaudit.results import AuditReport
+    from anonaudit.settings.hierarchy import GroundDistance, Hierarchy
 
 #: Names imported on first use, so that ``import anonaudit`` (and ``anonaudit --help``)
 #: loads no heavy dependency (PEP 562 module ``__getattr__``); so is every ground
 #: distance's class (``anonaudit.OrderedDistance``), from :mod:`anonaudit.distances`.
 _LAZY = {
-    "AuditReport": "anonaudit.auditing",
+    "AuditReport": "anonaudit.results",
     "audit": "anonaudit.auditing",
     "audit_table": "anonaudit.auditing",
-    "load": "anonaudit.loading",
+    "load": "anonaudit.engines.load",
     "DisclosureResult": "anonaudit.checks",
     "KAnonymityResult": "anonaudit.checks",
     "LDiversityResult": "anonaudit.checks",
@@ -86,8 +90,8 @@ _LAZY = {
     "DPOptions": "anonaudit.dp.options",
     "PrivacyGuarantee": "anonaudit.dp.options",
     "PrivacyUnit": "anonaudit.dp.options",
-    "GroundDistance": "anonaudit.hierarchy",
-    "Hierarchy": "anonaudit.hierarchy",
+    "GroundDistance": "anonaudit.settings.hierarchy",
+    "Hierarchy": "anonaudit.settings.hierarchy",
 }
 
 

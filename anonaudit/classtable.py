@@ -605,7 +605,7 @@ class ClassTable(_LazyKeys):
     def without_suppressed(self) -> tuple[ClassTable, int]:
         """This table without its suppressed records, and how many they were.
 
-        A record is suppressed when its every QI is :data:`~anonaudit.vocabulary.SUPPRESSED`
+        A record is suppressed when its every QI is :data:`~anonaudit.settings.names.SUPPRESSED`
         (``*``): ARX's convention for a suppressed record kept in place, and what
         ``anonaudit advise --out`` writes. Such records are not an equivalence class.
 
@@ -616,7 +616,7 @@ class ClassTable(_LazyKeys):
         >>> kept.rows, suppressed
         (5, 4)
         """
-        from anonaudit.vocabulary import SUPPRESSED
+        from anonaudit.settings.names import SUPPRESSED
 
         starred = np.ones(len(self), dtype=bool)
         for name in self.quasi_identifiers:

@@ -3,7 +3,7 @@
 ``python benchmarks/bench_identifiers.py`` builds the corpus of
 ``benchmarks/identifier_corpus.py`` (the tables shipped in ``vega_datasets``, labelled by
 hand, and columns generated with Faker in nine locales), judges every column with
-:func:`anonaudit.identifiers.judge_column` (its name, values, free text and uniqueness,
+:func:`anonaudit.measures.identifiers.judge_column` (its name, values, free text and uniqueness,
 as an audit judges the columns it did not read), and prints recall per labelled kind,
 precision per detected kind, overall precision and recall, the columns it got wrong, and
 the time taken. Offline and deterministic; ``--rows`` sets the generated columns' length.
@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from identifier_corpus import LabelledColumn, build
 
-from anonaudit.identifiers import Identifier, judge_column
+from anonaudit.measures.identifiers import Identifier, judge_column
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,8 @@ from the page cache, in one process:
 * baseline: :func:`anonaudit.load`, the class table, the one streaming pass every audit
   pays (pyarrow CSV batches into a DuckDB aggregate);
 * ``write_records``: the second pass of ``--records-out`` — re-read the CSV, find each
-  record's class (:class:`anonaudit.rows.KeyIndex`), write ``record``, the QIs, ``fk`` and
+  record's class (:class:`anonaudit.engines.records.KeyIndex`), write ``record``, the QIs,
+  ``fk`` and
   ``prosecutor_risk`` as CSV (through pyarrow's streaming writer, formula cells defused)
   to a temporary file;
 * the same lookups without writing (``KeyIndex.lookup`` over the batches), to separate
@@ -101,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--rows and --repeat must be at least 1")
 
     import anonaudit
-    from anonaudit.rows import KeyIndex, record_batches, write_records
+    from anonaudit.engines.records import KeyIndex, record_batches, write_records
     from anonaudit.sources import open_inputs
 
     print(f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load {load_average()}")

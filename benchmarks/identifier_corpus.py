@@ -22,7 +22,8 @@ date, a month of a year, a city, a neighbourhood, a postcode or a geocode (latit
 longitude) is a HIPAA Safe Harbor identifier; a year, a date that only says a year
 (``1970-01-01`` for 1970), a name of an airport, a car or a company is not.
 
-``python benchmarks/bench_identifiers.py`` measures :func:`anonaudit.identifiers.judge_column`
+``python benchmarks/bench_identifiers.py`` measures
+:func:`anonaudit.measures.identifiers.judge_column`
 on it.
 """
 

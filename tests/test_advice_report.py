@@ -30,9 +30,9 @@ from anonaudit.advice import advise
 from anonaudit.classtable import ClassTable
 from anonaudit.cli import main
 from anonaudit.errors import ParameterError
-from anonaudit.hierarchy import Hierarchy
-from anonaudit.policy import Policy
 from anonaudit.report.text import summary
+from anonaudit.settings.hierarchy import Hierarchy
+from anonaudit.settings.policy import Policy
 
 ROOT = Path(__file__).resolve().parents[1]
 ADULT = ROOT / "sample_data" / "adult"

@@ -38,9 +38,9 @@ from anonaudit.advice import lattice as lattice_module
 from anonaudit.classtable import ClassTable
 from anonaudit.cli import main
 from anonaudit.errors import ColumnError, HierarchyError, ParameterError
-from anonaudit.generalization import Generalization
-from anonaudit.hierarchy import Hierarchy
-from anonaudit.policy import Policy
+from anonaudit.measures.generalization import Generalization
+from anonaudit.settings.hierarchy import Hierarchy
+from anonaudit.settings.policy import Policy
 
 # ARX data/test.csv and its hierarchies (rows for the values present).
 ARX_TEST = pd.DataFrame(

@@ -31,7 +31,7 @@ from anonaudit.checks._classes import TOLERANCE
 from anonaudit.checks.emd import Distributions, pot_distance
 from anonaudit.checks.risk import RISK_BANDS
 from anonaudit.classtable import ClassTable
-from anonaudit.hierarchy import Hierarchy
+from anonaudit.settings.hierarchy import Hierarchy
 
 QI1 = ("a", "b", "c")
 QI2 = ("x", "y", None)

@@ -23,7 +23,7 @@ from anonaudit.checks import (
 from anonaudit.checks.risk import RISK_BANDS
 from anonaudit.classtable import ClassTable
 from anonaudit.errors import HierarchyError, ParameterError
-from anonaudit.hierarchy import GroundDistance, Hierarchy
+from anonaudit.settings.hierarchy import GroundDistance, Hierarchy
 
 # -- helpers ----------------------------------------------------------------------------
 

@@ -17,11 +17,11 @@ from collections.abc import Sequence
 import pandas as pd
 import pytest
 
-from anonaudit import explain
 from anonaudit.checks import attribute_disclosure
 from anonaudit.classtable import ClassTable
 from anonaudit.cli import main
 from anonaudit.measures.disclosure import MEASURE
+from anonaudit.report import explain
 
 LN2 = math.log(2)
 

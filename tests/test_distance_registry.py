@@ -24,15 +24,18 @@ import pytest
 
 import anonaudit
 import anonaudit.distances
-from anonaudit import AuditOptions, EqualDistance, Roles, audit, checks, explain, vocabulary
-from anonaudit.cli import _parser, main
-from anonaudit.config import _DATASET
+from anonaudit import AuditOptions, EqualDistance, Roles, audit, checks
+from anonaudit.cli import main
+from anonaudit.cli.app import _parser
+from anonaudit.cli.config import _DATASET
 from anonaudit.distances import CLASSES, DEFAULT, DISTANCES, Distance, named, registered
 from anonaudit.errors import OptionError
-from anonaudit.options import KEYWORDS, from_keywords
+from anonaudit.report import explain
 from anonaudit.report.schema import shipped_schema
 from anonaudit.report.text import summary
 from anonaudit.report.views import describe_call
+from anonaudit.settings import names as vocabulary
+from anonaudit.settings.options import KEYWORDS, from_keywords
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -71,12 +74,12 @@ def test_every_module_is_a_distance_of_its_name() -> None:
 
 def test_the_old_names_are_the_registry() -> None:
     assert vocabulary.DISTANCES == checks.DISTANCES == DISTANCES
-    assert dict(anonaudit.options.DISTANCE_CLASSES) == dict(CLASSES)
+    assert dict(anonaudit.settings.options.DISTANCE_CLASSES) == dict(CLASSES)
     for kind in registered().values():
         assert getattr(anonaudit, kind.__name__) is kind
-        assert getattr(anonaudit.options, kind.__name__) is kind
+        assert getattr(anonaudit.settings.options, kind.__name__) is kind
     with pytest.raises(AttributeError):
-        anonaudit.options.ManhattanDistance  # noqa: B018
+        anonaudit.settings.options.ManhattanDistance  # noqa: B018
 
 
 def test_the_schema_the_command_line_and_the_docs_list_the_registry() -> None:
@@ -105,7 +108,7 @@ def test_every_input_of_a_distance_is_an_option_a_policy_key_and_a_keyword() -> 
 
 def test_listing_the_distances_imports_no_distance() -> None:
     code = (
-        "import sys, anonaudit.cli; anonaudit.cli._parser(); "
+        "import sys, anonaudit.cli.app; anonaudit.cli.app._parser(); "
         "print(sorted(m for m in sys.modules if m.startswith(('numpy', 'anonaudit.distances.'))))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -151,7 +154,7 @@ def test_a_new_distance_is_measured_by_name_in_python(with_halved: type[Distance
     flat = from_keywords({"distance": "halved"}, quasi_identifiers=["zip"], sensitive=["disease"])
     assert flat.audit.distance_for("disease") == with_halved()
     assert checks.t_closeness(report.table, "disease", distance="halved").t == halved.t
-    assert getattr(anonaudit.options, "HalvedDistance") is with_halved  # noqa: B009
+    assert getattr(anonaudit.settings.options, "HalvedDistance") is with_halved  # noqa: B009
 
 
 def test_a_new_distance_is_measured_by_name_on_the_command_line(

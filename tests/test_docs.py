@@ -1,5 +1,5 @@
 """The documentation: every page of the nav exists, the README's links resolve, and the
-measure explanations (anonaudit/explain.py) feed both the HTML report and the docs.
+measure explanations (anonaudit/report/explain.py) feed both the HTML report and the docs.
 
 CI builds the site itself in strict mode (``.ci/run``: ``mkdocs build --strict``); these
 tests need no MkDocs, except the one that renders the generated pages.
@@ -14,8 +14,9 @@ from types import ModuleType
 
 import pytest
 
-from anonaudit import Roles, explain
+from anonaudit import Roles
 from anonaudit.measures import MEASURES, explained
+from anonaudit.report import explain
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -88,7 +89,7 @@ def test_the_readme_links_resolve() -> None:
 def test_the_readme_is_short_and_names_no_internal_module() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert len(readme) < 8000
-    public = {"anonaudit/explain.py", "anonaudit/schema/report.schema.json"}
+    public = {"anonaudit/report/explain.py", "anonaudit/schema/report.schema.json"}
     internal = set(re.findall(r"anonaudit/[\w/.]+\.\w+", readme)) - public
     internal |= set(re.findall(r"anonaudit\.(?:checks|dp|report|rows|generalization)\.\w+", readme))
     assert internal == set()
@@ -108,7 +109,7 @@ def test_the_docs_pages_link_to_files_that_exist() -> None:
             assert target.exists() or relative in generated, f"{page.name}: {link}"
 
 
-# -- anonaudit.explain: one text for the report and the docs --------------------------------
+# -- anonaudit.report.explain: one text for the report and the docs --------------------------------
 
 
 def test_measures_are_complete_and_unique() -> None:

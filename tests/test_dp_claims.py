@@ -176,8 +176,13 @@ def test_laplace_add_remove_value_epsilon_is_twice_epsilon() -> None:
     assert e.refutes(0.93 * first.value_epsilon)  # and the figure is tight
     # the posterior of an attacker with prior 1/2 who sees that event
     posterior = e.hits / (e.hits + e.hits_other)
-    report = companion(table_of(n, "a"), DPOptions(PrivacyGuarantee(1.0), domain=PublicDomain.of(
-        {"q": [str(i) for i in range(n)], "s": ["a", "b"]})))
+    report = companion(
+        table_of(n, "a"),
+        DPOptions(
+            PrivacyGuarantee(1.0),
+            domain=PublicDomain.of({"q": [str(i) for i in range(n)], "s": ["a", "b"]}),
+        ),
+    )
     assert report.contrast["s"].epsilon == pytest.approx(2.0)
     assert posterior <= float(posterior_bound(0.5, report.contrast["s"].epsilon)) + 0.01
     assert posterior > float(posterior_bound(0.5, 1.0)) + 0.05  # 0.88 against 0.73
@@ -190,7 +195,8 @@ def test_laplace_add_remove_epsilon_holds_and_is_tight(epsilon: float) -> None:
     domain = PublicDomain.of({"q": [str(i) for i in range(n)], "s": ["a", "b"]})
     with_person = release(table_of(n, "a"), DPOptions(PrivacyGuarantee(epsilon), domain=domain))
     empty_class = ClassTable.from_frame(
-        pd.DataFrame({"q": ["0"], "s": ["b"], "count": [1]}), quasi_identifiers=["q"],
+        pd.DataFrame({"q": ["0"], "s": ["b"], "count": [1]}),
+        quasi_identifiers=["q"],
         sensitive=["s"],
     )
     without = release(empty_class, DPOptions(PrivacyGuarantee(epsilon), domain=domain))

@@ -86,9 +86,7 @@ def test_a_clamped_zero_is_a_cdf() -> None:
     # Discrete Gaussian noise: a released 0 means noisy <= 0 under clamp, exactly 0 unbiased
     result = dp.release(
         two_classes(),
-        dp.DPOptions(
-            dp.PrivacyGuarantee(1.0, 1e-3), domain=DOMAIN, mechanism="discrete-gaussian"
-        ),
+        dp.DPOptions(dp.PrivacyGuarantee(1.0, 1e-3), domain=DOMAIN, mechanism="discrete-gaussian"),
     )
     attacked = replace(result, released_counts=np.array([0, 0, 3, 0]))
     noise = result.noise

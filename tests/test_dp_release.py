@@ -241,9 +241,7 @@ def test_public_domain_from_an_arx_hierarchy_file(tmp_path):
 
 
 # 200 x 100 = 20,000 public cells, one record: 19,999 empty cells
-WIDE = PublicDomain.of(
-    {"zip": [f"z{i}" for i in range(200)], "d": [f"v{i}" for i in range(100)]}
-)
+WIDE = PublicDomain.of({"zip": [f"z{i}" for i in range(200)], "d": [f"v{i}" for i in range(100)]})
 ONE = ClassTable.from_frame(
     pd.DataFrame({"zip": ["z0"], "d": ["v0"], "count": [1]}),
     quasi_identifiers=["zip"],
@@ -285,7 +283,7 @@ def test_unbiased_needs_an_additive_release_over_a_public_domain() -> None:
 
 
 def test_the_publishable_table_lists_every_non_zero_count() -> None:
-    from anonaudit.dp.artefact import postprocessing, released_frame, sidecar
+    from anonaudit.report.dp import postprocessing, released_frame, sidecar
 
     for postprocess in ("clamp", "unbiased"):
         options = DPOptions(PrivacyGuarantee(1.0), domain=DOMAIN, postprocess=postprocess)  # type: ignore[arg-type]

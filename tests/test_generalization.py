@@ -23,7 +23,7 @@ import anonaudit
 from anonaudit import AuditOptions, ClassTable, Policy, ReadOptions, Roles
 from anonaudit.cli import main
 from anonaudit.errors import HierarchyError, ParameterError
-from anonaudit.generalization import Generalization, qi_hierarchy
+from anonaudit.measures.generalization import Generalization, qi_hierarchy
 
 ROOT = Path(__file__).resolve().parents[1]
 ADULT = ROOT / "sample_data" / "adult" / "adult.csv"

@@ -143,7 +143,7 @@ def test_output_to_a_fifo_nobody_reads(
     monkeypatch: pytest.MonkeyPatch,
     option: str,
 ) -> None:
-    monkeypatch.setattr("anonaudit.util.FIFO_READER_WAIT", 0.3)
+    monkeypatch.setattr("anonaudit.files.FIFO_READER_WAIT", 0.3)
     fifo = tmp_path / "report.pipe"
     os.mkfifo(fifo)
     started = time.monotonic()

@@ -302,7 +302,7 @@ def test_save_html_replaces_a_report_only_when_the_new_one_is_complete(
         raise OSError("disk full")
 
     with monkeypatch.context() as patch:
-        patch.setattr("anonaudit.util.os.replace", interrupted)
+        patch.setattr("anonaudit.files.os.replace", interrupted)
         with pytest.raises(OSError, match="disk full"):
             hostile.save_html(target)
     assert target.read_text(encoding="utf-8") == "the old report"

@@ -259,9 +259,7 @@ def test_randomized_response_and_withheld_records() -> None:
     section = dp_section(
         with_dp(
             small_table(),
-            dp.DPOptions(
-                dp.PrivacyGuarantee(1.0), mechanism="randomized-response", domain=domain
-            ),
+            dp.DPOptions(dp.PrivacyGuarantee(1.0), mechanism="randomized-response", domain=domain),
         )
     )
     assert "randomized response on each record&#39;s value (local model)" in section

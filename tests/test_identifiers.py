@@ -17,10 +17,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import anonaudit
+import anonaudit.report.text
 from anonaudit import Roles
 from anonaudit.classtable import ClassTable
 from anonaudit.cli import main
-from anonaudit.identifiers import (
+from anonaudit.measures.identifiers import (
     HIPAA_IDENTIFIERS,
     Identifier,
     by_name,
@@ -101,7 +102,7 @@ def test_a_uuid_quasi_identifier_and_an_undeclared_patient_id_are_flagged() -> N
     document = report.to_dict()
     assert [i["column"] for i in document["identifiers"]] == ["uuid", "patient_id"]
     assert [i["fails"] for i in document["identifiers"]] == [False, True]
-    text = anonaudit.report.summary(report)
+    text = anonaudit.report.text.summary(report)
     assert "patient_id" in text and "may identify a person directly" in text
     page = report.to_html()
     assert 'id="identifiers"' in page and "patient_id" in page
@@ -188,7 +189,7 @@ def test_distinct_values_are_counted_alike_before_and_after_the_classes(
 
 
 def test_the_first_values_of_a_column_of_many_come_from_a_prefix() -> None:
-    from anonaudit.identifiers import _first_distinct
+    from anonaudit.measures.identifiers import _first_distinct
 
     column = pa.chunked_array([[f"v{i % 50_000}" for i in range(200_000)]])
     for n in (1, 7, 10_000, 50_000, 60_000):
@@ -196,7 +197,7 @@ def test_the_first_values_of_a_column_of_many_come_from_a_prefix() -> None:
 
 
 # Issue 23, item 1: detection that does not miss. Each test below fails on the detector
-# of issue 12 (checked against `git show 9af8687:anonaudit/identifiers.py`).
+# of issue 12 (checked against `git show 9af8687:anonaudit/measures/identifiers.py`).
 
 _PHONES = [
     "+44 20 7946 0958",

@@ -38,8 +38,8 @@ from anonaudit import AuditOptions, EngineOptions, ReadOptions, Roles
 from anonaudit.cli import main
 from anonaudit.engines import dask as dask_engine
 from anonaudit.engines import local
-from anonaudit.engines.local import Progress
 from anonaudit.errors import EngineError, InputError, MalformedFileError
+from anonaudit.progress import Progress
 from anonaudit.sources.base import open_source
 
 ROLES: dict[str, Any] = {"quasi_identifiers": [*QI, "day"], "sensitive": SA}  # of the engines

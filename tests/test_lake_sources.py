@@ -34,8 +34,8 @@ from lake_data import (
 import anonaudit
 from anonaudit import EngineOptions, ReadOptions, Roles
 from anonaudit.cli import main
-from anonaudit.engines.local import Progress
 from anonaudit.errors import ColumnError, MalformedFileError, ParameterError, SourceNotFoundError
+from anonaudit.progress import Progress
 from anonaudit.sources.filters import parse_filter
 
 
@@ -565,8 +565,8 @@ json = "day3-report.json"
 def test_a_failure_record_replaces_the_json_report_and_leaves_a_folder_alone(
     tmp_path: Path,
 ) -> None:
-    from anonaudit.batch import audit_datasets
-    from anonaudit.config import AuditConfig
+    from anonaudit.cli.batch import audit_datasets
+    from anonaudit.cli.config import AuditConfig
 
     old = write_text(tmp_path / "gone.json", '{"rows": 10}')
     folder = tmp_path / "html-is-a-folder.html"

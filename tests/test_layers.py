@@ -1,151 +1,129 @@
-"""The layers of the package, checked: no module imports a module of a higher layer.
+"""The layers of the package are its folders, checked: no module imports a higher layer.
 
-From the bottom: ``base`` (errors, policy, utilities, texts) -> ``sources`` (reading
-files and frames) -> ``classtable`` (the one aggregate) -> ``engines`` (building it) ->
-``measures`` (checks, DP, hierarchies: functions of the class table) -> ``advice``
-(searches over measures) -> ``results`` (the audit and what it returns, linkability) ->
-``report`` (rendering) -> ``cli`` (the command line and batch runs). Imports under
-``if TYPE_CHECKING:`` are annotations, not dependencies, and are not counted.
+From the bottom (docs/architecture.md draws them):
 
-The few upward imports that remain are listed in :data:`KNOWN`, each with its reason;
-a new one fails this test, and so does a listed one that has gone (remove it from the
-list). docs/architecture.md draws the layers.
+0. the ground floor: ``errors``, ``files``, ``progress``, ``classtable``, ``settings/``
+   (policy, options, names, work: values), ``distances/``;
+1. ``sources/``: the only code that opens inputs;
+2. ``engines/``: the only code that iterates record batches into a class table;
+3. ``measures/``: one module per measure, functions of the class table;
+4. ``advice/``, ``dp/``, ``linkage/``, ``tables/``: what combines measures;
+5. ``results`` (the :class:`AuditReport`) and ``auditing`` (the run);
+6. ``report/``: every renderer; computes nothing;
+7. ``cli/`` and ``__main__``: the command line.
+
+A module's layer is read from its path: nothing here lists a module. Every import
+counts, those under ``if TYPE_CHECKING:`` too: a module-level or typing import of a
+higher layer fails. An import made inside a function runs only when called; the few
+that reach up (``AuditReport.to_html`` calling the HTML renderer) are counted, and
+there may be at most :data:`UPWARD_CALLS` of them.
 """
 
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "anonaudit"
-LAYERS = (
-    "base",
-    "sources",
-    "classtable",
-    "engines",
-    "measures",
-    "advice",
-    "results",
-    "report",
-    "cli",
+#: The floors, from the bottom: the top-level modules and folders on each.
+FLOORS: tuple[frozenset[str], ...] = tuple(
+    frozenset(names.split())
+    for names in (
+        "errors files progress classtable settings distances _moved",
+        "sources",
+        "engines",
+        "measures",
+        "advice dp linkage tables",
+        "results auditing",
+        "report",
+        "cli __main__",
+    )
 )
-#: Top-level modules and packages by layer (a sub-module may override, below).
-TOP = {
-    "": "base",  # the package itself: __version__ and the light names it re-exports
-    "errors": "base",
-    "util": "base",
-    "policy": "base",
-    "explain": "base",
-    "work": "base",
-    "vocabulary": "base",
-    "options": "base",  # the option objects: validated values, imported by every layer
-    "distances": "base",  # the ground distances: option objects with their EMD
-    "csvfile": "base",
-    "sources": "sources",
-    "rows": "results",
-    "classtable": "classtable",
-    "engines": "engines",
-    "checks": "measures",
-    "measures": "measures",
-    "hierarchy": "base",  # hierarchies and matrices read from files: distances' values
-    "generalization": "measures",
-    "identifiers": "measures",
-    "_common_names": "measures",  # the given names identifiers looks for
-    "margins": "measures",  # margins of a frequency table, found on its class table
-    "dp": "measures",
-    "advice": "advice",
-    "loading": "engines",
-    "auditing": "results",
-    "config": "results",
-    "linkage": "results",
-    "report": "report",
-    "batch": "cli",
-    "cli": "cli",
-    "commands": "cli",
-    "__main__": "cli",
-}
-SUB = {
-    "dp.cli": "cli",
-    "dp.artefact": "report",
-    "linkage.cli": "cli",
-    "linkage.report": "report",
-    "linkage.html": "report",
-}
-#: The package's front door: ``from anonaudit import audit`` is the API, the top layer.
-FRONT = {"audit", "audit_table", "load", "AuditReport"}
-#: Upward imports that remain, (importer, imported): why each is there.
-KNOWN = {
-    # AuditReport.to_json / to_html / save_html: convenience methods that call the report
-    # layer when used (imported inside them).
-    ("auditing", "report.html"): "AuditReport.to_html and DEFAULT_MAX_ROWS",
-    ("auditing", "report.json"): "AuditReport.to_dict / to_json",
-    # The lattice audits nodes under non-monotone policies with audit_table.
-    ("advice.lattice", "auditing"): "node audits; to be passed in by the caller",
-}
+#: In-function imports of a higher layer the package may hold in all.
+UPWARD_CALLS = 3
+#: The front door: ``anonaudit/__init__.py`` imports what it exports when first read.
+FRONT = ""
 
 
-def layer(module: str) -> str | None:
-    """The layer of ``anonaudit.<module>`` (``module`` without the package prefix)."""
-    parts = module.split(".")
-    for depth in (2, 1):
-        key = ".".join(parts[:depth])
-        if key in SUB:
-            return SUB[key]
-    return TOP.get(parts[0])
+def layer(module: str) -> int | None:
+    """The floor of ``anonaudit.<module>`` (``module`` without the package prefix);
+    ``None`` for the front door and for a name on no floor."""
+    top = module.split(".")[0]
+    return next((number for number, names in enumerate(FLOORS) if top in names), None)
 
 
-def imports(path: Path) -> list[str]:
-    """The anonaudit modules ``path`` imports, outside ``if TYPE_CHECKING:`` blocks."""
+def imports(path: Path) -> list[tuple[str, bool]]:
+    """The anonaudit modules ``path`` imports, each with whether the import is made
+    inside a function (and so only when called)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    typing_only = {
+    in_function = {
         id(inner)
         for node in ast.walk(tree)
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
         for inner in ast.walk(node)
     }
     found = []
     for node in ast.walk(tree):
-        if id(node) in typing_only:
-            continue
+        late = id(node) in in_function
         if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            if node.module == "anonaudit":
-                names = [a.name for a in node.names]
-                found += ["cli" if name in FRONT else "" for name in names]
+            if node.module == "anonaudit":  # a module of the package, or a front-door name
+                found += [
+                    (alias.name if alias.name in _modules() else FRONT, late)
+                    for alias in node.names
+                    if alias.name != "__version__"  # a constant of the front door
+                ]
             elif node.module.startswith("anonaudit."):
-                found.append(node.module.removeprefix("anonaudit."))
+                base = node.module.removeprefix("anonaudit.")
+                found += [(base, late)]
         elif isinstance(node, ast.Import):
             found += [
-                a.name.removeprefix("anonaudit.")
-                for a in node.names
-                if a.name.startswith("anonaudit.")
+                (alias.name.removeprefix("anonaudit."), late)
+                for alias in node.names
+                if alias.name.startswith("anonaudit.")
             ]
     return found
 
 
-def upward_imports() -> set[tuple[str, str]]:
-    """Every (importer, imported) pair in which the imported module's layer is higher."""
-    found = set()
+@functools.cache
+def _modules() -> dict[str, Path]:
+    """Every module of the package by its name under ``anonaudit.``."""
+    found = {}
     for path in PACKAGE.rglob("*.py"):
         module = ".".join(path.relative_to(PACKAGE).with_suffix("").parts)
-        module = module.removesuffix("__init__").rstrip(".")
-        own = layer(module)
-        assert own is not None, f"anonaudit.{module} has no layer in tests/test_layers.py"
-        for imported in imports(path):
-            theirs = layer(imported)
-            assert theirs is not None, f"anonaudit.{imported} has no layer"
-            if LAYERS.index(theirs) > LAYERS.index(own):
-                found.add((module, imported))
+        found[module.removesuffix("__init__").rstrip(".")] = path
     return found
 
 
+def upward_imports() -> tuple[list[str], list[str]]:
+    """Every import of a higher layer: those at module level or for typing, and those
+    made inside a function, as ``"importer -> imported"``."""
+    eager: list[str] = []
+    late: list[str] = []
+    for module, path in sorted(_modules().items()):
+        if module == FRONT:
+            continue
+        own = layer(module)
+        assert own is not None, f"anonaudit/{path.name}: on no floor of tests/test_layers.py"
+        for imported, in_function in imports(path):
+            theirs = layer(imported)
+            if imported == FRONT:
+                theirs = len(FLOORS)  # the front door is above every floor
+            assert theirs is not None, f"anonaudit.{module} imports anonaudit.{imported}"
+            if theirs > own:
+                (late if in_function else eager).append(f"anonaudit.{module} -> {imported}")
+    return eager, late
+
+
 def test_no_module_imports_a_higher_layer() -> None:
-    found = upward_imports()
-    new = sorted(found - set(KNOWN))
-    assert not new, "upward imports (see the layers in tests/test_layers.py): " + ", ".join(
-        f"anonaudit.{a} -> anonaudit.{b}" for a, b in new
-    )
-    gone = sorted(set(KNOWN) - found)
-    assert not gone, f"no longer imported, remove from KNOWN: {gone}"
+    eager, late = upward_imports()
+    assert not eager, "imports of a higher layer: " + ", ".join(eager)
+    assert len(late) <= UPWARD_CALLS, "in-function imports of a higher layer: " + ", ".join(late)
+
+
+def test_every_module_is_on_a_floor() -> None:
+    for module in _modules():
+        assert module == FRONT or layer(module) is not None, module
 
 
 def test_the_checker_sees_an_upward_import(tmp_path: Path) -> None:
@@ -153,8 +131,11 @@ def test_the_checker_sees_an_upward_import(tmp_path: Path) -> None:
     module.write_text(
         "from typing import TYPE_CHECKING\n"
         "from anonaudit.report.json import dumps\n"
-        "if TYPE_CHECKING:\n    from anonaudit.cli import main\n",
+        "if TYPE_CHECKING:\n    from anonaudit.cli import main\n"
+        "def f():\n    from anonaudit.auditing import audit\n",
         encoding="utf-8",
     )
-    assert imports(module) == ["report.json"]
-    assert LAYERS.index(layer("report.json") or "") > LAYERS.index(layer("checks.risk") or "")
+    assert sorted(imports(module)) == [("auditing", True), ("cli", False), ("report.json", False)]
+    assert (layer("report.json") or 0) > (layer("measures.risk") or 0)
+    assert layer("settings.policy") == 0
+    assert layer("nowhere") is None

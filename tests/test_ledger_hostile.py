@@ -30,9 +30,9 @@ from ganta import HOSPITAL_A, HOSPITAL_B
 
 from anonaudit.cli import main
 from anonaudit.errors import InputError
+from anonaudit.files import printable
 from anonaudit.linkage import Ledger
 from anonaudit.linkage.ledger import APPLICATION_ID, _failure
-from anonaudit.util import printable
 
 ROLES = ["--qi", "zip,age", "--sensitive", "disease"]
 _TIMEOUT = 120  # seconds: every process a test starts is bounded
@@ -260,7 +260,7 @@ def test_compose_and_diff_do_not_create_a_missing_folder(
 
 def _run_main(argv: list[str], barrier: Any, queue: Any, delay: float) -> None:
     if delay:  # widen the window between the check against the ledger and the record
-        from anonaudit.linkage import cli as linkage_cli
+        from anonaudit.cli import linkage as linkage_cli
 
         check = linkage_cli.release_history
 
@@ -361,8 +361,8 @@ def _dp(tmp_path: Path, *extra: str) -> list[str]:
 def test_dp_out_failing_to_write_records_no_spend(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from anonaudit.dp import artefact
     from anonaudit.errors import OutputError
+    from anonaudit.report import dp as artefact
 
     out = tmp_path / "release.csv"
 

@@ -79,8 +79,14 @@ def test_records_in_one_release_and_changed_values() -> None:
 
 
 def test_three_releases_and_repeated_id() -> None:
-    c = pd.DataFrame({"pid": [5, 6], "zip": ["1*", "1*"], "age": ["*", "*"],
-                      "disease": ["Cancer", "Heart disease"]})
+    c = pd.DataFrame(
+        {
+            "pid": [5, 6],
+            "zip": ["1*", "1*"],
+            "age": ["*", "*"],
+            "disease": ["Cancer", "Heart disease"],
+        }
+    )
     result = compose(read_releases([HOSPITAL_A, HOSPITAL_B, c], **ROLES), "disease")
     # pid 5 in all three: {Cancer, HD, Flu} ∩ B's {...} ∩ {Cancer, HD} = {Cancer, HD};
     # pid 6 in A and C: {Cancer, HD, Flu} ∩ {Cancer, HD}.
@@ -150,12 +156,27 @@ def _table(rows: list[tuple[str, str, int]]) -> ClassTable:
 
 
 def test_differencing_by_hand() -> None:
-    old = _table([("130", "flu", 2), ("130", "hiv", 2), ("140", "flu", 3), ("140", "cold", 1),
-                  ("150", "flu", 2), ("150", "cold", 2)])
-    new = _table([("130", "flu", 2), ("130", "hiv", 3),  # +1 hiv: disclosed
-                  ("140", "flu", 4), ("140", "cold", 2),  # two values changed: not
-                  ("150", "flu", 2), ("150", "cold", 2),  # unchanged
-                  ("160", "cold", 3)])  # a new class of one value: 3 disclosed
+    old = _table(
+        [
+            ("130", "flu", 2),
+            ("130", "hiv", 2),
+            ("140", "flu", 3),
+            ("140", "cold", 1),
+            ("150", "flu", 2),
+            ("150", "cold", 2),
+        ]
+    )
+    new = _table(
+        [
+            ("130", "flu", 2),
+            ("130", "hiv", 3),  # +1 hiv: disclosed
+            ("140", "flu", 4),
+            ("140", "cold", 2),  # two values changed: not
+            ("150", "flu", 2),
+            ("150", "cold", 2),  # unchanged
+            ("160", "cold", 3),
+        ]
+    )  # a new class of one value: 3 disclosed
     result = difference(old, new, "dx")
     assert (result.classes, result.classes_changed, result.disclosing_classes) == (4, 3, 2)
     assert result.disclosed_records == 4
@@ -196,29 +217,48 @@ def test_ledger_records_spends_and_refuses(tmp_path: Path) -> None:
     with Ledger.open(tmp_path / "ledger.sqlite") as ledger:
         assert ledger.meta()["note"] == LEDGER_NOTE
         for recipient in ("univ", "univ", "press"):
-            ledger.record(dataset="visits", fingerprint="f" * 64, source="q.csv",
-                          quasi_identifiers=["zip"], sensitive=["dx"], table=table,
-                          mechanism="discrete-laplace", cost=PrivacyCost(epsilon=0.4),
-                          recipient=recipient)
+            ledger.record(
+                dataset="visits",
+                fingerprint="f" * 64,
+                source="q.csv",
+                quasi_identifiers=["zip"],
+                sensitive=["dx"],
+                table=table,
+                mechanism="discrete-laplace",
+                cost=PrivacyCost(epsilon=0.4),
+                recipient=recipient,
+            )
         first = ledger.releases("visits")[0]
         assert ledger.class_table(first.id).rows == 4  # type: ignore[union-attr]
         assert ledger.spent("visits").epsilon == pytest.approx(1.2)
         assert ledger.spent("visits", "univ").epsilon == pytest.approx(0.8)
-        ledger.check_budget(PrivacyCost(epsilon=0.2), Budget(1.0), dataset="visits",
-                            recipient="univ")
+        ledger.check_budget(
+            PrivacyCost(epsilon=0.2), Budget(1.0), dataset="visits", recipient="univ"
+        )
         with pytest.raises(BudgetError, match=r"spent by #1 .*univ.*#2"):
             ledger.check_budget(PrivacyCost(epsilon=0.5), Budget(1.0), dataset="visits")
-        ledger.record(dataset="visits", fingerprint="e" * 64, source="exact.csv",
-                      quasi_identifiers=["zip"], sensitive=["dx"])
+        ledger.record(
+            dataset="visits",
+            fingerprint="e" * 64,
+            source="exact.csv",
+            quasi_identifiers=["zip"],
+            sensitive=["dx"],
+        )
         assert math.isinf(ledger.spent("visits").epsilon)  # an exact release is not DP
 
 
 def _insert(path: str, worker: int) -> None:
     with Ledger.open(path) as ledger:
         for i in range(25):
-            ledger.record(dataset="d", fingerprint=f"{worker}-{i}", source="s",
-                          quasi_identifiers=["q"], sensitive=["s"],
-                          mechanism="laplace", cost=PrivacyCost(epsilon=0.01))
+            ledger.record(
+                dataset="d",
+                fingerprint=f"{worker}-{i}",
+                source="s",
+                quasi_identifiers=["q"],
+                sensitive=["s"],
+                mechanism="laplace",
+                cost=PrivacyCost(epsilon=0.01),
+            )
 
 
 def test_ledger_concurrent_writers(tmp_path: Path) -> None:
@@ -272,16 +312,33 @@ def test_cli_compose_json_ledger_and_exit_codes(
 
 
 def test_cli_diff(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    old = _write(pd.DataFrame({"zip": ["130"] * 4, "dx": ["flu", "flu", "hiv", "hiv"]}),
-                 tmp_path / "old.csv")
-    new = _write(pd.DataFrame({"zip": ["130"] * 5, "dx": ["flu", "flu", "hiv", "hiv", "hiv"]}),
-                 tmp_path / "new.csv")
+    old = _write(
+        pd.DataFrame({"zip": ["130"] * 4, "dx": ["flu", "flu", "hiv", "hiv"]}), tmp_path / "old.csv"
+    )
+    new = _write(
+        pd.DataFrame({"zip": ["130"] * 5, "dx": ["flu", "flu", "hiv", "hiv", "hiv"]}),
+        tmp_path / "new.csv",
+    )
     assert main(["diff", old, new, "--qi", "zip", "--sensitive", "dx", "--json", "-"]) == 0
     document = json.loads(capsys.readouterr().out)["differencing"]["dx"]
     assert (document["disclosed_records"], document["classes_changed"]) == (1, 1)
     assert document["disclosing"][0]["value"] == "hiv"
-    assert main(["diff", old, new, "--qi", "zip", "--sensitive", "dx",
-                 "--fail-on-disclosure", "--quiet"]) == 1
+    assert (
+        main(
+            [
+                "diff",
+                old,
+                new,
+                "--qi",
+                "zip",
+                "--sensitive",
+                "dx",
+                "--fail-on-disclosure",
+                "--quiet",
+            ]
+        )
+        == 1
+    )
     assert main(["diff", old, new, "--qi", "zip", "--sensitive", "dx", "--max-classes", "-1"]) == 2
 
 

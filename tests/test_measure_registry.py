@@ -23,7 +23,7 @@ import pytest
 from numpy.typing import NDArray
 
 import anonaudit.measures
-from anonaudit import AuditOptions, Policy, Roles, audit, explain
+from anonaudit import AuditOptions, Policy, Roles, audit
 from anonaudit.classtable import ClassTable
 from anonaudit.measures import (
     ANALYSES,
@@ -35,7 +35,9 @@ from anonaudit.measures import (
     explained,
     in_order,
 )
-from anonaudit.measures.present import (
+from anonaudit.report import explain
+from anonaudit.report.criteria import criteria
+from anonaudit.report.kit import (
     Audited,
     Fact,
     Layout,
@@ -44,11 +46,10 @@ from anonaudit.measures.present import (
     VerdictRow,
     _share,
 )
-from anonaudit.policy import Policy as PolicyType
-from anonaudit.report.criteria import criteria
 from anonaudit.report.schema import report_schema, shipped_schema
 from anonaudit.report.text import summary
-from anonaudit.vocabulary import Judged, Verdict
+from anonaudit.settings.names import Judged, Verdict
+from anonaudit.settings.policy import Policy as PolicyType
 
 RECORDS = pd.DataFrame(
     {

@@ -1,9 +1,9 @@
-"""The option objects of the Python API (issue 11, :mod:`anonaudit.options`).
+"""The option objects of the Python API (issue 11, :mod:`anonaudit.settings.options`).
 
 Each object refuses a bad value when it is made, with the one message of a bad option
 (:class:`~anonaudit.errors.OptionError`: ``NAME must ... (got VALUE)`` or ``unknown NAME
 VALUE; choose one of ...``); the flat keyword arguments of 0.1 still work until 0.3, warn
-and audit exactly as the objects they map onto (:func:`~anonaudit.options.from_keywords`);
+and audit exactly as the objects they map onto (:func:`~anonaudit.settings.options.from_keywords`);
 and a policy file maps onto the same objects as the equivalent call.
 """
 
@@ -35,10 +35,10 @@ from anonaudit import (
     ReadOptions,
     Roles,
 )
-from anonaudit.config import read_config
-from anonaudit.engines.local import Progress
+from anonaudit.cli.config import read_config
 from anonaudit.errors import OptionError, ParameterError
-from anonaudit.options import Distance, from_keywords
+from anonaudit.progress import Progress
+from anonaudit.settings.options import Distance, from_keywords
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_data"
 CLINIC = SAMPLE / "clinic.csv"

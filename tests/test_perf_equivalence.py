@@ -28,7 +28,7 @@ from anonaudit.checks import attribute_disclosure, l_diversity, t_closeness
 from anonaudit.checks.emd import Distributions, equal_distance
 from anonaudit.checks.ldiversity import class_entropy, recursive_c
 from anonaudit.classtable import ClassTable, SensitiveCounts, _combine, _first_rows, _sum_sorted
-from anonaudit.identifiers import _first_distinct, _table_distinct, find_identifiers
+from anonaudit.measures.identifiers import _first_distinct, _table_distinct, find_identifiers
 
 SETTINGS = settings(max_examples=80, deadline=None)
 

@@ -15,19 +15,19 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-import anonaudit.rows as rows_module
+import anonaudit.engines.records as rows_module
 from anonaudit import Analyses, AuditOptions, PopulationOptions, ReadOptions, Roles, audit
 from anonaudit.classtable import ClassTable
 from anonaudit.cli import main
-from anonaudit.config import read_config
-from anonaudit.errors import InputError, MalformedFileError, ParameterError
-from anonaudit.rows import (
+from anonaudit.cli.config import read_config
+from anonaudit.engines.records import (
     KeyIndex,
     class_ids,
     record_batches,
     write_records,
     write_transformed,
 )
+from anonaudit.errors import InputError, MalformedFileError, ParameterError
 from anonaudit.sources import open_inputs
 
 CLINIC = Path(__file__).resolve().parent.parent / "sample_data" / "clinic.csv"

@@ -31,10 +31,10 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-import anonaudit.commands
+import anonaudit.cli.commands
 from anonaudit import Analyses, AuditOptions, EngineOptions, Roles
 from anonaudit.cli import main
-from anonaudit.csvfile import table_to_csv
+from anonaudit.files import table_to_csv
 
 ROWS = "zip,age,disease\n02134,30,flu\n02134,30,cold\n02139,40,flu\n02139,40,cancer\n"
 ROLES = ("--qi", "zip,age", "--sensitive", "disease")
@@ -304,7 +304,7 @@ def test_unexpected_exception_is_exit_3_with_the_traceback_in_a_file(
     def broken(*args: Any, **kwargs: Any) -> None:
         raise ZeroDivisionError("boom\nsecond line")
 
-    monkeypatch.setattr(anonaudit.commands, "audit_config", broken)
+    monkeypatch.setattr(anonaudit.cli.commands, "audit_config", broken)
     line = one_error(capsys, "audit", str(data), *ROLES, code=3)
     assert line.startswith("anonaudit: internal error: ZeroDivisionError: boom (traceback ")
     path = Path(line.split("traceback written to ")[1].split(";")[0])
@@ -959,7 +959,7 @@ def test_long_analyses_are_refused_up_front_past_max_work(
 def test_long_analyses_show_their_progress(tmp_path: Path) -> None:
     """SUDA, the QI analysis and the advice search each count their steps as they run."""
     import anonaudit
-    from anonaudit.engines.local import Progress
+    from anonaudit.progress import Progress
 
     names = [f"q{i}" for i in range(5)]
     frame = pd.DataFrame(

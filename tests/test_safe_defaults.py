@@ -368,7 +368,7 @@ def test_a_wide_cross_tab_with_totals_is_refused(
 
 
 def test_tables_without_margins_are_read_as_they_are() -> None:
-    from anonaudit.margins import margin_values
+    from anonaudit.measures.margins import margin_values
 
     titanic = Path(__file__).resolve().parents[1] / "sample_data" / "titanic.csv"
     header = titanic.read_text().splitlines()[0].split(",")
@@ -382,7 +382,7 @@ def test_tables_without_margins_are_read_as_they_are() -> None:
     st.sampled_from(["Total", "All", "X9"]),
 )
 def test_a_margin_row_added_by_arithmetic_is_found(counts: list[int], name: str) -> None:
-    from anonaudit.margins import margin_values
+    from anonaudit.measures.margins import margin_values
 
     rows = [("a", s, n) for s, n in zip("pqr", counts[:3], strict=True)]
     rows += [("b", s, n) for s, n in zip("pqr", counts[3:], strict=True)]

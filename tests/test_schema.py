@@ -17,9 +17,9 @@ jsonschema = pytest.importorskip("jsonschema", reason="the [test] extra installs
 
 from anonaudit.cli import main  # noqa: E402
 from anonaudit.measures import ANALYSES, MEASURES  # noqa: E402
-from anonaudit.policy import threshold_fields  # noqa: E402
 from anonaudit.report.json import SCHEMA_VERSION  # noqa: E402
 from anonaudit.report.schema import dumps, report_schema  # noqa: E402
+from anonaudit.settings.policy import threshold_fields  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 CLINIC = ROOT / "sample_data" / "clinic.csv"

@@ -363,7 +363,7 @@ def test_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_config(tmp_path: Path) -> None:
-    from anonaudit.config import read_config
+    from anonaudit.cli.config import read_config
 
     path = tmp_path / "policy.toml"
     path.write_text('inputs = ["a.csv"]\nquasi_identifiers = ["x"]\nsuda = 3\nqi_analysis = true\n')

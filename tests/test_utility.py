@@ -13,7 +13,7 @@ import anonaudit
 from anonaudit import AuditOptions, ClassTable, Hierarchy, Policy, Roles
 from anonaudit.checks.utility import information_loss
 from anonaudit.errors import ParameterError
-from anonaudit.generalization import Generalization
+from anonaudit.measures.generalization import Generalization
 
 
 def table(sizes: list[int]) -> ClassTable:

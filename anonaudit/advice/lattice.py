@@ -40,7 +40,7 @@ passing node marks its generalizations as passing and a failing node its
 specializations as failing without evaluating them (Flash, Kohlmayer, Prasser, Eckert,
 Kemper & Kuhn 2012, "Flash: efficient, stable and optimal k-anonymity", PASSAT: chains
 of unknown nodes from the bottom up, binary-searched). Without suppression every
-criterion of :class:`~anonaudit.policy.Policy` is monotone: merging classes keeps the
+criterion of :class:`~anonaudit.settings.policy.Policy` is monotone: merging classes keeps the
 smallest class size from shrinking (k, highest risk), never loses a distinct value
 (distinct l), mixes distributions, and the class entropy (Machanavajjhala et al. 2007,
 "l-Diversity: privacy beyond k-anonymity", ACM TKDD 1(1), monotonicity of entropy and
@@ -71,7 +71,7 @@ records and so be on the front: the losses of every passing node are computed (c
 in :attr:`Advice.measured`), even where its verdict was inferred.
 
 Each listed transformation is then materialized with
-:meth:`anonaudit.generalization.Generalization.apply`, its failing classes suppressed,
+:meth:`anonaudit.measures.generalization.Generalization.apply`, its failing classes suppressed,
 and audited with :func:`anonaudit.auditing.audit_table`: the reported measures and the
 information loss (:func:`anonaudit.checks.utility.information_loss`) are the audit's own.
 """
@@ -95,11 +95,11 @@ from anonaudit.checks._classes import TOLERANCE
 from anonaudit.checks.utility import InformationLoss, information_loss
 from anonaudit.classtable import ClassTable, _combine
 from anonaudit.errors import ColumnError, HierarchyError, ParameterError
-from anonaudit.generalization import Generalization, qi_hierarchy
-from anonaudit.hierarchy import Hierarchy
-from anonaudit.options import Analyses, AuditOptions
-from anonaudit.policy import Policy
-from anonaudit.work import Steps, check_work
+from anonaudit.measures.generalization import Generalization, qi_hierarchy
+from anonaudit.settings.hierarchy import Hierarchy
+from anonaudit.settings.options import Analyses, AuditOptions
+from anonaudit.settings.policy import Policy
+from anonaudit.settings.work import Steps, check_work
 
 if TYPE_CHECKING:  # anonaudit.auditing imports this package
     from anonaudit.auditing import AuditReport
@@ -142,7 +142,7 @@ class Transformation:
         Records suppressed (in classes failing the policy after generalization).
     suppressed_classes : pyarrow.Table
         The generalized QI tuples of the suppressed classes (one row each), what
-        :func:`anonaudit.rows.write_transformed` replaces by ``*``.
+        :func:`anonaudit.engines.records.write_transformed` replaces by ``*``.
     generalization : Generalization
         The recoding; ``generalization.recode_maps()`` gives value -> generalized value.
     report : AuditReport
@@ -501,7 +501,7 @@ def qi_hierarchies(
         The class table of the data.
     specs : mapping
         Per QI, an ARX hierarchy file, a built-in (``interval:W1,W2,...``, ``prefix[:N]``)
-        or a :class:`Hierarchy` (:func:`anonaudit.generalization.qi_hierarchy`).
+        or a :class:`Hierarchy` (:func:`anonaudit.measures.generalization.qi_hierarchy`).
 
     Returns
     -------
@@ -535,7 +535,7 @@ def advise(
     table : ClassTable
         The class table of the data (records with null QIs already dropped if wanted).
     hierarchies : mapping of str to Hierarchy
-        Per generalizable QI, its hierarchy (:func:`anonaudit.generalization.qi_hierarchy`
+        Per generalizable QI, its hierarchy (:func:`anonaudit.measures.generalization.qi_hierarchy`
         builds them from files and built-in specs). QIs not named are never generalized.
     policy : Policy
         The thresholds to meet (at least one).
@@ -551,7 +551,7 @@ def advise(
         the baseline the benchmark and the tests compare with).
     max_work : int, optional
         Refuse a search that must audit every node (a policy not monotone under
-        suppression) when nodes times classes exceed this (:mod:`anonaudit.work`).
+        suppression) when nodes times classes exceed this (:mod:`anonaudit.settings.work`).
 
     steps : Steps, optional
         Called once per lattice node evaluated (a progress display); the lattice's
@@ -565,7 +565,7 @@ def advise(
     Examples
     --------
     >>> import pandas as pd
-    >>> from anonaudit.hierarchy import Hierarchy
+    >>> from anonaudit.settings.hierarchy import Hierarchy
     >>> t = ClassTable.from_frame(
     ...     pd.DataFrame({"age": ["31", "32", "47", "48"], "count": [2, 1, 1, 2]}),
     ...     quasi_identifiers=["age"])

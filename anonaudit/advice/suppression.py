@@ -37,7 +37,7 @@ from anonaudit.checks._classes import FailingClasses
 from anonaudit.checks.utility import InformationLoss, information_loss
 from anonaudit.classtable import Classes, ClassTable
 from anonaudit.measures import in_order
-from anonaudit.vocabulary import Judged, Verdict
+from anonaudit.settings.names import Judged, Verdict
 
 if TYPE_CHECKING:
     from anonaudit.auditing import AuditReport

@@ -66,9 +66,9 @@ def _match(release: ClassTable, population: ClassTable) -> _Matches:
             )
     own, other = release.classes, population.classes
     if population.quasi_identifiers != release.quasi_identifiers:
-        other = ClassTable(
-            tuple(qi), (), population.keys.select(qi), population.counts
-        ).merge().classes
+        other = (
+            ClassTable(tuple(qi), (), population.keys.select(qi), population.counts).merge().classes
+        )
     distinct, (release_ids, population_ids) = common_class_ids([own.keys, other.keys])
     count = distinct.num_rows
     in_population = np.zeros(count, dtype=np.int64)

@@ -78,7 +78,7 @@ from scipy import optimize, special
 from anonaudit.checks._classes import TOLERANCE
 from anonaudit.classtable import ClassTable
 from anonaudit.errors import ParameterError
-from anonaudit.vocabulary import POPULATION_MODELS, PopulationModel
+from anonaudit.settings.names import POPULATION_MODELS, PopulationModel
 
 __all__ = [
     "POPULATION_MODELS",

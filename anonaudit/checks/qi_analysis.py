@@ -36,7 +36,7 @@ from numpy.typing import NDArray
 from anonaudit.checks._subsets import SubsetClasses
 from anonaudit.classtable import ClassTable
 from anonaudit.errors import ParameterError
-from anonaudit.work import Steps
+from anonaudit.settings.work import Steps
 
 __all__ = [
     "FULL_POWER_SET_QIS",

@@ -74,7 +74,7 @@ from anonaudit.checks._subsets import SubsetClasses
 from anonaudit.checks.qi_analysis import default_max_subset_size
 from anonaudit.classtable import ClassTable
 from anonaudit.errors import ParameterError
-from anonaudit.work import Steps, check_memory
+from anonaudit.settings.work import Steps, check_memory
 
 __all__ = ["DEFAULT_DIS_FRACTION", "DIS_BANDS", "SudaRecord", "SudaResult", "suda", "suda_weights"]
 

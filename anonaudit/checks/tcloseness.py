@@ -26,7 +26,7 @@ from anonaudit.checks._classes import TOLERANCE, FailingClasses
 from anonaudit.classtable import ClassTable
 from anonaudit.distances import DISTANCES, Distance, named
 from anonaudit.errors import ParameterError
-from anonaudit.hierarchy import GroundDistance, Hierarchy
+from anonaudit.settings.hierarchy import GroundDistance, Hierarchy
 
 __all__ = ["DISTANCES", "TClosenessResult", "t_closeness"]
 

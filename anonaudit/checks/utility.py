@@ -38,7 +38,7 @@ from anonaudit.classtable import ClassTable
 from anonaudit.errors import ParameterError
 
 if TYPE_CHECKING:
-    from anonaudit.generalization import Generalization
+    from anonaudit.measures.generalization import Generalization
 
 __all__ = ["InformationLoss", "information_loss"]
 

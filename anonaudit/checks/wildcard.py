@@ -52,10 +52,9 @@ from numpy.typing import NDArray
 
 from anonaudit.classtable import Classes, ClassTable, _combine, _encode
 from anonaudit.errors import ParameterError
-from anonaudit.vocabulary import NULL_POLICIES, NullPolicy
+from anonaudit.settings.names import NULL_POLICIES, NullPolicy
 
 __all__ = ["NULL_POLICIES", "NullPolicy", "class_frequencies", "wildcard_sums"]
-
 
 
 def class_frequencies(

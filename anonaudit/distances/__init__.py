@@ -142,5 +142,5 @@ def default() -> Distance:
 
 def exported(class_name: str) -> type[Distance] | None:
     """The distance class called ``class_name`` in Python (``"OrderedDistance"``), which
-    ``anonaudit`` and :mod:`anonaudit.options` export; ``None`` if there is none."""
+    ``anonaudit`` and :mod:`anonaudit.settings.options` export; ``None`` if there is none."""
     return next((kind for kind in registered().values() if kind.__name__ == class_name), None)

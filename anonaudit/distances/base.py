@@ -13,7 +13,7 @@ matrix) and whose :meth:`~Distance.emd` computes every class's EMD from the SA's
 class-by-value counts. The option objects, the t-closeness check, the policy files and
 the command line, the reports and the docs find it there; none of them names it.
 
-This module imports nothing heavy: the option objects (:mod:`anonaudit.options`) import
+This module imports nothing heavy: the option objects (:mod:`anonaudit.settings.options`) import
 it when ``anonaudit`` is imported.
 """
 
@@ -46,7 +46,8 @@ class Distance(ABC):
     name : str
         How the command line, policy files and reports call it; the name of its module.
     definition : str
-        Its sentence in the definition of t-closeness (:data:`anonaudit.explain.T_CLOSENESS`).
+        Its sentence in the definition of t-closeness
+        (:data:`anonaudit.report.explain.T_CLOSENESS`).
     nulls_left_out : bool
         Whether a null SA value has no place under it, so that the records holding one
         are left out of both distributions and counted (ordered, hierarchical, ...), or

@@ -29,7 +29,7 @@ Modules, one concept each: :mod:`~anonaudit.dp.options` (what a release is asked
 OpenDP, which draws the noise, is one of anonaudit's own dependencies (``pip install
 anonaudit``; the ``dp`` extra is kept as an alias); should it be missing, drawing noise
 raises :class:`~anonaudit.errors.MissingDependencyError` with the command that installs
-it. :mod:`~anonaudit.dp.artefact` writes the publishable release (CSV and sidecar).
+it. :mod:`~anonaudit.report.dp` writes the publishable release (CSV and sidecar).
 """
 
 from __future__ import annotations

@@ -212,8 +212,7 @@ def stability_threshold(
 
     def fits(threshold: int) -> bool:
         return (
-            delta_threshold(mechanism, scale=scale, threshold=threshold, l0=l0, linf=linf)
-            <= delta
+            delta_threshold(mechanism, scale=scale, threshold=threshold, l0=l0, linf=linf) <= delta
         )
 
     low, high = linf + 1, linf + 2

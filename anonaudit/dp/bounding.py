@@ -34,9 +34,9 @@ from anonaudit.dp.options import (
     check_keywords,
     from_keywords,
 )
+from anonaudit.engines.load import Source, load
 from anonaudit.errors import ColumnError, InputError, ParameterError
-from anonaudit.loading import Source, load
-from anonaudit.options import EngineOptions, ReadOptions, Roles, deprecated
+from anonaudit.settings.options import EngineOptions, ReadOptions, Roles, deprecated
 
 __all__ = ["BoundedTable", "bound_contributions", "load_bounded", "resolve_unit"]
 

@@ -40,7 +40,7 @@ from anonaudit.dp.options import (
 from anonaudit.dp.plrv import PrivacyLoss, privacy_loss
 from anonaudit.dp.release import Postprocess, Release, release
 from anonaudit.dp.utility import ReaderMeasures, Utility, reader_measures, utility
-from anonaudit.options import deprecated
+from anonaudit.settings.options import deprecated
 
 __all__ = ["DPReport", "companion"]
 

@@ -26,8 +26,8 @@ import pyarrow as pa
 from numpy.typing import NDArray
 
 from anonaudit.errors import ParameterError
-from anonaudit.hierarchy import Hierarchy
-from anonaudit.util import read_lines
+from anonaudit.files import read_lines
+from anonaudit.settings.hierarchy import Hierarchy
 
 __all__ = ["MAX_CELLS", "PublicDomain"]
 

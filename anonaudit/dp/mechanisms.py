@@ -54,7 +54,7 @@ from numpy.typing import NDArray
 from scipy import special
 
 from anonaudit.errors import MissingDependencyError, ParameterError
-from anonaudit.vocabulary import ADDITIVE, MECHANISMS, Mechanism
+from anonaudit.settings.names import ADDITIVE, MECHANISMS, Mechanism
 
 __all__ = [
     "ADDITIVE",

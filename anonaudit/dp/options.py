@@ -4,7 +4,7 @@ A release is configured the way OpenDP's context API configures one
 (``opendp.context.Context.compositor(data, privacy_unit=dp.unit_of(contributions=1),
 privacy_loss=dp.loss_of(epsilon=1.0, delta=1e-6), ...)``): by what it guarantees and whom
 it protects, then by how it is made. Each group is a frozen dataclass that checks its
-values when it is made, with the one message of a bad option of :mod:`anonaudit.options`
+values when it is made, with the one message of a bad option of :mod:`anonaudit.settings.options`
 (``NAME must REQUIREMENT (got VALUE)``, an :class:`~anonaudit.errors.OptionError`):
 
 - :class:`PrivacyGuarantee`: the (ε, δ) the release must meet (OpenDP's
@@ -48,16 +48,7 @@ from anonaudit.dp.accounting import Budget
 from anonaudit.dp.domain import MAX_CELLS, PublicDomain
 from anonaudit.dp.sensitivity import MAX_CONTRIBUTIONS
 from anonaudit.errors import OptionError, ParameterError
-from anonaudit.options import (
-    EngineOptions,
-    ReadOptions,
-    Roles,
-    _number,
-    _one_of,
-    _require,
-)
-from anonaudit.options import from_keywords as audit_keywords
-from anonaudit.vocabulary import (
+from anonaudit.settings.names import (
     MECHANISMS,
     NEIGHBOURING,
     POSTPROCESS,
@@ -65,6 +56,15 @@ from anonaudit.vocabulary import (
     Neighbouring,
     Postprocess,
 )
+from anonaudit.settings.options import (
+    EngineOptions,
+    ReadOptions,
+    Roles,
+    _number,
+    _one_of,
+    _require,
+)
+from anonaudit.settings.options import from_keywords as audit_keywords
 
 __all__ = [
     "EPSILON_RANGE",
@@ -325,8 +325,8 @@ INSTEAD = {
 _OLD_NAMES = {"contributions": "max_contributions", "column": "privacy_unit"}
 #: The keywords of :class:`DPOptions` beside its guarantee and unit.
 _RELEASE_REST = ("mechanism", "domain", "sensitive", "budget", "max_cells", "postprocess")
-#: The keywords of :class:`~anonaudit.options.ReadOptions` and
-#: :class:`~anonaudit.options.EngineOptions` that ``load_bounded`` took.
+#: The keywords of :class:`~anonaudit.settings.options.ReadOptions` and
+#: :class:`~anonaudit.settings.options.EngineOptions` that ``load_bounded`` took.
 _READING = ("sep", "encoding", "na_values", "progress", "decimal_comma")
 
 

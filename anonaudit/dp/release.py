@@ -88,8 +88,8 @@ from anonaudit.dp.options import (
 from anonaudit.dp.plrv import privacy_loss
 from anonaudit.dp.sensitivity import Sensitivity, histogram_sensitivity
 from anonaudit.errors import ParameterError
-from anonaudit.options import deprecated
-from anonaudit.vocabulary import POSTPROCESS, Postprocess
+from anonaudit.settings.names import POSTPROCESS, Postprocess
+from anonaudit.settings.options import deprecated
 
 __all__ = [
     "EPSILON_RANGE",

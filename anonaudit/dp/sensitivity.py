@@ -42,7 +42,7 @@ import math
 from dataclasses import dataclass
 
 from anonaudit.errors import ParameterError
-from anonaudit.vocabulary import NEIGHBOURING, Neighbouring
+from anonaudit.settings.names import NEIGHBOURING, Neighbouring
 
 __all__ = [
     "MAX_CONTRIBUTIONS",
@@ -107,8 +107,7 @@ def histogram_sensitivity(
     m = max_contributions
     if isinstance(m, bool) or not isinstance(m, int) or not 1 <= m <= MAX_CONTRIBUTIONS:
         raise ParameterError(
-            f"max_contributions must be a whole number from 1 to {MAX_CONTRIBUTIONS:,} "
-            f"(got {m!r})"
+            f"max_contributions must be a whole number from 1 to {MAX_CONTRIBUTIONS:,} (got {m!r})"
         )
     if neighbouring == "add-remove":
         return Sensitivity(neighbouring, m, l0=m, l1=m, l2=float(m), linf=m)

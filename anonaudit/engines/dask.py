@@ -38,7 +38,6 @@ import pyarrow as pa
 from anonaudit.classtable import ClassTable
 from anonaudit.engines.local import (
     ROW_COUNT,
-    Progress,
     check_columns,
     group_counts,
     numbered_batches,
@@ -46,6 +45,7 @@ from anonaudit.engines.local import (
     total_size,
 )
 from anonaudit.errors import AnonauditError, EngineError, InputError, MissingDependencyError
+from anonaudit.progress import Progress
 from anonaudit.sources.base import Source, fingerprint_now, parts_of, to_string_batch
 
 if TYPE_CHECKING:

@@ -45,8 +45,9 @@ import pyarrow.parquet as pq
 from numpy.typing import NDArray
 
 from anonaudit.classtable import ClassTable, SourceStats
-from anonaudit.engines.local import Progress, check_columns, provenance, total_size
+from anonaudit.engines.local import check_columns, provenance, total_size
 from anonaudit.errors import ColumnError, EngineError, MissingDependencyError, ParameterError
+from anonaudit.progress import Progress
 from anonaudit.sources.base import Source, fingerprint_now, parts_of
 from anonaudit.sources.csv import CsvSource
 from anonaudit.sources.frames import is_spark_frame
@@ -107,7 +108,7 @@ def build_class_table(
     Parameters
     ----------
     sources : sequence of Source
-        Opened files and datasets (:func:`anonaudit.rows.open_inputs`): Spark reads
+        Opened files and datasets (:func:`anonaudit.engines.records.open_inputs`): Spark reads
         their files again itself, so they must be local CSV or Parquet files, or
         unfiltered directories of them.
     quasi_identifiers, sensitive : sequence of str

@@ -58,10 +58,10 @@ from anonaudit.dp.contrast import posterior_bound
 from anonaudit.dp.mechanisms import ADDITIVE, Mechanism
 from anonaudit.dp.sensitivity import histogram_sensitivity
 from anonaudit.engines.local import connect
+from anonaudit.engines.records import read_records, recode_columns
 from anonaudit.errors import AnonauditError, ColumnError, InputError, ParameterError
-from anonaudit.generalization import Generalization, qi_hierarchy
-from anonaudit.hierarchy import Hierarchy
-from anonaudit.rows import read_records, recode_columns
+from anonaudit.measures.generalization import Generalization, qi_hierarchy
+from anonaudit.settings.hierarchy import Hierarchy
 from anonaudit.sources.base import (
     Source,
     fingerprint_now,
@@ -223,7 +223,7 @@ def generalized_releases(
     "What if I publish both of these generalizations?": every record of ``source``
     appears in every release, its QI values replaced by their ancestors at the levels
     of that release (:meth:`Generalization.recode_maps
-    <anonaudit.generalization.Generalization.recode_maps>`, applied to whole columns in
+    <anonaudit.measures.generalization.Generalization.recode_maps>`, applied to whole columns in
     Arrow), and the releases are joined as :func:`read_releases` joins published files.
     The input is read once and held in memory as text, the QI columns once more per
     release.
@@ -241,8 +241,8 @@ def generalized_releases(
         Column roles.
     hierarchies : mapping
         Per QI generalized, its hierarchy: an ARX file, ``interval:W1,W2,...``,
-        ``prefix[:N]`` or a :class:`~anonaudit.hierarchy.Hierarchy`
-        (:func:`~anonaudit.generalization.qi_hierarchy`).
+        ``prefix[:N]`` or a :class:`~anonaudit.settings.hierarchy.Hierarchy`
+        (:func:`~anonaudit.measures.generalization.qi_hierarchy`).
     csv : CsvOptions, optional
         Separator, encoding and null markers for a CSV input.
 

@@ -143,9 +143,7 @@ def difference(
         disclosed_records=int(np.abs(change[rows]).sum()),
         old_sizes=old_sizes,
         new_sizes=new_sizes,
-        listing=listing[[*qi, "old_size", "new_size", "value", "change"]].reset_index(
-            drop=True
-        ),
+        listing=listing[[*qi, "old_size", "new_size", "value", "change"]].reset_index(drop=True),
     )
 
 

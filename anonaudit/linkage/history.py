@@ -34,7 +34,7 @@ from anonaudit.errors import InputError
 from anonaudit.linkage.composition import Composition, compose, read_releases
 from anonaudit.linkage.differencing import Differencing, difference
 from anonaudit.linkage.ledger import Ledger, LedgerEntry
-from anonaudit.vocabulary import Judged, Verdict
+from anonaudit.settings.names import Judged, Verdict
 
 __all__ = ["SAME_CODING", "ReleaseHistory", "release_history", "repeated_ids"]
 

@@ -56,7 +56,7 @@ import pyarrow as pa
 from anonaudit.classtable import ClassTable
 from anonaudit.dp.accounting import Budget, PrivacyCost, sequential
 from anonaudit.errors import BudgetError, InputError
-from anonaudit.util import printable
+from anonaudit.files import printable
 
 __all__ = ["APPLICATION_ID", "LEDGER_NOTE", "Ledger", "LedgerEntry"]
 

@@ -17,8 +17,8 @@ import pkgutil
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from anonaudit import explain
 from anonaudit.measures.base import Analysis, Context, Measure, Setting
+from anonaudit.report import explain
 
 __all__ = [
     "ANALYSES",
@@ -33,6 +33,7 @@ __all__ = [
     "in_order",
     "registered",
 ]
+
 
 def _declared(name: str) -> Iterator[object]:
     """The ``name`` of every module of this package (``None`` where it has none)."""
@@ -101,7 +102,7 @@ def by_key(
 
 
 def explained() -> tuple[explain.Measure, ...]:
-    """Every measure the docs explain: :data:`anonaudit.explain.MEASURES`, then the
+    """Every measure the docs explain: :data:`anonaudit.report.explain.MEASURES`, then the
     explanation of each measure and analysis of the registries that is not among them."""
     abouts = [a.about for a in analyses() if a.about is not None]
     return tuple(dict.fromkeys([*explain.MEASURES, *(m.about for m in registered()), *abouts]))

@@ -7,11 +7,11 @@ from typing import TYPE_CHECKING
 
 from anonaudit.checks.qi_analysis import default_max_subset_size
 from anonaudit.measures.base import Analysis, Result, Setting
-from anonaudit.work import SUBSET_OVERHEAD, check_work, subsets
+from anonaudit.settings.work import SUBSET_OVERHEAD, check_work, subsets
 
 if TYPE_CHECKING:
-    from anonaudit.options import AuditOptions
-    from anonaudit.work import Steps
+    from anonaudit.settings.options import AuditOptions
+    from anonaudit.settings.work import Steps
 
 __all__ = ["SubsetAnalysis"]
 

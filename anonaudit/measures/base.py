@@ -17,8 +17,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 
-from anonaudit.measures.charts import Chart
-from anonaudit.measures.present import (
+from anonaudit.report.charts import Chart
+from anonaudit.report.kit import (
     Audited,
     Column,
     Fact,
@@ -33,13 +33,13 @@ if TYPE_CHECKING:
     import pandas as pd
     from numpy.typing import NDArray
 
-    from anonaudit import explain
     from anonaudit.checks._classes import FailingClasses
     from anonaudit.classtable import ClassTable
-    from anonaudit.engines.local import Progress
-    from anonaudit.options import AuditOptions, Distance
-    from anonaudit.policy import Policy
-    from anonaudit.vocabulary import Judged
+    from anonaudit.progress import Progress
+    from anonaudit.report import explain
+    from anonaudit.settings.names import Judged
+    from anonaudit.settings.options import AuditOptions, Distance
+    from anonaudit.settings.policy import Policy
 
 __all__ = ["Analysis", "ClassMeasure", "Context", "Measure", "Result", "Setting"]
 
@@ -97,7 +97,7 @@ class Measure(ABC, Generic[Result]):
         What it means, protects and misses, with its citations (the HTML report and the
         docs' page of the measure).
     thresholds : tuple of str
-        The :class:`~anonaudit.policy.Policy` fields it judges against.
+        The :class:`~anonaudit.settings.policy.Policy` fields it judges against.
     usage : str
         Where anonaudit reports it (options, JSON keys, Python), in Markdown: the "In
         anonaudit" part of its page in the docs.

@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 
 from anonaudit.checks.individual import IndividualRisk, individual_risk
 from anonaudit.measures.base import Analysis, Setting
-from anonaudit.measures.present import (
+from anonaudit.report.kit import (
     Audited,
     Fact,
     Layout,

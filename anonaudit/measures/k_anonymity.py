@@ -5,11 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from anonaudit import explain
 from anonaudit.checks import KAnonymityResult, k_anonymity
-from anonaudit.measures import charts
 from anonaudit.measures.base import ClassMeasure, Context
-from anonaudit.measures.present import (
+from anonaudit.report import charts, explain
+from anonaudit.report.kit import (
     Audited,
     Fact,
     Layout,
@@ -22,7 +21,7 @@ from anonaudit.measures.present import (
     join_names,
     json_classes,
 )
-from anonaudit.vocabulary import Judged
+from anonaudit.settings.names import Judged
 
 __all__ = ["MEASURE", "KAnonymity"]
 

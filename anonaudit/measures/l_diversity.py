@@ -6,10 +6,10 @@ import math
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from anonaudit import explain
 from anonaudit.checks import LDiversityResult, l_diversity
 from anonaudit.measures.base import ClassMeasure, Context
-from anonaudit.measures.present import (
+from anonaudit.report import explain
+from anonaudit.report.kit import (
     Audited,
     Fact,
     Layout,
@@ -26,7 +26,7 @@ from anonaudit.measures.present import (
     json_classes,
     json_number,
 )
-from anonaudit.vocabulary import Judged
+from anonaudit.settings.names import Judged
 
 __all__ = ["MEASURE", "LDiversity"]
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from anonaudit import explain
 from anonaudit.checks.linkage import PopulationLinkage, population_linkage
 from anonaudit.measures.base import Analysis, Setting
-from anonaudit.measures.present import (
+from anonaudit.report import explain
+from anonaudit.report.kit import (
     Audited,
     Layout,
     VerdictRow,
@@ -18,7 +18,7 @@ from anonaudit.measures.present import (
     _plural,
     json_number,
 )
-from anonaudit.vocabulary import Judged
+from anonaudit.settings.names import Judged
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray

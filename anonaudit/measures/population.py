@@ -20,7 +20,6 @@ from typing import Any, ClassVar
 
 import pyarrow.compute as pc
 
-from anonaudit import explain
 from anonaudit.checks.population import (
     JournalistRisk,
     MarketerRisk,
@@ -30,7 +29,8 @@ from anonaudit.checks.population import (
     population_uniqueness,
 )
 from anonaudit.measures.base import Analysis, Setting
-from anonaudit.measures.present import (
+from anonaudit.report import explain
+from anonaudit.report.kit import (
     Audited,
     Fact,
     Layout,

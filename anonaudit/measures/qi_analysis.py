@@ -12,7 +12,7 @@ import pyarrow as pa
 from anonaudit.checks.qi_analysis import QIAnalysis, qi_analysis
 from anonaudit.measures._subsets import SubsetAnalysis
 from anonaudit.measures.base import Setting
-from anonaudit.measures.present import (
+from anonaudit.report.kit import (
     Audited,
     Fact,
     Layout,
@@ -28,8 +28,8 @@ from anonaudit.measures.present import (
 )
 
 if TYPE_CHECKING:
-    from anonaudit.options import AuditOptions
-    from anonaudit.work import Steps
+    from anonaudit.settings.options import AuditOptions
+    from anonaudit.settings.work import Steps
 
 __all__ = ["ANALYSIS", "QIAnalysisView", "QuasiIdentifierAnalysis"]
 

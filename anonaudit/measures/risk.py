@@ -5,12 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from anonaudit import explain
 from anonaudit.checks import RiskResult, prosecutor_risk
 from anonaudit.checks._classes import TOLERANCE
-from anonaudit.measures import charts
 from anonaudit.measures.base import Context, Measure
-from anonaudit.measures.present import (
+from anonaudit.report import charts, explain
+from anonaudit.report.kit import (
     Audited,
     Fact,
     Layout,
@@ -25,7 +24,7 @@ from anonaudit.measures.present import (
     join_names,
     json_number,
 )
-from anonaudit.vocabulary import Judged
+from anonaudit.settings.names import Judged
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray

@@ -13,7 +13,7 @@ from anonaudit.checks.population import resolve_population
 from anonaudit.checks.suda import DEFAULT_DIS_FRACTION, SudaResult, suda
 from anonaudit.measures._subsets import SubsetAnalysis
 from anonaudit.measures.base import Setting
-from anonaudit.measures.present import (
+from anonaudit.report.kit import (
     Audited,
     Fact,
     Layout,
@@ -32,8 +32,8 @@ from anonaudit.measures.present import (
 )
 
 if TYPE_CHECKING:
-    from anonaudit.options import AuditOptions
-    from anonaudit.work import Steps
+    from anonaudit.settings.options import AuditOptions
+    from anonaudit.settings.work import Steps
 
 __all__ = ["ANALYSIS", "SpecialUniques", "SudaView"]
 

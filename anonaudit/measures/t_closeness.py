@@ -6,11 +6,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from anonaudit import explain
 from anonaudit.checks import TClosenessResult, t_closeness
-from anonaudit.measures import charts
 from anonaudit.measures.base import ClassMeasure, Context
-from anonaudit.measures.present import (
+from anonaudit.report import charts, explain
+from anonaudit.report.kit import (
     Audited,
     Fact,
     Layout,
@@ -26,7 +25,7 @@ from anonaudit.measures.present import (
     json_classes,
     json_number,
 )
-from anonaudit.vocabulary import DISTANCE_INPUTS, DISTANCES, Judged
+from anonaudit.settings.names import DISTANCE_INPUTS, DISTANCES, Judged
 
 __all__ = ["MEASURE", "TCloseness"]
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from anonaudit.measures import analyses, in_order
-from anonaudit.vocabulary import Judged
+from anonaudit.settings.names import Judged
 
 if TYPE_CHECKING:
     from anonaudit.auditing import AuditReport

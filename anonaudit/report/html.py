@@ -3,7 +3,7 @@ r"""The HTML report: one self-contained page a privacy officer can read, file an
 :func:`render_html` lays an :class:`~anonaudit.auditing.AuditReport` out as one HTML file:
 a verdict in plain words, the data audited (with the SHA-256 of each input file and the
 command that reproduces the audit), one section per measure with its charts
-(:mod:`anonaudit.measures.charts`) and the classes that fail, an explanation of the
+(:mod:`anonaudit.report.charts`) and the classes that fail, an explanation of the
 measures and their limits, and references. CSS is inline; there is no script, no font
 and no request to any server (the page's Content-Security-Policy forbids them). The page
 is a document people e-mail, so its size is bounded whatever the data's: each listing of
@@ -50,17 +50,19 @@ from typing import TYPE_CHECKING
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
-from anonaudit import __version__, explain
+from anonaudit import __version__
 from anonaudit.errors import ParameterError
+from anonaudit.files import atomic_write_text
 from anonaudit.measures import in_order, registered
-from anonaudit.measures.present import Listing, Options, join_names, listing_csv
 from anonaudit.report import (
+    explain,
     view_advice,
     view_releases,
     views,
 )
+from anonaudit.report.kit import Listing, Options, join_names, listing_csv
 from anonaudit.report.views import contents_notice, describe_call
-from anonaudit.util import atomic_write_text
+from anonaudit.settings.names import DEFAULT_MAX_ROWS
 
 if TYPE_CHECKING:
     from anonaudit.auditing import AuditReport
@@ -75,8 +77,6 @@ __all__ = [
     "write_listings",
 ]
 
-#: Failing classes shown per table on the page.
-DEFAULT_MAX_ROWS = 25
 #: Rows per listing embedded in the page's CSV download (the JSON report's default too).
 DEFAULT_MAX_CLASSES = 100
 _MEASURE = "sections/measure.html.j2"
@@ -238,7 +238,7 @@ def _render(
         audited_at=views.audit_time(report),
         sections=sections,
     )
-    about = explain.report_about(_about(report))  # what the measures mean: anonaudit.explain
+    about = explain.report_about(_about(report))  # what the measures mean: anonaudit.report.explain
     html = _environment().get_template("report.html.j2").render(page=page, about=about)
     return html, listings
 

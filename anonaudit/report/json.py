@@ -15,17 +15,17 @@ import numpy as np
 
 from anonaudit import __version__
 from anonaudit.engines.local import FileStats
-from anonaudit.linkage.report import (
+from anonaudit.measures import by_key
+from anonaudit.report.criteria import criteria
+from anonaudit.report.kit import Layout, json_classes, json_number
+from anonaudit.report.linkage import (
     composition_entry,
     differencing_counts,
     disclosing_rows,
     entry_to_dict,
 )
-from anonaudit.measures import by_key
-from anonaudit.measures.present import Layout, json_classes, json_number
-from anonaudit.report.criteria import criteria
 from anonaudit.report.views import contents_notice
-from anonaudit.vocabulary import SCHEMA_VERSION
+from anonaudit.settings.names import SCHEMA_VERSION
 
 if TYPE_CHECKING:
     from anonaudit.advice.lattice import Advice
@@ -346,10 +346,10 @@ def dp_to_dict(report: DPReport) -> dict[str, Any]:
     """Lay out a differential-privacy companion report (the ``dp`` section).
 
     Two parts: ``release``, the public facts a reader of the release needs (the sidecar
-    of :mod:`anonaudit.dp.artefact`), and ``internal``, the whole report, computed from
+    of :mod:`anonaudit.report.dp`), and ``internal``, the whole report, computed from
     the exact data and labelled by its ``note`` as not for publication.
     """
-    from anonaudit.dp.artefact import sidecar  # anonaudit.dp imports this package
+    from anonaudit.report.dp import sidecar  # anonaudit.dp imports this package
 
     return {"release": sidecar(report), "internal": _dp_internal(report)}
 

@@ -12,8 +12,8 @@ where it is defined:
   ``definitions`` join ``$defs``, and its keys' ``properties`` those of the entry of the
   measure it extends, or of the audit report (never required: the analysis runs when
   asked);
-- the policy's thresholds (``$defs/policy``), from each :class:`~anonaudit.policy.Policy`
-  threshold's kind and help (:func:`~anonaudit.policy.threshold_fields`).
+- the policy's thresholds (``$defs/policy``), from each :class:`~anonaudit.settings.policy.Policy`
+  threshold's kind and help (:func:`~anonaudit.settings.policy.threshold_fields`).
 
 ``python -m anonaudit.report.schema`` rewrites the shipped file with them;
 ``tests/test_schema.py`` fails while the file differs from :func:`report_schema`.
@@ -31,16 +31,17 @@ from pathlib import Path
 from typing import Any
 
 from anonaudit import measures
+from anonaudit.files import atomic_write_text
 from anonaudit.measures import Analysis, Measure
-from anonaudit.policy import threshold_fields
-from anonaudit.util import atomic_write_text
+from anonaudit.settings.policy import threshold_fields
 
 __all__ = ["SCHEMA_FILE", "dumps", "report_schema", "shipped_schema"]
 
 #: The shipped schema, in the package.
 SCHEMA_FILE = resources.files("anonaudit") / "schema" / "report.schema.json"
 
-#: The JSON Schema of a threshold's value, by its kind (:data:`anonaudit.policy.ThresholdKind`).
+#: The JSON Schema of a threshold's value, by its kind
+#: (:data:`anonaudit.settings.policy.ThresholdKind`).
 _KINDS: dict[str, dict[str, Any]] = {
     "whole": {"type": "integer", "minimum": 1},
     "number": {"type": "number"},
@@ -77,7 +78,7 @@ def report_schema(
     registered : sequence of Measure, optional
         The measures the audit reports (default: :data:`anonaudit.measures.MEASURES`).
     thresholds : sequence of dataclasses.Field, optional
-        The policy's thresholds (default: :func:`anonaudit.policy.threshold_fields`).
+        The policy's thresholds (default: :func:`anonaudit.settings.policy.threshold_fields`).
     analyses : sequence of Analysis, optional
         The optional analyses the audit reports (default:
         :data:`anonaudit.measures.ANALYSES`).

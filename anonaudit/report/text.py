@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING
 
 from anonaudit.engines.local import FileStats
 from anonaudit.measures import in_order
-from anonaudit.measures.present import Options, _fmt, _mark
 from anonaudit.report.criteria import criteria
+from anonaudit.report.kit import Options, _fmt, _mark
 from anonaudit.report.view_advice import answer, suppression_sentence
 from anonaudit.report.view_releases import recording
 
@@ -145,10 +145,10 @@ def _analysed(report: AuditReport, *, extending: bool) -> list[str]:
 def dp_summary(report: DPReport) -> str:
     """The DP companion in a few lines: the publishable facts, then the internal figures.
 
-    The publishable part is what the sidecar of :mod:`anonaudit.dp.artefact` states; the
+    The publishable part is what the sidecar of :mod:`anonaudit.report.dp` states; the
     internal part is computed from the exact data and is labelled not for publication.
     """
-    from anonaudit.dp.artefact import postprocessing  # anonaudit.dp imports this package
+    from anonaudit.report.dp import postprocessing  # anonaudit.dp imports this package
 
     r, a, u = report.release, report.accounting, report.utility
     if r.mechanism == "randomized-response":

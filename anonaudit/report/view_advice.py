@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from anonaudit.measures.present import (
+from anonaudit.report.kit import (
     Fact,
     Listing,
     Options,
@@ -32,8 +32,8 @@ from anonaudit.measures.present import (
 if TYPE_CHECKING:
     from anonaudit.advice.lattice import Advice, Blocker, Transformation
     from anonaudit.auditing import AuditReport
-    from anonaudit.hierarchy import Hierarchy
-    from anonaudit.policy import Policy
+    from anonaudit.settings.hierarchy import Hierarchy
+    from anonaudit.settings.policy import Policy
 
 __all__ = [
     "MOST_TO_SUPPRESS",

@@ -16,8 +16,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 import pyarrow as pa
 
-from anonaudit.linkage.report import _fixed
-from anonaudit.measures.present import (
+from anonaudit.report.kit import (
     Fact,
     Listing,
     Options,
@@ -30,6 +29,7 @@ from anonaudit.measures.present import (
     make_listing,
     slugs,
 )
+from anonaudit.report.linkage import _fixed
 
 if TYPE_CHECKING:
     from anonaudit.auditing import AuditReport

@@ -1,10 +1,10 @@
 """The views of the HTML report's other sections: one frozen dataclass per section.
 
 The measures build their own sections (:meth:`anonaudit.measures.base.Measure.view`,
-from the parts in :mod:`anonaudit.measures.present`); the verdict, the data audited,
+from the parts in :mod:`anonaudit.report.kit`); the verdict, the data audited,
 the direct identifiers and the DP companion are built here. A view holds only text
 ready to print: numbers formatted, quasi-identifier values redacted when asked, charts
-drawn (:mod:`anonaudit.measures.charts`), failing classes cut to the rows shown plus a
+drawn (:mod:`anonaudit.report.charts`), failing classes cut to the rows shown plus a
 CSV ``data:`` link holding all of them. The templates under
 ``templates/`` print views and never compute; :mod:`anonaudit.report.html` lists the
 sections and renders them. Nothing here computes a measure: sentences compare nothing
@@ -20,10 +20,12 @@ from typing import TYPE_CHECKING, Any
 
 from anonaudit import __version__
 from anonaudit.distances import DEFAULT, named
-from anonaudit.identifiers import SAMPLE_ROWS, Identifier
-from anonaudit.measures import Measure, charts, in_order
-from anonaudit.measures.charts import Chart
-from anonaudit.measures.present import (
+from anonaudit.measures import Measure, in_order
+from anonaudit.measures.identifiers import SAMPLE_ROWS, Identifier
+from anonaudit.report import charts
+from anonaudit.report.charts import Chart
+from anonaudit.report.criteria import criteria
+from anonaudit.report.kit import (
     Fact,
     TableRow,
     VerdictRow,
@@ -39,9 +41,8 @@ from anonaudit.measures.present import (
     join_names,
     slugs,
 )
-from anonaudit.report.criteria import criteria
+from anonaudit.settings.names import REDACTED, SUPPRESSED, Judged
 from anonaudit.sources.storage import is_url
-from anonaudit.vocabulary import REDACTED, SUPPRESSED, Judged
 
 if TYPE_CHECKING:
     from anonaudit.auditing import AuditReport
@@ -189,7 +190,7 @@ class DPView:
 
 @dataclass(frozen=True)
 class IdentifiersView:
-    """The columns that likely identify a person directly (:mod:`anonaudit.identifiers`):
+    """The columns that likely identify a person directly (:mod:`anonaudit.measures.identifiers`):
     a ``lead`` sentence, one row per column (its role and the reasons) and a ``note`` on
     how they were found."""
 
@@ -287,9 +288,7 @@ def verdict_view(report: AuditReport, answer: str | None = None) -> VerdictView:
         )
     ]
     rows += [
-        row
-        for analysis, found in report.analysed()
-        for row in analysis.verdict_rows(found, report)
+        row for analysis, found in report.analysed() for row in analysis.verdict_rows(found, report)
     ]
     rows += _releases_verdicts(report)
     # Counted as the summary and the JSON report count them: one check per measure (and

@@ -14,7 +14,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from anonaudit.errors import ColumnError, InputError, SourceNotFoundError
-from anonaudit.vocabulary import MISSING_COLUMNS, MissingColumns
+from anonaudit.settings.names import MISSING_COLUMNS, MissingColumns
 
 if TYPE_CHECKING:
     from anonaudit.sources.csv import CsvOptions

@@ -29,8 +29,8 @@ import pyarrow.csv as pacsv
 import pyarrow.fs as pafs
 
 from anonaudit.errors import ColumnError, MalformedFileError, ParameterError
+from anonaudit.files import from_decimal_comma
 from anonaudit.sources.base import SourceInfo, local_sha256
-from anonaudit.util import from_decimal_comma
 
 __all__ = ["CsvOptions", "CsvSource", "Readable", "from_decimal_comma", "read_header"]
 
@@ -476,10 +476,10 @@ def _largest_block() -> int:
     """The largest block a record may be read in: 1 GiB, or what the memory there is allows.
 
     pyarrow holds a block, the record it is parsing and the decoded columns at once:
-    a block may take an eighth of :func:`anonaudit.work.memory_budget` (lowered by
+    a block may take an eighth of :func:`anonaudit.settings.work.memory_budget` (lowered by
     ``--memory-limit``), so that a gzip bomb's one huge record is refused, not read.
     """
-    from anonaudit.work import limits, memory_budget
+    from anonaudit.settings.work import limits, memory_budget
 
     return min(_MAX_BLOCK_BYTES, memory_budget(limits().memory_limit) // _BLOCK_SHARE)
 

@@ -40,6 +40,7 @@ from anonaudit.errors import (
     ParameterError,
     SourceNotFoundError,
 )
+from anonaudit.settings.names import FORMATS
 from anonaudit.sources.base import (
     MISSING_COLUMNS,
     MissingColumns,
@@ -52,7 +53,6 @@ from anonaudit.sources.csv import CsvOptions, CsvSource
 from anonaudit.sources.filters import Filter, parse_filter, to_expression
 from anonaudit.sources.parquet import check_decoded, check_row_groups, damaged_pages
 from anonaudit.sources.storage import Location, resolve, storage_error
-from anonaudit.vocabulary import FORMATS
 
 if TYPE_CHECKING:
     from anonaudit.sources.storage import StorageOptions

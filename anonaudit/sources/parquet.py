@@ -109,7 +109,7 @@ def damaged_pages(name: str, exc: OSError) -> MalformedFileError | None:
 
 def _budget() -> int:
     """The bytes one row group or batch may decode to: a share of the memory there is."""
-    from anonaudit.work import limits, memory_budget
+    from anonaudit.settings.work import limits, memory_budget
 
     return memory_budget(limits().memory_limit) // _SHARE
 
@@ -123,7 +123,8 @@ def check_row_groups(metadata: pq.FileMetaData, columns: Sequence[str], name: st
 
     The footer says each column chunk's size once its pages are decompressed
     (``total_uncompressed_size``): a few KiB of zstd can hold gigabytes of a repeated
-    value. The bound is a quarter of the memory there is (:func:`anonaudit.work.memory_budget`,
+    value. The bound is a quarter of the memory there is
+    (:func:`anonaudit.settings.work.memory_budget`,
     lowered by ``--memory-limit``).
 
     Raises

@@ -47,7 +47,7 @@ LISTED_CLASS_WORK = 1_000
 class Steps(Protocol):
     """Counts the steps of a long analysis as they are done (a progress display).
 
-    :meth:`anonaudit.engines.local.Progress.steps` makes one; an analysis calls it once
+    :meth:`anonaudit.progress.Progress.steps` makes one; an analysis calls it once
     per step (a QI subset, a lattice node) and never needs to know what it displays.
     """
 

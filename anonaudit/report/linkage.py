@@ -8,11 +8,11 @@ from typing import Any
 
 from anonaudit import __version__
 from anonaudit.classtable import SourceStats
+from anonaudit.files import printable
 from anonaudit.linkage.composition import COMBINATION_RULE, Composition, DPComposition
 from anonaudit.linkage.differencing import Differencing
 from anonaudit.linkage.ledger import Ledger, LedgerEntry
-from anonaudit.util import printable
-from anonaudit.vocabulary import REDACTED, SCHEMA_VERSION
+from anonaudit.settings.names import REDACTED, SCHEMA_VERSION
 
 __all__ = [
     "composition_entry",
@@ -32,7 +32,7 @@ _LISTED = ("old_size", "new_size", "value", "change")  # the listing's columns b
 
 def _lines(lines: Sequence[str]) -> str:
     """The printed lines, one text: control characters within a line escaped
-    (:func:`~anonaudit.util.printable`), so that no name or value printed can drive the
+    (:func:`~anonaudit.files.printable`), so that no name or value printed can drive the
     terminal or forge a line."""
     return "\n".join(printable(line, limit=None) for line in lines)
 

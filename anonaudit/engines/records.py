@@ -16,9 +16,9 @@ positions are packed into one integer per tuple, and the integers are found in a
 index of the keys' ones (``pandas.Index.get_indexer``). Memory stays one batch plus the
 keys.
 
-Outputs are written atomically (:func:`anonaudit.util.atomic_path`) with pyarrow's
+Outputs are written atomically (:func:`anonaudit.files.atomic_path`) with pyarrow's
 streaming writers; CSV cells that a spreadsheet would run as a formula are defused
-exactly as every anonaudit CSV is (:func:`anonaudit.csvfile.defuse`).
+exactly as every anonaudit CSV is (:func:`anonaudit.files.defuse`).
 """
 
 from __future__ import annotations
@@ -38,11 +38,11 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 from numpy.typing import NDArray
 
-from anonaudit.csvfile import defuse
-from anonaudit.engines.local import Progress, check_columns, total_size
+from anonaudit.engines.local import check_columns, total_size
 from anonaudit.errors import ColumnError, InputError, ParameterError
+from anonaudit.files import atomic_path, defuse
+from anonaudit.progress import Progress
 from anonaudit.sources.base import Source, parts_of, to_string_batch
-from anonaudit.util import atomic_path
 
 if TYPE_CHECKING:  # anonaudit.auditing imports this module
     from anonaudit.auditing import AuditReport
@@ -357,7 +357,7 @@ def write_records(
     per-record measures (:func:`report_columns`), then ``columns``. A
     record left out of the audit (``--nulls drop``) gets empty measures. Text cells
     that start with ``= + - @``, a tab or a carriage return are written with a leading
-    apostrophe (:func:`anonaudit.csvfile.defuse`).
+    apostrophe (:func:`anonaudit.files.defuse`).
 
     Parameters
     ----------
@@ -489,7 +489,7 @@ def write_transformed(
     path : path
         Where to write: Parquet when it ends in ``.parquet``, else CSV with the
         input's separator (a comma for non-CSV inputs), header first, nulls as empty
-        cells, formula-looking text defused (:func:`anonaudit.csvfile.defuse`; use
+        cells, formula-looking text defused (:func:`anonaudit.files.defuse`; use
         Parquet for the exact values). Replaced atomically; never one of the inputs.
     quasi_identifiers : sequence of str
         The QI columns.
@@ -503,7 +503,7 @@ def write_transformed(
     columns : sequence of str, optional
         The columns written besides the QIs (the sensitive ones and those the caller
         chose to keep); ``None`` writes every column. A column the audit did not judge
-        may identify a person directly (:mod:`anonaudit.identifiers`), so
+        may identify a person directly (:mod:`anonaudit.measures.identifiers`), so
         ``anonaudit advise --out`` writes only the QIs, SAs and ``--keep`` columns.
 
     Returns

@@ -19,21 +19,29 @@ import pyarrow as pa
 
 from anonaudit import ReadOptions, Roles, load
 from anonaudit.auditing import AuditReport
-from anonaudit.batch import open_config_inputs
 from anonaudit.classtable import ClassTable
-from anonaudit.cli import assignments, levels
-from anonaudit.config import AuditConfig
-from anonaudit.dp import cli as dp_cli
+from anonaudit.cli import dp as dp_cli
+from anonaudit.cli.app import assignments, levels
+from anonaudit.cli.batch import open_config_inputs
+from anonaudit.cli.config import AuditConfig
 from anonaudit.dp.accounting import Budget
 from anonaudit.dp.companion import DPReport
+from anonaudit.engines.records import read_records, release_records
 from anonaudit.errors import InputError, ParameterError
-from anonaudit.generalization import is_builtin
+from anonaudit.files import (
+    atomic_write_text,
+    printable,
+    refuse_folders,
+    refuse_overwriting,
+    side_files,
+)
 from anonaudit.linkage.composition import Releases, compose, generalized_releases, read_releases
 from anonaudit.linkage.differencing import difference
 from anonaudit.linkage.history import release_history, repeated_ids
-from anonaudit.linkage.html import composition_html, differencing_html
 from anonaudit.linkage.ledger import Ledger
-from anonaudit.linkage.report import (
+from anonaudit.measures.generalization import is_builtin
+from anonaudit.report.json import dumps
+from anonaudit.report.linkage import (
     composition_summary,
     composition_to_dict,
     differencing_summary,
@@ -41,17 +49,9 @@ from anonaudit.linkage.report import (
     ledger_summary,
     ledger_to_dict,
 )
-from anonaudit.report.json import dumps
-from anonaudit.rows import read_records, release_records
+from anonaudit.report.linkage_html import composition_html, differencing_html
 from anonaudit.sources.base import file_sha256, open_source
 from anonaudit.sources.csv import CsvOptions
-from anonaudit.util import (
-    atomic_write_text,
-    printable,
-    refuse_folders,
-    refuse_overwriting,
-    side_files,
-)
 
 __all__ = ["audit_dataset", "audit_release", "ledger_name", "record_dp_release", "run"]
 
@@ -379,7 +379,7 @@ def record_dp_release(
 
 
 def _budget(text: str | None) -> Budget | None:
-    """``--budget EPS[,DELTA]``: :func:`anonaudit.dp.cli.budget`."""
+    """``--budget EPS[,DELTA]``: :func:`anonaudit.cli.dp.budget`."""
     return dp_cli.budget(text)
 
 

@@ -1,7 +1,7 @@
 """The commands ``audit``, ``advise`` and ``dp``: options to configuration, run, outputs.
 
 :mod:`anonaudit.cli` parses the command line and imports this module only to run one
-of these commands (the linkage commands run in :mod:`anonaudit.linkage.cli`).
+of these commands (the linkage commands run in :mod:`anonaudit.cli.linkage`).
 """
 
 from __future__ import annotations
@@ -16,7 +16,10 @@ from typing import Any
 
 from anonaudit import __version__
 from anonaudit.auditing import AuditReport, audit_table
-from anonaudit.batch import (
+from anonaudit.cli import dp as dp_cli
+from anonaudit.cli import linkage as linkage_cli
+from anonaudit.cli.app import EXIT_OK, EXIT_VIOLATION, assignments, columns, levels
+from anonaudit.cli.batch import (
     audit_config,
     audit_datasets,
     open_config_inputs,
@@ -25,19 +28,24 @@ from anonaudit.batch import (
     reports_folder,
     summary_to_dict,
 )
-from anonaudit.cli import EXIT_OK, EXIT_VIOLATION, assignments, columns, levels
-from anonaudit.config import AuditConfig, read_config
-from anonaudit.dp import artefact
-from anonaudit.dp import cli as dp_cli
+from anonaudit.cli.config import AuditConfig, read_config
 from anonaudit.dp.bounding import load_bounded
 from anonaudit.dp.utility import reader_measures
-from anonaudit.engines.local import Progress, set_limits
+from anonaudit.engines.load import load
+from anonaudit.engines.local import set_limits
+from anonaudit.engines.records import write_records, write_transformed
 from anonaudit.errors import OptionError, ParameterError
-from anonaudit.linkage import cli as linkage_cli
+from anonaudit.files import (
+    atomic_write_text,
+    printable_lines,
+    read_lines,
+    refuse_folders,
+    refuse_listing_folder,
+    refuse_overwriting,
+)
 from anonaudit.linkage.ledger import Ledger
-from anonaudit.loading import load
-from anonaudit.options import Analyses, AuditOptions, EngineOptions, ReadOptions, Roles
-from anonaudit.policy import threshold_fields
+from anonaudit.progress import Progress
+from anonaudit.report import dp as artefact
 from anonaudit.report.html import save_html, write_listings
 from anonaudit.report.json import (
     SCHEMA_VERSION,
@@ -47,18 +55,11 @@ from anonaudit.report.json import (
     report_to_dict,
 )
 from anonaudit.report.text import advice_summary, dp_summary, summary
-from anonaudit.rows import write_records, write_transformed
+from anonaudit.settings.names import DISTANCE_INPUTS, DistanceInput
+from anonaudit.settings.options import Analyses, AuditOptions, EngineOptions, ReadOptions, Roles
+from anonaudit.settings.policy import threshold_fields
+from anonaudit.settings.work import LISTED_CLASS_WORK, check_work
 from anonaudit.sources import require_rereadable
-from anonaudit.util import (
-    atomic_write_text,
-    printable_lines,
-    read_lines,
-    refuse_folders,
-    refuse_listing_folder,
-    refuse_overwriting,
-)
-from anonaudit.vocabulary import DISTANCE_INPUTS, DistanceInput
-from anonaudit.work import LISTED_CLASS_WORK, check_work
 
 __all__ = ["run_advise", "run_audit", "run_dp"]
 

@@ -18,6 +18,7 @@ from anonaudit.distances import DISTANCES
 
 __all__ = [
     "ADDITIVE",
+    "DEFAULT_MAX_ROWS",
     "DISTANCES",
     "DISTANCE_INPUTS",
     "FORMATS",
@@ -53,7 +54,7 @@ class DistanceInput:
     key : str
         The policy files' key; dashed, the flag (``ground_distance``, ``--ground-distance``).
     keyword : str
-        Its name among the flat settings of :func:`anonaudit.options.from_keywords`, and
+        Its name among the flat settings of :func:`anonaudit.settings.options.from_keywords`, and
         among an SA's inputs (:meth:`anonaudit.distances.base.Distance.from_inputs`).
     metavar, help : str
         The flag's value and help, as ``--help`` shows them.
@@ -132,6 +133,9 @@ Postprocess: TypeAlias = Literal["clamp", "unbiased"]
 POSTPROCESS: tuple[Postprocess, ...] = ("clamp", "unbiased")
 
 #: What a redacted report shows in place of a quasi-identifier value (``--redact``).
+#: Failing classes the HTML report shows per table on the page.
+DEFAULT_MAX_ROWS = 25
+
 REDACTED = "[redacted]"
 
 #: What a suppressed record shows in every quasi-identifier: ARX's convention, which
@@ -144,7 +148,7 @@ SUPPRESSED = "*"
 #: JSON Schema (``anonaudit/schema/report.schema.json``) states the same.
 SCHEMA_VERSION = "2.4"
 
-#: The suffix of the sidecar written beside a DP release (:mod:`anonaudit.dp.artefact`).
+#: The suffix of the sidecar written beside a DP release (:mod:`anonaudit.report.dp`).
 SIDECAR_SUFFIX = ".release.json"
 
 Neighbouring: TypeAlias = Literal["add-remove", "replace"]

@@ -23,15 +23,15 @@ from typing import Any
 
 from anonaudit import __version__
 from anonaudit.auditing import AuditReport, audit
-from anonaudit.config import AuditConfig
-from anonaudit.engines.local import Progress
+from anonaudit.cli.config import AuditConfig
+from anonaudit.engines.records import write_records
 from anonaudit.errors import AnonauditError
+from anonaudit.files import atomic_write_text, file_name
+from anonaudit.progress import Progress
 from anonaudit.report.json import SCHEMA_VERSION, coverage, dumps, report_to_dict
-from anonaudit.rows import write_records
+from anonaudit.settings.names import DISTANCE_INPUTS
 from anonaudit.sources import open_inputs
 from anonaudit.sources.base import Source
-from anonaudit.util import atomic_write_text, file_name
-from anonaudit.vocabulary import DISTANCE_INPUTS
 
 __all__ = [
     "DatasetResult",
@@ -82,7 +82,7 @@ def write_config_records(
     """Write ``config.records_out``, if set: every record of the inputs with its measures.
 
     The inputs are re-read as :func:`audit_config` read them
-    (:func:`anonaudit.rows.write_records`). Returns the records written, or ``None``.
+    (:func:`anonaudit.engines.records.write_records`). Returns the records written, or ``None``.
     """
     if config.records_out is None:
         return None
@@ -257,7 +257,7 @@ def reports_folder(config: AuditConfig) -> Path | None:
 def report_path(dataset: AuditConfig, reports_dir: str | Path | None) -> str | None:
     """The JSON report a dataset writes: its own ``json``, else ``<name>.json`` in ``reports_dir``.
 
-    The name is made a safe file name (:func:`anonaudit.util.file_name`), so that
+    The name is made a safe file name (:func:`anonaudit.files.file_name`), so that
     ``name = "../../x"`` writes inside ``reports_dir``.
 
     >>> report_path(AuditConfig(name="../../x"), "reports")
@@ -271,7 +271,7 @@ def report_path(dataset: AuditConfig, reports_dir: str | Path | None) -> str | N
 def output_paths(config: AuditConfig) -> list[tuple[str, str | None]]:
     """Every file an audit of ``config`` writes, each with the setting that names it.
 
-    For :func:`anonaudit.util.refuse_overwriting`, with :func:`read_paths`.
+    For :func:`anonaudit.files.refuse_overwriting`, with :func:`read_paths`.
     """
     if not config.datasets:
         return [

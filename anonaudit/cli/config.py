@@ -87,8 +87,9 @@ from typing import TYPE_CHECKING, Any
 
 from anonaudit.checks.population import PopulationModel
 from anonaudit.errors import InputError, SourceNotFoundError
-from anonaudit.generalization import is_builtin
-from anonaudit.options import (
+from anonaudit.measures.generalization import is_builtin
+from anonaudit.settings.names import DISTANCE_INPUTS
+from anonaudit.settings.options import (
     AuditOptions,
     EngineOptions,
     Keywords,
@@ -96,13 +97,12 @@ from anonaudit.options import (
     Roles,
     from_keywords,
 )
-from anonaudit.policy import Policy, threshold_fields
+from anonaudit.settings.policy import Policy, threshold_fields
+from anonaudit.settings.work import DEFAULT_MAX_WORK
 from anonaudit.sources.storage import is_url
-from anonaudit.vocabulary import DISTANCE_INPUTS
-from anonaudit.work import DEFAULT_MAX_WORK
 
 if TYPE_CHECKING:
-    from anonaudit.engines.local import Progress
+    from anonaudit.progress import Progress
 
 __all__ = ["AuditConfig", "read_config"]
 
@@ -304,7 +304,7 @@ class AuditConfig:
     t_distance: str | dict[str, str] | None = None
     hierarchy: dict[str, str] = field(default_factory=dict)
     generalize: dict[str, int] = field(default_factory=dict)
-    #: The ground distances' inputs (:data:`anonaudit.vocabulary.DISTANCE_INPUTS`) by key,
+    #: The ground distances' inputs (:data:`anonaudit.settings.names.DISTANCE_INPUTS`) by key,
     #: then by SA: ``{"order": {"income": ["low", "high"]}, "ground_distance": {...}}``.
     distance_inputs: dict[str, dict[str, Any]] = field(default_factory=dict)
     nulls: str = "value"
@@ -379,7 +379,7 @@ class AuditConfig:
 
     def _keywords(self) -> Keywords:
         """The settings as option objects: the one mapping of policy-file keys and
-        command-line options onto them (:func:`anonaudit.options.from_keywords`)."""
+        command-line options onto them (:func:`anonaudit.settings.options.from_keywords`)."""
         settings = {
             "quasi_identifiers": self.quasi_identifiers,
             "sensitive": self.sensitive,

@@ -1,4 +1,4 @@
-"""Common given names and surnames, lower case, for :mod:`anonaudit.identifiers`.
+"""Common given names and surnames, lower case, for :mod:`anonaudit.measures.identifiers`.
 
 A short list written by hand (not drawn from any test data generator) after the lists
 of the most frequent names that statistics offices publish: given names and surnames

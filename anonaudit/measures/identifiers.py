@@ -60,7 +60,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from anonaudit._common_names import GIVEN_NAMES, SURNAMES
+from anonaudit.measures._common_names import GIVEN_NAMES, SURNAMES
 from anonaudit.sources import is_spark_frame, open_inputs
 
 if TYPE_CHECKING:
@@ -439,7 +439,7 @@ _NEW_YEAR = (
     r"(?:[ T]0?0:00(?::00(?:\.0+)?)?Z?)?"
 )
 #: A person's name in free text: an honorific and a capitalised word ("Dr. Smith",
-#: "Mrs Jane Doe"); a common given name (:data:`anonaudit._common_names.GIVEN_NAMES`)
+#: "Mrs Jane Doe"); a common given name (:data:`anonaudit.measures._common_names.GIVEN_NAMES`)
 #: and a capitalised word ("Patient John Miller reports", also at a sentence's start).
 _NAME_IN_TEXT = (
     rf"(?:{_BEFORE}{_HONORIFIC}\.?\s+\p{{Lu}}\p{{Ll}}"
@@ -557,7 +557,7 @@ def _phones(values: pa.Array) -> pa.Array:
 
 def _listed_names(values: pa.Array) -> pa.Array:
     """Which of ``values`` (names) hold a common given name or surname
-    (:mod:`anonaudit._common_names`) as one of their words."""
+    (:mod:`anonaudit.measures._common_names`) as one of their words."""
     words = pc.utf8_split_whitespace(values)
     flat = pc.utf8_trim(pc.utf8_lower(pc.list_flatten(words)), characters=",.")
     hit = pc.is_in(flat, value_set=_NAME_LIST).to_numpy(zero_copy_only=False)

@@ -17,7 +17,7 @@ import pyarrow as pa
 from anonaudit.classtable import ClassTable
 from anonaudit.engines.local import build_class_table
 from anonaudit.errors import ParameterError
-from anonaudit.options import (
+from anonaudit.settings.options import (
     LOAD_KEYWORDS,
     EngineOptions,
     ReadOptions,

@@ -21,9 +21,8 @@ from typing import Any
 
 from anonaudit import __version__
 from anonaudit.errors import AnonauditError, ParameterError
-from anonaudit.policy import threshold_fields
-from anonaudit.util import printable
-from anonaudit.vocabulary import (
+from anonaudit.files import printable
+from anonaudit.settings.names import (
     ADDITIVE,
     DISTANCE_INPUTS,
     DISTANCES,
@@ -36,7 +35,8 @@ from anonaudit.vocabulary import (
     POSTPROCESS,
     SIDECAR_SUFFIX,
 )
-from anonaudit.work import DEFAULT_MAX_WORK
+from anonaudit.settings.policy import threshold_fields
+from anonaudit.settings.work import DEFAULT_MAX_WORK
 
 __all__ = [
     "EXIT_ERROR",
@@ -54,12 +54,12 @@ EXIT_BROKEN_PIPE = 141
 #: Where each command runs, imported only when it is asked for: building the parser
 #: imports nothing heavy, so --help and --version start at once.
 COMMANDS = {
-    "audit": "anonaudit.commands:run_audit",
-    "advise": "anonaudit.commands:run_advise",
-    "dp": "anonaudit.commands:run_dp",
-    "compose": "anonaudit.linkage.cli:run",
-    "diff": "anonaudit.linkage.cli:run",
-    "ledger": "anonaudit.linkage.cli:run",
+    "audit": "anonaudit.cli.commands:run_audit",
+    "advise": "anonaudit.cli.commands:run_advise",
+    "dp": "anonaudit.cli.commands:run_dp",
+    "compose": "anonaudit.cli.linkage:run",
+    "diff": "anonaudit.cli.linkage:run",
+    "ledger": "anonaudit.cli.linkage:run",
 }
 
 

@@ -29,8 +29,8 @@ from anonaudit.classtable import SourceStats
 from anonaudit.errors import ParameterError
 from anonaudit.linkage.composition import COMBINATION_RULE, Composition, DPComposition
 from anonaudit.linkage.differencing import Differencing
-from anonaudit.linkage.report import _fixed
-from anonaudit.measures.present import (
+from anonaudit.report.html import DEFAULT_MAX_ROWS, Section, _environment
+from anonaudit.report.kit import (
     Fact,
     Listing,
     Options,
@@ -42,7 +42,7 @@ from anonaudit.measures.present import (
     join_names,
     slugs,
 )
-from anonaudit.report.html import DEFAULT_MAX_ROWS, Section, _environment
+from anonaudit.report.linkage import _fixed
 from anonaudit.report.view_releases import (
     composition_facts,
     differencing_facts,

@@ -4,7 +4,7 @@
 
 * ``release.csv``: the released class table, one row per released cell, the QI and SA
   columns then ``count`` (:func:`released_frame`, written by
-  :func:`anonaudit.csvfile.table_to_csv`);
+  :func:`anonaudit.files.table_to_csv`);
 * ``release.release.json`` (:func:`sidecar_path`): how the table was made, so that a
   reader can interpret it (:func:`sidecar`): mechanism, ε, δ, noise scale, neighbouring
   relation, privacy unit and contributions, which cells were released, the stability
@@ -30,13 +30,12 @@ import numpy as np
 import pyarrow as pa
 
 from anonaudit import __version__
-from anonaudit.csvfile import table_to_csv
 from anonaudit.dp.companion import DPReport
 from anonaudit.dp.mechanisms import ADDITIVE
 from anonaudit.dp.release import by_key
+from anonaudit.files import atomic_write_text, table_to_csv
 from anonaudit.report.json import dumps
-from anonaudit.util import atomic_write_text
-from anonaudit.vocabulary import SIDECAR_SUFFIX
+from anonaudit.settings.names import SIDECAR_SUFFIX
 
 __all__ = ["SIDECAR_SUFFIX", "postprocessing", "released_frame", "sidecar", "sidecar_path", "write"]
 

@@ -1,7 +1,7 @@
 """What a measure's section of the HTML report is made of: facts, listings, verdict rows.
 
 A view holds only text ready to print: numbers formatted, quasi-identifier values
-redacted when asked, charts drawn (:mod:`anonaudit.measures.charts`), failing classes cut
+redacted when asked, charts drawn (:mod:`anonaudit.report.charts`), failing classes cut
 to the rows shown plus a CSV ``data:`` link holding all of them. Each measure builds its
 own view from these parts (:meth:`anonaudit.measures.base.Measure.view`); the report's
 other sections (:mod:`anonaudit.report.views`) use them too. Nothing here computes a
@@ -22,9 +22,9 @@ import pandas as pd
 import pyarrow as pa
 from numpy.typing import NDArray
 
-from anonaudit.csvfile import table_to_csv
-from anonaudit.measures.charts import Chart
-from anonaudit.vocabulary import REDACTED
+from anonaudit.files import table_to_csv
+from anonaudit.report.charts import Chart
+from anonaudit.settings.names import REDACTED
 
 if TYPE_CHECKING:
     from anonaudit.checks.wildcard import NullPolicy

@@ -9,7 +9,7 @@ when it is made (one message template, :class:`~anonaudit.errors.OptionError`):
   format, filters, object-storage settings, decimal commas);
 - :class:`EngineOptions`: where the class table is built (this process, Dask, Spark);
 - :class:`AuditOptions`: what is measured and judged on the class table: the
-  :class:`~anonaudit.policy.Policy` (thresholds), the t-closeness ground distance of each
+  :class:`~anonaudit.settings.policy.Policy` (thresholds), the t-closeness ground distance of each
   SA (one object per kind, holding what it needs: ``EqualDistance()``,
   ``OrderedDistance(order)``, ``HierarchicalDistance(hierarchy)``, ...: the modules of
   :mod:`anonaudit.distances`, whose classes this module and ``anonaudit`` export), the
@@ -19,7 +19,7 @@ when it is made (one message template, :class:`~anonaudit.errors.OptionError`):
 :func:`anonaudit.load` takes roles, reading and engine options; :func:`anonaudit.audit_table`
 takes audit options; :func:`anonaudit.audit` takes all four. The command line and policy
 files are mapped onto these objects in one place (:func:`from_keywords`, used by
-:meth:`anonaudit.config.AuditConfig.options`), and so are the flat keyword arguments of
+:meth:`anonaudit.cli.config.AuditConfig.options`), and so are the flat keyword arguments of
 earlier versions, which keep working with a :class:`DeprecationWarning` until 0.3.
 
 Examples
@@ -48,8 +48,7 @@ from typing import TYPE_CHECKING, Any
 from anonaudit import distances as ground_distances
 from anonaudit.distances.base import Distance
 from anonaudit.errors import OptionError, ParameterError
-from anonaudit.policy import Policy
-from anonaudit.vocabulary import (
+from anonaudit.settings.names import (
     DISTANCE_INPUTS,
     FORMATS,
     MISSING_COLUMNS,
@@ -59,7 +58,8 @@ from anonaudit.vocabulary import (
     NullPolicy,
     PopulationModel,
 )
-from anonaudit.work import DEFAULT_MAX_WORK
+from anonaudit.settings.policy import Policy
+from anonaudit.settings.work import DEFAULT_MAX_WORK
 
 if TYPE_CHECKING:
     from anonaudit.classtable import ClassTable
@@ -68,8 +68,8 @@ if TYPE_CHECKING:
     from anonaudit.distances.matrix import MatrixDistance
     from anonaudit.distances.numeric import NumericDistance
     from anonaudit.distances.ordered import OrderedDistance
-    from anonaudit.engines.local import Progress
-    from anonaudit.hierarchy import Hierarchy
+    from anonaudit.progress import Progress
+    from anonaudit.settings.hierarchy import Hierarchy
 
 __all__ = [
     "Analyses",
@@ -152,7 +152,7 @@ class Roles:
         Columns of the input that the person releasing it knows to identify people
         directly and releases knowingly (``--allow-identifier``, ``allow_identifiers``
         in a policy file). Any other column detected as a direct identifier
-        (:mod:`anonaudit.identifiers`) and declared neither a QI nor an SA fails the
+        (:mod:`anonaudit.measures.identifiers`) and declared neither a QI nor an SA fails the
         audit.
 
     Examples
@@ -405,7 +405,7 @@ class Analyses:
         With ``advise``: transformations of the Pareto front listed (``None``: all).
     max_work : int or None
         Refuse, before they start, a QI analysis, SUDA or non-monotone advice search whose
-        estimated work exceeds this (:mod:`anonaudit.work`); ``None``: no limit.
+        estimated work exceeds this (:mod:`anonaudit.settings.work`); ``None``: no limit.
     """
 
     suppression: bool = True
@@ -451,9 +451,9 @@ class AuditOptions:
         The t-closeness ground distance of every SA, or per SA (an SA not named:
         :class:`EqualDistance`).
     hierarchies : mapping of str to Hierarchy, path or built-in spec
-        Per QI, its hierarchy (a :class:`~anonaudit.hierarchy.Hierarchy`, the path of an
+        Per QI, its hierarchy (a :class:`~anonaudit.settings.hierarchy.Hierarchy`, the path of an
         ARX hierarchy file, or ``"interval:5,10,20"``, ``"prefix"``, ``"prefix:N"``: see
-        :mod:`anonaudit.generalization`), for ``generalize`` and the advice search.
+        :mod:`anonaudit.measures.generalization`), for ``generalize`` and the advice search.
     generalize : mapping of str to int, optional
         Audit the data as it would be after generalizing each named QI to this level of
         its hierarchy.
