@@ -55,13 +55,6 @@ _moved.install()
 
 if TYPE_CHECKING:
     from anonaudit.auditing import audit, audit_table
-    from anonaudit.checks import (
-        DisclosureResult,
-        KAnonymityResult,
-        LDiversityResult,
-        RiskResult,
-        TClosenessResult,
-    )
     from anonaudit.classtable import ClassTable
     from anonaudit.distances.equal import EqualDistance
     from anonaudit.distances.hierarchical import HierarchicalDistance
@@ -70,6 +63,11 @@ if TYPE_CHECKING:
     from anonaudit.distances.ordered import OrderedDistance
     from anonaudit.dp.options import DPOptions, PrivacyGuarantee, PrivacyUnit
     from anonaudit.engines.load import load
+    from anonaudit.measures.disclosure import DisclosureResult
+    from anonaudit.measures.k_anonymity import KAnonymityResult
+    from anonaudit.measures.l_diversity import LDiversityResult
+    from anonaudit.measures.risk import RiskResult
+    from anonaudit.measures.t_closeness import TClosenessResult
     from anonaudit.results import AuditReport
     from anonaudit.settings.hierarchy import GroundDistance, Hierarchy
 
@@ -81,11 +79,11 @@ _LAZY = {
     "audit": "anonaudit.auditing",
     "audit_table": "anonaudit.auditing",
     "load": "anonaudit.engines.load",
-    "DisclosureResult": "anonaudit.checks",
-    "KAnonymityResult": "anonaudit.checks",
-    "LDiversityResult": "anonaudit.checks",
-    "RiskResult": "anonaudit.checks",
-    "TClosenessResult": "anonaudit.checks",
+    "DisclosureResult": "anonaudit.measures.disclosure",
+    "KAnonymityResult": "anonaudit.measures.k_anonymity",
+    "LDiversityResult": "anonaudit.measures.l_diversity",
+    "RiskResult": "anonaudit.measures.risk",
+    "TClosenessResult": "anonaudit.measures.t_closeness",
     "ClassTable": "anonaudit.classtable",
     "DPOptions": "anonaudit.dp.options",
     "PrivacyGuarantee": "anonaudit.dp.options",

@@ -12,8 +12,6 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from anonaudit.checks.utility import information_loss
-from anonaudit.checks.wildcard import NullPolicy, class_frequencies
 from anonaudit.classtable import ClassTable
 from anonaudit.engines.load import Source, load
 from anonaudit.errors import ColumnError, InputError, ParameterError
@@ -22,6 +20,8 @@ from anonaudit.measures import analyses as registered_analyses
 from anonaudit.measures.generalization import Generalization, qi_hierarchy
 from anonaudit.measures.identifiers import find_identifiers, sample_sources
 from anonaudit.measures.margins import margin_values, wide_margin
+from anonaudit.measures.utility import information_loss
+from anonaudit.measures.wildcard import NullPolicy, class_frequencies
 from anonaudit.progress import Progress
 from anonaudit.results import AuditReport
 from anonaudit.settings.hierarchy import Hierarchy

@@ -13,7 +13,7 @@ batch or partition and combine the partials. Memory grows with the number of dis
 combinations, not with the number of records.
 
 Values are strings (or null); a null QI value forms its own class value unless the
-audit drops such records (or counts it as a wildcard: :mod:`anonaudit.checks.wildcard`).
+audit drops such records (or counts it as a wildcard: :mod:`anonaudit.measures.wildcard`).
 
 A table built with a weight column (survey weights, ``--weights``) also holds, per
 combination, the sum of its records' weights; summed per class that is ``F_k``, the
@@ -36,7 +36,14 @@ from numpy.typing import NDArray
 
 from anonaudit.errors import ColumnError, InputError
 
-__all__ = ["ClassTable", "Classes", "SensitiveCounts", "SourceStats"]
+__all__ = [
+    "ClassTable",
+    "Classes",
+    "SensitiveCounts",
+    "SourceStats",
+    "to_string_batch",
+    "to_text_batch",
+]
 
 _COUNT = "__anonaudit_count__"
 _WEIGHT = "__anonaudit_weight__"
@@ -359,8 +366,6 @@ class ClassTable(_LazyKeys):
         >>> t.rows, t.classes.sizes.tolist()
         (9, [5, 4])
         """
-        from anonaudit.sources.base import to_string_batch
-
         table = frame if isinstance(frame, pa.Table) else pa.Table.from_pandas(frame)
         columns = list(quasi_identifiers) + list(sensitive)
         for name in [*columns, count, *([weight] if weight is not None else [])]:
@@ -1228,3 +1233,54 @@ def _combine(
     first = np.empty(int(index.max()) + 1 if len(index) else 0, dtype=np.int64)
     first[index[::-1]] = np.arange(len(index) - 1, -1, -1, dtype=np.int64)
     return first, index
+
+
+def to_text_batch(batch: pa.RecordBatch | pa.Table, columns: Sequence[str]) -> pa.RecordBatch:
+    """Return ``batch`` restricted to ``columns``, each as text (see :class:`Source`).
+
+    String columns stay as they are; dictionary columns stay dictionaries, with their
+    values turned into text; typed columns (numbers, dates, ...) become dictionaries
+    too, so that only their distinct values are turned into text. Nulls stay nulls.
+    Numbers become their shortest decimal text, so a Parquet integer 2134 and a CSV cell
+    ``2134`` agree.
+    """
+    arrays = []
+    for name in columns:
+        array = batch.column(name)
+        if isinstance(array, pa.ChunkedArray):
+            array = array.combine_chunks()
+        if pa.types.is_large_string(array.type) or pa.types.is_string_view(array.type):
+            array = array.cast(pa.string())
+        elif not pa.types.is_string(array.type):
+            if not pa.types.is_dictionary(array.type):
+                array = pc.dictionary_encode(array)
+            array = pa.DictionaryArray.from_arrays(
+                array.indices.cast(pa.int32()), _as_string(array.dictionary)
+            )
+        arrays.append(array)
+    return pa.RecordBatch.from_arrays(arrays, names=list(columns))
+
+
+def to_string_batch(batch: pa.RecordBatch | pa.Table, columns: Sequence[str]) -> pa.RecordBatch:
+    """Return ``batch`` restricted to ``columns``, each a plain ``pa.string()`` array.
+
+    As :func:`to_text_batch`, with dictionaries decoded.
+
+    >>> batch = to_string_batch(pa.table({"age": [30, None]}), ["age"])
+    >>> batch.column(0).to_pylist()
+    ['30', None]
+    """
+    text = to_text_batch(batch, columns)
+    arrays = [
+        array.dictionary_decode() if pa.types.is_dictionary(array.type) else array
+        for array in text.columns
+    ]
+    return pa.RecordBatch.from_arrays(arrays, names=list(columns))
+
+
+def _as_string(array: pa.Array) -> pa.Array:
+    if pa.types.is_string(array.type):
+        return array
+    if pa.types.is_large_string(array.type) or pa.types.is_string_view(array.type):
+        return array.cast(pa.string())
+    return pc.cast(array, pa.string())

@@ -9,33 +9,40 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from anonaudit.checks.disclosure import DisclosureResult
-from anonaudit.checks.kanonymity import KAnonymityResult
-from anonaudit.checks.ldiversity import LDiversityResult
-from anonaudit.checks.risk import RiskResult
-from anonaudit.checks.tcloseness import TClosenessResult
-from anonaudit.checks.utility import InformationLoss
-from anonaudit.checks.wildcard import NullPolicy
 from anonaudit.classtable import ClassTable, SourceStats
 from anonaudit.errors import PolicyViolationError
 from anonaudit.measures import Analysis, Measure, in_order
 from anonaudit.measures import analyses as registered_analyses
+from anonaudit.measures.disclosure import DisclosureResult
 from anonaudit.measures.generalization import Generalization
 from anonaudit.measures.identifiers import Identifier
+from anonaudit.measures.k_anonymity import KAnonymityResult
+from anonaudit.measures.l_diversity import LDiversityResult
+from anonaudit.measures.risk import RiskResult
+from anonaudit.measures.t_closeness import TClosenessResult
+from anonaudit.measures.utility import InformationLoss
+from anonaudit.measures.wildcard import NullPolicy
 from anonaudit.settings.names import DEFAULT_MAX_ROWS, Judged, Verdict
 from anonaudit.settings.policy import Policy
 
-if TYPE_CHECKING:  # anonaudit.dp and anonaudit.advice import this module
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+    # anonaudit.dp and anonaudit.advice import this module
     from anonaudit.advice.lattice import Advice
     from anonaudit.advice.suppression import SuppressionAdvice
-    from anonaudit.checks.individual import IndividualRisk
-    from anonaudit.checks.linkage import PopulationLinkage
-    from anonaudit.checks.population import JournalistRisk, MarketerRisk, PopulationUniqueness
-    from anonaudit.checks.qi_analysis import QIAnalysis
-    from anonaudit.checks.suda import SudaResult
     from anonaudit.dp.companion import DPReport
     from anonaudit.linkage.history import ReleaseHistory
-    from anonaudit.measures.population import PopulationRisks
+    from anonaudit.measures.individual import IndividualRisk
+    from anonaudit.measures.linkage import PopulationLinkage
+    from anonaudit.measures.population import (
+        JournalistRisk,
+        MarketerRisk,
+        PopulationRisks,
+        PopulationUniqueness,
+    )
+    from anonaudit.measures.qi_analysis import QIAnalysis
+    from anonaudit.measures.suda import SudaResult
 
 __all__ = ["AuditReport"]
 
@@ -57,7 +64,7 @@ class AuditReport:
     nulls : dict of str to int
         Records with a null value, per audited column (before any drop).
     null_policy : {"value", "drop", "wildcard"}
-        How null QI values were treated (:mod:`anonaudit.checks.wildcard`).
+        How null QI values were treated (:mod:`anonaudit.measures.wildcard`).
     dropped_records : int
         Records left out because a QI was null (``null_policy="drop"``).
     suppressed_records : int
@@ -73,7 +80,7 @@ class AuditReport:
         :attr:`disclosure` and :attr:`risk` name the built-in ones.
     utility : InformationLoss
         Information loss of the audited (possibly generalized) table
-        (:mod:`anonaudit.checks.utility`).
+        (:mod:`anonaudit.measures.utility`).
     table : ClassTable
         The class table the measures were computed from.
     audited_at : datetime.datetime
@@ -264,6 +271,27 @@ class AuditReport:
         failed = [v.name for v in self.verdicts() if not v.passed]
         if failed:
             raise PolicyViolationError("the data violates the policy: " + "; ".join(failed))
+
+    @property
+    def recode(self) -> Mapping[str, Mapping[str | None, str | None]] | None:
+        """Per QI, raw value -> generalized value, when the audit generalized the input
+        (``None`` otherwise): the recoding the records pass applies."""
+        return None if self.generalization is None else self.generalization.recode_maps()
+
+    def record_columns(self) -> dict[str, NDArray[Any]]:
+        """The measures of each class's records, aligned with ``table.classes``, as the
+        records file (``--records-out``) writes them: ``fk`` and ``prosecutor_risk``,
+        then ``Fk`` and ``individual_risk`` (with :attr:`individual`), ``suda_score`` and
+        ``dis_suda_score`` (with :attr:`suda`). Records of one class share their QI
+        values, so a class's value is each of its records' value."""
+        columns = {"fk": self.risk.frequencies, "prosecutor_risk": self.risk.per_class}
+        if self.individual is not None:
+            columns["Fk"] = self.individual.Fk
+            columns["individual_risk"] = self.individual.risk
+        if self.suda is not None:
+            columns["suda_score"] = self.suda.scores
+            columns["dis_suda_score"] = self.suda.dis_scores
+        return columns
 
     def to_dict(self, *, max_classes: int | None = 100, redact: bool = True) -> dict[str, Any]:
         """The JSON report as a dict (see :mod:`anonaudit.report.json`); the QI values of

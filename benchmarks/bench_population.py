@@ -56,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     import pyarrow as pa
 
     import anonaudit
-    from anonaudit.checks.population import (
+    from anonaudit.measures.population import (
         journalist_risk,
         marketer_risk,
         population_uniqueness,

@@ -41,8 +41,8 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from anonaudit import ReadOptions, Roles, load
-from anonaudit.checks.qi_analysis import qi_analysis
-from anonaudit.checks.suda import suda, suda_weights
+from anonaudit.measures.qi_analysis import qi_analysis
+from anonaudit.measures.suda import suda, suda_weights
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from adult_data import ADULT_CSV as ADULT

@@ -39,7 +39,7 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 
-from anonaudit.sources.base import to_string_batch
+from anonaudit.classtable import to_string_batch
 
 __all__ = ["KINDS", "LOCALES", "REAL_LABELS", "LabelledColumn", "build", "generated", "real"]
 

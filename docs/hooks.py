@@ -1,7 +1,7 @@
 """MkDocs hook: the page per measure, generated from :mod:`anonaudit.report.explain` at build time.
 
 ``mkdocs.yml`` lists this file under ``hooks:``. For every entry of
-``anonaudit.measures.explained()`` (the registry's measures and the other entries
+``anonaudit.report.sections.explained()`` (the registry's measures and the other entries
 of ``anonaudit.report.explain.MEASURES``) it adds ``measures/<slug>.md`` (definition, citations,
 what it protects, what it misses, and where anonaudit reports it), lists those pages
 in the nav's "Measures" section after its overview (titled by each measure's
@@ -22,8 +22,9 @@ if str(ROOT) not in sys.path:  # the checkout, when anonaudit is not installed
 
 from mkdocs.structure.files import File, Files  # noqa: E402
 
-from anonaudit.measures import MEASURES, explained  # noqa: E402
+from anonaudit.measures import MEASURES  # noqa: E402
 from anonaudit.report import explain  # noqa: E402
+from anonaudit.report.sections import explained, section  # noqa: E402
 
 SCHEMA = ROOT / "anonaudit" / "schema" / "report.schema.json"
 
@@ -35,7 +36,7 @@ _OTHERS: dict[str, str] = {
         "`--population-size N` or `--sampling-fraction F`, `--population-model`; JSON "
         "`risk.population`, `risk.journalist`, `risk.marketer`; Python "
         "`report.population`, `report.journalist`, `report.marketer`, "
-        "`anonaudit.checks.population_uniqueness`."
+        "`anonaudit.measures.population.population_uniqueness`."
     ),
     "individual-risk": (
         "`--weights COL`, or `--population-size` / `--sampling-fraction`; JSON "
@@ -74,7 +75,9 @@ _OTHERS: dict[str, str] = {
 
 
 #: Where anonaudit computes and reports each measure, by slug.
-USAGE: dict[str, str] = {measure.about.slug: measure.usage for measure in MEASURES} | _OTHERS
+USAGE: dict[str, str] = {
+    about.slug: section(m).usage for m in MEASURES if (about := section(m).about) is not None
+} | _OTHERS
 
 
 def measure_page(measure: explain.Measure) -> str:

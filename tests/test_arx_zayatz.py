@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from anonaudit.checks.population import population_uniqueness
+from anonaudit.measures.population import population_uniqueness
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 ARX_AUDIT = SHARED / "peers" / "arx" / "arx-audit"

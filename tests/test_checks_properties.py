@@ -20,17 +20,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import class_table, rows
 
-from anonaudit.checks import (
-    attribute_disclosure,
-    k_anonymity,
-    l_diversity,
-    prosecutor_risk,
-    t_closeness,
-)
-from anonaudit.checks._classes import TOLERANCE
-from anonaudit.checks.emd import Distributions, pot_distance
-from anonaudit.checks.risk import RISK_BANDS
 from anonaudit.classtable import ClassTable
+from anonaudit.measures._classes import TOLERANCE
+from anonaudit.measures.disclosure import attribute_disclosure
+from anonaudit.measures.emd import Distributions, pot_distance
+from anonaudit.measures.k_anonymity import k_anonymity
+from anonaudit.measures.l_diversity import l_diversity
+from anonaudit.measures.risk import RISK_BANDS, prosecutor_risk
+from anonaudit.measures.t_closeness import t_closeness
 from anonaudit.settings.hierarchy import Hierarchy
 
 QI1 = ("a", "b", "c")

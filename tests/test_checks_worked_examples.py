@@ -13,16 +13,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from anonaudit.checks import (
-    attribute_disclosure,
-    k_anonymity,
-    l_diversity,
-    prosecutor_risk,
-    t_closeness,
-)
-from anonaudit.checks.risk import RISK_BANDS
 from anonaudit.classtable import ClassTable
 from anonaudit.errors import HierarchyError, ParameterError
+from anonaudit.measures.disclosure import attribute_disclosure
+from anonaudit.measures.k_anonymity import k_anonymity
+from anonaudit.measures.l_diversity import l_diversity
+from anonaudit.measures.risk import RISK_BANDS, prosecutor_risk
+from anonaudit.measures.t_closeness import t_closeness
 from anonaudit.settings.hierarchy import GroundDistance, Hierarchy
 
 # -- helpers ----------------------------------------------------------------------------

@@ -17,11 +17,11 @@ from collections.abc import Sequence
 import pandas as pd
 import pytest
 
-from anonaudit.checks import attribute_disclosure
 from anonaudit.classtable import ClassTable
 from anonaudit.cli import main
-from anonaudit.measures.disclosure import MEASURE
+from anonaudit.measures.disclosure import attribute_disclosure
 from anonaudit.report import explain
+from anonaudit.report.sections.disclosure import SECTION
 
 LN2 = math.log(2)
 
@@ -113,7 +113,7 @@ def test_the_help_states_the_definition_and_the_conversion(
 
 
 def test_the_explanation_states_the_definition_and_the_conversion() -> None:
-    about = MEASURE.about
+    about = SECTION.about
     assert about is explain.DISCLOSURE
     for phrase in (
         "every value of the table",
@@ -124,4 +124,4 @@ def test_the_explanation_states_the_definition_and_the_conversion() -> None:
         "a class lacking a value fails here at any δ",
     ):
         assert phrase in about.definition, phrase
-    assert "delta_arx" in MEASURE.usage and "delta_present" in MEASURE.usage
+    assert "delta_arx" in SECTION.usage and "delta_present" in SECTION.usage

@@ -24,12 +24,13 @@ import pytest
 
 import anonaudit
 import anonaudit.distances
-from anonaudit import AuditOptions, EqualDistance, Roles, audit, checks
+from anonaudit import AuditOptions, EqualDistance, Roles, audit
 from anonaudit.cli import main
 from anonaudit.cli.app import _parser
 from anonaudit.cli.config import _DATASET
 from anonaudit.distances import CLASSES, DEFAULT, DISTANCES, Distance, named, registered
 from anonaudit.errors import OptionError
+from anonaudit.measures import t_closeness as checks
 from anonaudit.report import explain
 from anonaudit.report.schema import shipped_schema
 from anonaudit.report.text import summary

@@ -11,7 +11,6 @@ import pandas as pd
 import pytest
 
 from anonaudit import Roles
-from anonaudit.checks import k_anonymity
 from anonaudit.classtable import ClassTable
 from anonaudit.dp import (
     Budget,
@@ -29,6 +28,7 @@ from anonaudit.dp import (
 )
 from anonaudit.dp.accounting import delta_threshold
 from anonaudit.errors import BudgetError, ColumnError, ParameterError, SourceNotFoundError
+from anonaudit.measures.k_anonymity import k_anonymity
 
 pytest.importorskip("opendp")
 

@@ -19,10 +19,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from anonaudit import AuditOptions, EngineOptions, Roles, audit, load
-from anonaudit.checks.individual import individual_risk, sdcmicro_risk
 from anonaudit.classtable import ClassTable
 from anonaudit.cli import main
 from anonaudit.errors import InputError, ParameterError
+from anonaudit.measures.individual import individual_risk, sdcmicro_risk
 
 # sdcMicro tests/testthat/test_indivRisk.R: keys A, B, C and weights.
 A = ["2", "3", "2", "2", "3", "3", "1", "2"]

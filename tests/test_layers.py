@@ -40,7 +40,7 @@ FLOORS: tuple[frozenset[str], ...] = tuple(
         "cli __main__",
     )
 )
-#: In-function imports of a higher layer the package may hold in all.
+#: Modules a module may import inside a function from a higher layer, in all the package.
 UPWARD_CALLS = 3
 #: The front door: ``anonaudit/__init__.py`` imports what it exports when first read.
 FRONT = ""
@@ -96,10 +96,10 @@ def _modules() -> dict[str, Path]:
 
 
 def upward_imports() -> tuple[list[str], list[str]]:
-    """Every import of a higher layer: those at module level or for typing, and those
-    made inside a function, as ``"importer -> imported"``."""
-    eager: list[str] = []
-    late: list[str] = []
+    """Every module importing a higher layer's: at module level or for typing, and
+    inside a function, as ``"importer -> imported"`` (a pair once however often)."""
+    eager: set[str] = set()
+    late: set[str] = set()
     for module, path in sorted(_modules().items()):
         if module == FRONT:
             continue
@@ -111,8 +111,8 @@ def upward_imports() -> tuple[list[str], list[str]]:
                 theirs = len(FLOORS)  # the front door is above every floor
             assert theirs is not None, f"anonaudit.{module} imports anonaudit.{imported}"
             if theirs > own:
-                (late if in_function else eager).append(f"anonaudit.{module} -> {imported}")
-    return eager, late
+                (late if in_function else eager).add(f"anonaudit.{module} -> {imported}")
+    return sorted(eager), sorted(late)
 
 
 def test_no_module_imports_a_higher_layer() -> None:

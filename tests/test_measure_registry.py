@@ -3,9 +3,10 @@
 A measure is a module of :mod:`anonaudit.measures` with a ``MEASURE``, an optional
 analysis one with an ``ANALYSIS``; the audit, the verdicts, the suppression advice and
 the three reports loop over the registries. The last tests add a measure the package
-does not have (the largest class's share of the records) and an optional analysis (the
-records in classes of exactly k, when the policy sets k), and check that the audit
-computes them and every report shows them, with no other change.
+does not have (the largest class's share of the records), first bare (one module of
+maths, shown by the generic section) and then with its own section, and an optional
+analysis (the records in classes of exactly k, when the policy sets k), and check that
+the audit computes them and every report shows them, with no other change.
 """
 
 from __future__ import annotations
@@ -13,7 +14,9 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import pkgutil
-from collections.abc import Mapping
+import sys
+import types
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -32,10 +35,9 @@ from anonaudit.measures import (
     Context,
     Measure,
     Setting,
-    explained,
     in_order,
 )
-from anonaudit.report import explain
+from anonaudit.report import explain, sections
 from anonaudit.report.criteria import criteria
 from anonaudit.report.kit import (
     Audited,
@@ -47,6 +49,13 @@ from anonaudit.report.kit import (
     _share,
 )
 from anonaudit.report.schema import report_schema, shipped_schema
+from anonaudit.report.sections import (
+    AnalysisSection,
+    MeasureSection,
+    analysis_section,
+    explained,
+    section,
+)
 from anonaudit.report.text import summary
 from anonaudit.settings.names import Judged, Verdict
 from anonaudit.settings.policy import Policy as PolicyType
@@ -74,9 +83,11 @@ def test_every_measure_module_is_registered_once() -> None:
         "disclosure",
         "risk",
     ]
-    for attribute in ("key", "position", "anchor", "judged"):
+    for attribute in ("key", "position", "judged"):
         values = [getattr(m, attribute) for m in MEASURES]
         assert len(set(values)) == len(values), attribute
+    anchors = [section(m).anchor for m in MEASURES]
+    assert len(set(anchors)) == len(anchors)
 
 
 def test_every_analysis_module_is_registered_once() -> None:
@@ -97,7 +108,8 @@ def test_every_analysis_module_is_registered_once() -> None:
         values = [getattr(a, attribute) for a in ANALYSES]
         assert len(set(values)) == len(values), attribute
     measures = {m.key for m in MEASURES}
-    assert all(a.extends is None or a.extends in measures for a in ANALYSES)
+    extended = [analysis_section(a).extends for a in ANALYSES]
+    assert all(key is None or key in measures for key in extended)
 
 
 def test_each_measure_names_real_thresholds_and_explains_itself() -> None:
@@ -105,8 +117,9 @@ def test_each_measure_names_real_thresholds_and_explains_itself() -> None:
     claimed = [name for m in MEASURES for name in m.thresholds]
     assert sorted(claimed) == sorted(policy_fields)  # every threshold judged by one measure
     for m in MEASURES:
-        assert m.about in explained() and m.usage.strip()
-        assert f"JSON `{m.key}" in m.usage
+        shown = section(m)
+        assert shown.key == m.key and shown.about in explained() and shown.usage.strip()
+        assert f"JSON `{m.key}" in shown.usage
 
 
 def test_in_order_groups_the_measures_of_each_sensitive_attribute() -> None:
@@ -165,20 +178,12 @@ class LargestResult:
 
 
 class LargestClass(Measure[LargestResult]):
-    """A measure without parameters, declared as a new module would declare it."""
+    """A measure without parameters, declared as a new module of anonaudit.measures
+    would declare it: its maths and nothing on how it is shown."""
 
     key = "largest_class"
     judged = Judged.K_ANONYMITY
     position = 60
-    anchor = "largest-class"
-    about = LARGEST
-    usage = "JSON `largest_class`."
-    schema: ClassVar[Mapping[str, Any]] = {
-        "type": "object",
-        "properties": {"share": {"$ref": "#/$defs/real"}},
-        "required": ["share"],
-        "additionalProperties": False,
-    }
 
     def compute(self, context: Context, sensitive: str | None) -> LargestResult:
         sizes = context.table.classes.sizes
@@ -189,6 +194,21 @@ class LargestClass(Measure[LargestResult]):
 
     def failing(self, result: LargestResult, table: ClassTable) -> NDArray[Any] | None:
         return None
+
+
+class LargestClassSection(MeasureSection[LargestResult]):
+    """Its own section, as a module of anonaudit.report.sections would declare it."""
+
+    key = "largest_class"
+    anchor = "largest-class"
+    about = LARGEST
+    usage = "JSON `largest_class`."
+    schema: ClassVar[Mapping[str, Any]] = {
+        "type": "object",
+        "properties": {"share": {"$ref": "#/$defs/real"}},
+        "required": ["share"],
+        "additionalProperties": False,
+    }
 
     def title(self, sensitive: str | None) -> str:
         return "Largest class"
@@ -209,12 +229,29 @@ class LargestClass(Measure[LargestResult]):
     ) -> MeasureView:
         return MeasureView(
             lead="How unevenly the records are spread over the classes.",
-            about=self.about.anchor,
+            about=LARGEST.anchor,
             facts=(Fact("largest class", _share(result.share)),),
             charts=(),
             outcome="No threshold.",
             listing=None,
         )
+
+
+def _add_section(monkeypatch: pytest.MonkeyPatch, key: str, shown: object) -> None:
+    """``shown`` as the SECTION of a module anonaudit.report.sections.<key>, as adding
+    that file would make it."""
+    module = types.ModuleType(f"anonaudit.report.sections.{key}")
+    module.SECTION = shown  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    sections._declared.cache_clear()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_sections() -> Iterator[None]:
+    """Sections are looked up once per key: forget those a test added."""
+    sections._declared.cache_clear()
+    yield
+    sections._declared.cache_clear()
 
 
 @pytest.fixture
@@ -224,30 +261,70 @@ def with_largest(monkeypatch: pytest.MonkeyPatch) -> LargestClass:
     return measure
 
 
-def test_a_new_measure_is_computed_and_shown_everywhere(with_largest: LargestClass) -> None:
+@pytest.fixture
+def with_largest_section(
+    monkeypatch: pytest.MonkeyPatch, with_largest: LargestClass
+) -> LargestClass:
+    _add_section(monkeypatch, "largest_class", LargestClassSection())
+    return with_largest
+
+
+def test_a_bare_measure_is_computed_and_shown_everywhere(with_largest: LargestClass) -> None:
+    """One module of maths is a measure: the generic section prints its fields."""
+    jsonschema = pytest.importorskip("jsonschema", reason="the [test] extra installs it")
     report = audit(RECORDS, Roles(["zip", "age"], ["disease"]))
     assert report.result(with_largest) == LargestResult(0.5)
     lines = summary(report).splitlines()
-    line = lines.index("largest class: 0.5 of the records")
+    line = lines.index("largest class: share 0.5, passed none")
     assert lines[line - 1].startswith("risk (prosecutor)")
     document = report.to_dict()
-    assert document["largest_class"] == {"share": 0.5}
+    assert document["largest_class"] == {"share": 0.5, "passed": None}
     assert list(document).index("largest_class") == list(document).index("risk") + 1
     page = report.to_html()
-    assert '<section id="largest-class"' in page and "Largest class</h2>" in page
-    assert "50%" in page and '<h3 id="about-largest-class">' in page
+    assert '<section id="largest-class"' in page and "largest class</h2>" in page
+    assert "<dd>0.5</dd>" in page.replace("\n", "") or ">0.5<" in page
+    jsonschema.validate(document, report_schema())
     # it judges nothing: no verdict but the search for direct identifiers, which passes
     assert report.verdicts() == [Verdict(Judged.DIRECT_IDENTIFIERS, True)]
     assert report.passed is None
 
 
+def test_a_bare_measure_that_judges_gets_a_verdict_row(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    class Judging(LargestClass):
+        def compute(self, context: Context, sensitive: str | None) -> LargestResult:
+            return LargestResult(super().compute(context, sensitive).share, passed=False)
+
+    monkeypatch.setattr(anonaudit.measures, "MEASURES", (*MEASURES, Judging()))
+    report = audit(RECORDS, Roles(["zip", "age"], ["disease"]))
+    assert report.passed is False
+    assert "largest class: share 0.5, passed no  [FAIL]" in summary(report).splitlines()
+    page = report.to_html()
+    assert "largest class: fails the policy." in page
+
+
+def test_a_measure_with_its_own_section_is_shown_by_it(
+    with_largest_section: LargestClass,
+) -> None:
+    report = audit(RECORDS, Roles(["zip", "age"], ["disease"]))
+    lines = summary(report).splitlines()
+    line = lines.index("largest class: 0.5 of the records")
+    assert lines[line - 1].startswith("risk (prosecutor)")
+    document = report.to_dict()
+    assert document["largest_class"] == {"share": 0.5}
+    page = report.to_html()
+    assert '<section id="largest-class"' in page and "Largest class</h2>" in page
+    assert "50%" in page and '<h3 id="about-largest-class">' in page
+
+
 def test_a_new_measure_is_described_by_the_schema_written_from_it(
-    with_largest: LargestClass,
+    with_largest_section: LargestClass,
 ) -> None:
     jsonschema = pytest.importorskip("jsonschema", reason="the [test] extra installs it")
     document = audit(RECORDS, Roles(["zip", "age"], ["disease"])).to_dict()
     written = report_schema()
-    assert written["$defs"]["largest_class"] == LargestClass.schema
+    assert written["$defs"]["largest_class"] == LargestClassSection.schema
     assert "largest_class" in written["$defs"]["audit"]["required"]
     jsonschema.validate(document, written)
     with pytest.raises(jsonschema.ValidationError, match="largest_class"):
@@ -257,9 +334,9 @@ def test_a_new_measure_is_described_by_the_schema_written_from_it(
         jsonschema.validate(document, written)
 
 
-def test_a_new_measure_gets_its_page_in_the_docs(with_largest: LargestClass) -> None:
+def test_a_new_measure_gets_its_page_in_the_docs(with_largest_section: LargestClass) -> None:
     assert LARGEST in explained()
-    assert np.isclose(with_largest.compute(_context(), None).share, 0.5)
+    assert np.isclose(with_largest_section.compute(_context(), None).share, 0.5)
 
 
 def _context() -> Context:
@@ -283,6 +360,20 @@ class AtK(Analysis[AtKResult]):
 
     key = "at_k"
     position = 60
+
+    def asked(self, setting: Setting) -> bool:
+        return setting.options.policy.k is not None
+
+    def compute(self, setting: Setting) -> AtKResult:
+        k, sizes = setting.options.policy.k, setting.table.classes.sizes
+        assert k is not None
+        return AtKResult(k, int(sizes[sizes == k].sum()))
+
+
+class AtKSection(AnalysisSection[AtKResult]):
+    """Its section."""
+
+    key = "at_k"
     template = "sections/measure.html.j2"
     anchor = "at-k"
     title = "Records at k"
@@ -294,14 +385,6 @@ class AtK(Analysis[AtKResult]):
             "additionalProperties": False,
         }
     }
-
-    def asked(self, setting: Setting) -> bool:
-        return setting.options.policy.k is not None
-
-    def compute(self, setting: Setting) -> AtKResult:
-        k, sizes = setting.options.policy.k, setting.table.classes.sizes
-        assert k is not None
-        return AtKResult(k, int(sizes[sizes == k].sum()))
 
     def summary(self, result: AtKResult, audited: Audited) -> list[str]:
         return [f"at k: {result.records} records in classes of exactly {result.k}"]
@@ -324,6 +407,7 @@ class AtK(Analysis[AtKResult]):
 def with_at_k(monkeypatch: pytest.MonkeyPatch) -> AtK:
     analysis = AtK()
     monkeypatch.setattr(anonaudit.measures, "ANALYSES", (*ANALYSES, analysis))
+    _add_section(monkeypatch, "at_k", AtKSection())
     return analysis
 
 
@@ -336,7 +420,7 @@ def test_a_new_analysis_is_computed_and_shown_when_asked(with_at_k: AtK) -> None
     document = report.to_dict()
     assert document["at_k"] == {"k": 2, "records": 2}
     written = report_schema()
-    assert written["$defs"]["audit"]["properties"]["at_k"] == AtK.properties["at_k"]
+    assert written["$defs"]["audit"]["properties"]["at_k"] == AtKSection.properties["at_k"]
     jsonschema.validate(document, written)
     with pytest.raises(jsonschema.ValidationError, match="at_k"):
         jsonschema.validate(document, shipped_schema())  # until the file is rewritten
@@ -348,8 +432,14 @@ def test_a_new_analysis_is_computed_and_shown_when_asked(with_at_k: AtK) -> None
     ]
 
 
-class AtKInRisk(AtK):
-    """The same analysis, its fragment a part of the risk measure's entry."""
+def test_an_analysis_without_a_section_is_refused_by_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(anonaudit.measures, "ANALYSES", (*ANALYSES, AtK()))
+    with pytest.raises(LookupError, match=r"'at_k' has no anonaudit\.report\.sections module"):
+        analysis_section(AtK())
+
+
+class AtKInRiskSection(AtKSection):
+    """The same section, its fragment a part of the risk measure's entry."""
 
     extends = "risk"
 
@@ -358,12 +448,13 @@ def test_a_new_analysis_extending_a_measure_is_described_in_that_entry(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     jsonschema = pytest.importorskip("jsonschema", reason="the [test] extra installs it")
-    monkeypatch.setattr(anonaudit.measures, "ANALYSES", (*ANALYSES, AtKInRisk()))
+    monkeypatch.setattr(anonaudit.measures, "ANALYSES", (*ANALYSES, AtK()))
+    _add_section(monkeypatch, "at_k", AtKInRiskSection())
     report = audit(RECORDS, Roles(["zip", "age"], ["disease"]), AuditOptions(policy=Policy(k=2)))
     document = report.to_dict()
     assert document["risk"]["at_k"] == {"k": 2, "records": 2} and "at_k" not in document
     written = report_schema()
-    assert written["$defs"]["risk"]["properties"]["at_k"] == AtK.properties["at_k"]
+    assert written["$defs"]["risk"]["properties"]["at_k"] == AtKSection.properties["at_k"]
     assert "at_k" not in written["$defs"]["audit"]["properties"]
     jsonschema.validate(document, written)
     with pytest.raises(jsonschema.ValidationError, match="at_k"):
@@ -381,6 +472,7 @@ def test_the_criteria_list_what_the_measures_and_analyses_declare(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(anonaudit.measures, "ANALYSES", (*ANALYSES, AtKSinglesOut()))
+    _add_section(monkeypatch, "at_k", AtKSection())
     roles = Roles(["zip", "age"], ["disease"])
     asked = {c.key: c for c in criteria(audit(RECORDS, roles, AuditOptions(policy=Policy(k=2))))}
     singling = asked["singling_out"]

@@ -577,15 +577,3 @@ def test_a_policy_file_without_settings_maps_onto_the_defaults(tmp_path: Path) -
     assert config.reading() == ReadOptions()
     assert config.engine_options() == EngineOptions()
     assert config.options() == AuditOptions(distances={"dx": EqualDistance()})
-
-
-def test_the_old_path_of_population_linkage_still_works_with_a_warning() -> None:
-    from anonaudit.checks import linkage
-
-    with pytest.warns(DeprecationWarning, match=r"anonaudit\.checks\.linkage\.k_map"):
-        from anonaudit.linkage.population import k_map
-    assert k_map is linkage.k_map
-    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
-        import anonaudit.linkage.population as old
-
-        _ = old.nothing

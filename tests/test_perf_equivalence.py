@@ -24,11 +24,12 @@ from numpy.typing import NDArray
 from strategies import VALUE, class_table, rows
 
 import anonaudit.classtable as classtable
-from anonaudit.checks import attribute_disclosure, l_diversity, t_closeness
-from anonaudit.checks.emd import Distributions, equal_distance
-from anonaudit.checks.ldiversity import class_entropy, recursive_c
 from anonaudit.classtable import ClassTable, SensitiveCounts, _combine, _first_rows, _sum_sorted
+from anonaudit.measures.disclosure import attribute_disclosure
+from anonaudit.measures.emd import Distributions, equal_distance
 from anonaudit.measures.identifiers import _first_distinct, _table_distinct, find_identifiers
+from anonaudit.measures.l_diversity import class_entropy, l_diversity, recursive_c
+from anonaudit.measures.t_closeness import t_closeness
 
 SETTINGS = settings(max_examples=80, deadline=None)
 

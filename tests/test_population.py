@@ -27,13 +27,13 @@ from hypothesis import strategies as st
 
 import anonaudit
 from anonaudit import AuditOptions, PopulationOptions, Roles
-from anonaudit.checks.population import (
+from anonaudit.cli import main
+from anonaudit.errors import ParameterError
+from anonaudit.measures.population import (
     journalist_risk,
     marketer_risk,
     population_uniqueness,
 )
-from anonaudit.cli import main
-from anonaudit.errors import ParameterError
 
 
 @pytest.fixture(scope="module")
@@ -131,7 +131,7 @@ def test_shlosser_with_a_large_class_matches_exact_arithmetic() -> None:
     # rewritten denominator must equal Haas et al.'s D_Sh3 computed in exact rationals.
     from fractions import Fraction
 
-    from anonaudit.checks.population import _shlosser
+    from anonaudit.measures.population import _shlosser
 
     sizes = {1: 3, 2: 1, 5000: 1}
     q = Fraction(3, 10)
@@ -185,7 +185,7 @@ def _zayatz_exact(sizes: dict[int, int], population: int, *, by_comb: bool) -> F
 
 
 def _zayatz_of(sizes: dict[int, int], population: int) -> float:
-    from anonaudit.checks.population import _zayatz
+    from anonaudit.measures.population import _zayatz
 
     values = np.array(sorted(sizes), dtype=np.int64)
     counts = np.array([sizes[int(v)] for v in values], dtype=np.int64)

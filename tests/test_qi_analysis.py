@@ -1,4 +1,4 @@
-"""Distinction and separation of QI subsets (anonaudit.checks.qi_analysis).
+"""Distinction and separation of QI subsets (anonaudit.measures.qi_analysis).
 
 Published constants: ARX's ``TestRiskQuasiIdentifiers.testWithDefinedDataSet`` (five
 records, hand-computed by its authors). Properties compare with the definitions of
@@ -18,11 +18,12 @@ from hypothesis import given, settings
 from strategies import wide_rows
 
 from anonaudit import Analyses, AuditOptions, ReadOptions, Roles, audit, load
-from anonaudit.checks import k_anonymity
-from anonaudit.checks.qi_analysis import default_max_subset_size, qi_analysis
 from anonaudit.classtable import ClassTable
 from anonaudit.cli import main
 from anonaudit.errors import ParameterError
+from anonaudit.measures._subsets import default_max_subset_size
+from anonaudit.measures.k_anonymity import k_anonymity
+from anonaudit.measures.qi_analysis import qi_analysis
 
 SETTINGS = settings(max_examples=60, deadline=None)
 ADULT = Path(__file__).parent.parent / "sample_data" / "adult" / "adult.csv"

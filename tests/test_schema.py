@@ -19,6 +19,7 @@ from anonaudit.cli import main  # noqa: E402
 from anonaudit.measures import ANALYSES, MEASURES  # noqa: E402
 from anonaudit.report.json import SCHEMA_VERSION  # noqa: E402
 from anonaudit.report.schema import dumps, report_schema  # noqa: E402
+from anonaudit.report.sections import analysis_section, section  # noqa: E402
 from anonaudit.settings.policy import threshold_fields  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -65,16 +66,17 @@ def test_the_shipped_schema_is_written_from_the_code(schema: dict[str, Any]) -> 
     for measure in MEASURES:
         added = {
             key: value
-            for analysis in ANALYSES
-            if analysis.extends == measure.key
-            for key, value in analysis.properties.items()
+            for its in map(analysis_section, ANALYSES)
+            if its.extends == measure.key
+            for key, value in its.properties.items()
         }
         entry = schema["$defs"][measure.key]
-        assert entry == {**measure.schema, "properties": {**measure.schema["properties"], **added}}
+        declared = section(measure).schema
+        assert entry == {**declared, "properties": {**declared["properties"], **added}}
         assert measure.key in schema["$defs"]["audit"]["required"]
-    for analysis in ANALYSES:
-        extended = schema["$defs"][analysis.extends or "audit"]
-        for key, value in analysis.properties.items():
+    for its in map(analysis_section, ANALYSES):
+        extended = schema["$defs"][its.extends or "audit"]
+        for key, value in its.properties.items():
             assert extended["properties"][key] == value
             assert key not in extended["required"]
     assert list(schema["$defs"]["policy"]["properties"]) == [f.name for f in threshold_fields()]

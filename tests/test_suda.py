@@ -1,4 +1,4 @@
-"""Minimal sample uniques and SUDA / DIS-SUDA scores (anonaudit.checks.suda).
+"""Minimal sample uniques and SUDA / DIS-SUDA scores (anonaudit.measures.suda).
 
 Published constants: the worked example of the IHSN practice guide (Benschop,
 Machingauta & Welch, "Statistical Disclosure Control: A Practice Guide", section
@@ -25,10 +25,10 @@ from hypothesis import strategies as st
 from strategies import wide_rows
 
 from anonaudit import Analyses, AuditOptions, PopulationOptions, Roles, audit
-from anonaudit.checks.suda import DIS_BANDS, suda, suda_weights
 from anonaudit.classtable import ClassTable
 from anonaudit.cli import main
 from anonaudit.errors import InputError, ParameterError
+from anonaudit.measures.suda import DIS_BANDS, suda, suda_weights
 
 SETTINGS = settings(max_examples=60, deadline=None)
 

@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 
 import anonaudit
 from anonaudit import AuditOptions, ClassTable, Hierarchy, Policy, Roles
-from anonaudit.checks.utility import information_loss
 from anonaudit.errors import ParameterError
 from anonaudit.measures.generalization import Generalization
+from anonaudit.measures.utility import information_loss
 
 
 def table(sizes: list[int]) -> ClassTable:

@@ -20,11 +20,13 @@ from hypothesis import strategies as st
 from strategies import rows
 
 from anonaudit import AuditOptions, Policy, Roles, audit, audit_table
-from anonaudit.checks import k_anonymity, l_diversity, prosecutor_risk
-from anonaudit.checks.wildcard import class_frequencies, wildcard_sums
 from anonaudit.classtable import ClassTable
 from anonaudit.cli import main
 from anonaudit.errors import ParameterError
+from anonaudit.measures.k_anonymity import k_anonymity
+from anonaudit.measures.l_diversity import l_diversity
+from anonaudit.measures.risk import prosecutor_risk
+from anonaudit.measures.wildcard import class_frequencies, wildcard_sums
 
 
 def _table(columns: dict[str, list[str | None]], **roles: list[str]) -> ClassTable:

@@ -73,7 +73,7 @@ in :attr:`Advice.measured`), even where its verdict was inferred.
 Each listed transformation is then materialized with
 :meth:`anonaudit.measures.generalization.Generalization.apply`, its failing classes suppressed,
 and audited with :func:`anonaudit.auditing.audit_table`: the reported measures and the
-information loss (:func:`anonaudit.checks.utility.information_loss`) are the audit's own.
+information loss (:func:`anonaudit.measures.utility.information_loss`) are the audit's own.
 """
 
 from __future__ import annotations
@@ -91,18 +91,18 @@ import pyarrow.compute as pc
 from numpy.typing import NDArray
 
 from anonaudit.advice.suppression import advice_and_audit
-from anonaudit.checks._classes import TOLERANCE
-from anonaudit.checks.utility import InformationLoss, information_loss
 from anonaudit.classtable import ClassTable, _combine
 from anonaudit.errors import ColumnError, HierarchyError, ParameterError
+from anonaudit.measures._classes import TOLERANCE
 from anonaudit.measures.generalization import Generalization, qi_hierarchy
+from anonaudit.measures.utility import InformationLoss, information_loss
 from anonaudit.settings.hierarchy import Hierarchy
 from anonaudit.settings.options import Analyses, AuditOptions
 from anonaudit.settings.policy import Policy
 from anonaudit.settings.work import Steps, check_work
 
 if TYPE_CHECKING:  # anonaudit.auditing imports this package
-    from anonaudit.auditing import AuditReport
+    from anonaudit.advice.audit import Audit
 
 __all__ = ["MAX_NODES", "Advice", "Blocker", "Transformation", "advise", "qi_hierarchies"]
 
@@ -145,7 +145,7 @@ class Transformation:
         :func:`anonaudit.engines.records.write_transformed` replaces by ``*``.
     generalization : Generalization
         The recoding; ``generalization.recode_maps()`` gives value -> generalized value.
-    report : AuditReport
+    report : Audit
         The audit of the generalized table without the suppressed records.
     information_loss : InformationLoss
         DM*, average class size, height, precision and suppressed records.
@@ -155,7 +155,7 @@ class Transformation:
     suppressed: int
     suppressed_classes: pa.Table = field(repr=False)
     generalization: Generalization = field(repr=False)
-    report: AuditReport = field(repr=False)
+    report: Audit = field(repr=False)
     information_loss: InformationLoss
 
     @property
@@ -784,7 +784,7 @@ class _Judge:
         return _Verdict(passed, suppressed, kept.classes.sizes if kept.rows else sizes)
 
 
-def _checker(policy: Policy, options: AuditOptions) -> Callable[[ClassTable], AuditReport]:
+def _checker(policy: Policy, options: AuditOptions) -> Callable[[ClassTable], Audit]:
     """The audit of a node's class table under ``policy``, with the audit's t-closeness
     distances and risk threshold, and no suppression advice of its own."""
     from anonaudit.auditing import audit_table
@@ -811,8 +811,8 @@ def _too_small(sizes: NDArray[Any], policy: Policy) -> NDArray[Any]:
 
 
 def _suppress(
-    table: ClassTable, check: Callable[[ClassTable], AuditReport]
-) -> tuple[AuditReport | None, ClassTable, int, pa.Table]:
+    table: ClassTable, check: Callable[[ClassTable], Audit]
+) -> tuple[Audit | None, ClassTable, int, pa.Table]:
     """Audit ``table``; if it fails, suppress as
     :func:`~anonaudit.advice.suppression.suppression_advice` advises.
 

@@ -33,14 +33,14 @@ import pandas as pd
 import pyarrow as pa
 from numpy.typing import NDArray
 
-from anonaudit.checks._classes import FailingClasses
-from anonaudit.checks.utility import InformationLoss, information_loss
 from anonaudit.classtable import Classes, ClassTable
 from anonaudit.measures import in_order
+from anonaudit.measures._classes import FailingClasses
+from anonaudit.measures.utility import InformationLoss, information_loss
 from anonaudit.settings.names import Judged, Verdict
 
 if TYPE_CHECKING:
-    from anonaudit.auditing import AuditReport
+    from anonaudit.advice.audit import Audit
     from anonaudit.measures import Analysis, Measure
 
 __all__ = ["MeasureSuppression", "SuppressionAdvice", "suppression_advice"]
@@ -53,7 +53,7 @@ class MeasureSuppression:
     Attributes
     ----------
     measure : str
-        The verdict's name, as in :meth:`AuditReport.verdicts` (``"k-anonymity"``,
+        The verdict's name, as in :meth:`Audit.verdicts` (``"k-anonymity"``,
         ``"t-closeness of disease"``, ...).
     classes : int
         Classes failing it.
@@ -121,14 +121,12 @@ class SuppressionAdvice:
         return self.records / self.rows if self.rows else 0.0
 
 
-def suppression_advice(
-    report: AuditReport, reaudit: Callable[[ClassTable], AuditReport]
-) -> SuppressionAdvice:
+def suppression_advice(report: Audit, reaudit: Callable[[ClassTable], Audit]) -> SuppressionAdvice:
     """The classes to suppress so that ``report``'s table passes its policy.
 
     Parameters
     ----------
-    report : AuditReport
+    report : Audit
         The audit of the table (possibly generalized).
     reaudit : callable
         Audits a class table under the same policy and options as ``report`` (the
@@ -155,14 +153,14 @@ def suppression_advice(
 
 
 def advice_and_audit(
-    report: AuditReport, reaudit: Callable[[ClassTable], AuditReport]
-) -> tuple[SuppressionAdvice, AuditReport | None]:
+    report: Audit, reaudit: Callable[[ClassTable], Audit]
+) -> tuple[SuppressionAdvice, Audit | None]:
     """:func:`suppression_advice`, with the last re-audit it made when it passes.
 
     Returns
     -------
     advice : SuppressionAdvice
-    audit : AuditReport or None
+    audit : Audit or None
         The audit of ``advice.remaining`` (``report`` itself when nothing was
         suppressed), or None when the advice does not pass or nothing is left: the
         lattice search judges a node by it, never auditing the same table twice.
@@ -175,7 +173,7 @@ def advice_and_audit(
         for name, mask in first
     )
     suppress = np.zeros(len(classes), dtype=bool)
-    current: AuditReport | None = report
+    current: Audit | None = report
     remaining, rounds, failing = table, 0, first
     while current is not None and current.passed is False:
         fresh = np.logical_or.reduce([mask for _, mask in failing]) & ~suppress
@@ -214,14 +212,14 @@ def advice_and_audit(
 
 
 def _failing(
-    report: AuditReport, classes: Classes, origin: NDArray[Any]
+    report: Audit, classes: Classes, origin: NDArray[Any]
 ) -> list[tuple[str, NDArray[Any]]]:
     """Per failed measure (or analysis) of ``report``, a mask over ``classes`` of the
     classes failing it.
 
     ``report.table`` holds a subset of ``classes`` (the same QI tuples); ``origin`` is
     each of its classes' id among ``classes``. The masks are the checks' own
-    (:class:`~anonaudit.checks._classes.FailingClasses`), never their listings.
+    (:class:`~anonaudit.measures._classes.FailingClasses`), never their listings.
     """
     judged: list[tuple[Measure[Any] | Analysis[Any], Judged, Any, str | None]] = [
         (measure, measure.judged, report.result(measure, sa), sa)
@@ -245,7 +243,7 @@ def _failing(
     return result
 
 
-def _origin(current: AuditReport, remaining: ClassTable, suppress: NDArray[Any]) -> NDArray[Any]:
+def _origin(current: Audit, remaining: ClassTable, suppress: NDArray[Any]) -> NDArray[Any]:
     """Each class of ``current.table``'s id among the classes ``suppress`` is over.
 
     ``current`` is the re-audit of ``remaining``, the table without the classes marked

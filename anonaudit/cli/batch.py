@@ -22,13 +22,14 @@ from pathlib import Path
 from typing import Any
 
 from anonaudit import __version__
-from anonaudit.auditing import AuditReport, audit
+from anonaudit.auditing import audit
 from anonaudit.cli.config import AuditConfig
 from anonaudit.engines.records import write_records
 from anonaudit.errors import AnonauditError
 from anonaudit.files import atomic_write_text, file_name
 from anonaudit.progress import Progress
 from anonaudit.report.json import SCHEMA_VERSION, coverage, dumps, report_to_dict
+from anonaudit.results import AuditReport
 from anonaudit.settings.names import DISTANCE_INPUTS
 from anonaudit.sources import open_inputs
 from anonaudit.sources.base import Source

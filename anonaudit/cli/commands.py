@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from anonaudit import __version__
-from anonaudit.auditing import AuditReport, audit_table
+from anonaudit.auditing import audit_table
 from anonaudit.cli import dp as dp_cli
 from anonaudit.cli import linkage as linkage_cli
 from anonaudit.cli.app import EXIT_OK, EXIT_VIOLATION, assignments, columns, levels
@@ -55,6 +55,7 @@ from anonaudit.report.json import (
     report_to_dict,
 )
 from anonaudit.report.text import advice_summary, dp_summary, summary
+from anonaudit.results import AuditReport
 from anonaudit.settings.names import DISTANCE_INPUTS, DistanceInput
 from anonaudit.settings.options import Analyses, AuditOptions, EngineOptions, ReadOptions, Roles
 from anonaudit.settings.policy import threshold_fields

@@ -85,9 +85,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from anonaudit.checks.population import PopulationModel
 from anonaudit.errors import InputError, SourceNotFoundError
 from anonaudit.measures.generalization import is_builtin
+from anonaudit.measures.population import PopulationModel
 from anonaudit.settings.names import DISTANCE_INPUTS
 from anonaudit.settings.options import (
     AuditOptions,

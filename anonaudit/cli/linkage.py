@@ -17,8 +17,6 @@ from typing import Any
 
 import pyarrow as pa
 
-from anonaudit import ReadOptions, Roles, load
-from anonaudit.auditing import AuditReport
 from anonaudit.classtable import ClassTable
 from anonaudit.cli import dp as dp_cli
 from anonaudit.cli.app import assignments, levels
@@ -26,6 +24,7 @@ from anonaudit.cli.batch import open_config_inputs
 from anonaudit.cli.config import AuditConfig
 from anonaudit.dp.accounting import Budget
 from anonaudit.dp.companion import DPReport
+from anonaudit.engines.load import load
 from anonaudit.engines.records import read_records, release_records
 from anonaudit.errors import InputError, ParameterError
 from anonaudit.files import (
@@ -50,6 +49,8 @@ from anonaudit.report.linkage import (
     ledger_to_dict,
 )
 from anonaudit.report.linkage_html import composition_html, differencing_html
+from anonaudit.results import AuditReport
+from anonaudit.settings.options import ReadOptions, Roles
 from anonaudit.sources.base import file_sha256, open_source
 from anonaudit.sources.csv import CsvOptions
 
@@ -243,7 +244,7 @@ def audit_release(config: AuditConfig, report: AuditReport) -> AuditReport:
     Returns
     -------
     AuditReport
-        ``report`` with its :attr:`~anonaudit.auditing.AuditReport.history`.
+        ``report`` with its :attr:`~anonaudit.results.AuditReport.history`.
     """
     settings = config.ledger
     inputs = [str(path) for path in config.inputs]

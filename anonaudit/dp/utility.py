@@ -20,9 +20,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from anonaudit.checks import TClosenessResult, k_anonymity, l_diversity, t_closeness
 from anonaudit.classtable import ClassTable
 from anonaudit.dp.release import Release
+from anonaudit.measures.k_anonymity import k_anonymity
+from anonaudit.measures.l_diversity import l_diversity
+from anonaudit.measures.t_closeness import TClosenessResult, t_closeness
 
 __all__ = ["Measures", "ReaderMeasures", "Utility", "reader_measures", "utility"]
 

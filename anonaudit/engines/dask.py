@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from anonaudit.classtable import ClassTable
+from anonaudit.classtable import ClassTable, to_string_batch
 from anonaudit.engines.local import (
     ROW_COUNT,
     check_columns,
@@ -46,7 +46,7 @@ from anonaudit.engines.local import (
 )
 from anonaudit.errors import AnonauditError, EngineError, InputError, MissingDependencyError
 from anonaudit.progress import Progress
-from anonaudit.sources.base import Source, fingerprint_now, parts_of, to_string_batch
+from anonaudit.sources.base import Source, fingerprint_now, parts_of
 
 if TYPE_CHECKING:
     from distributed import Client

@@ -28,7 +28,7 @@ import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import pandas as pd
@@ -38,29 +38,68 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 from numpy.typing import NDArray
 
+from anonaudit.classtable import to_string_batch
 from anonaudit.engines.local import check_columns, total_size
 from anonaudit.errors import ColumnError, InputError, ParameterError
 from anonaudit.files import atomic_path, defuse
 from anonaudit.progress import Progress
-from anonaudit.sources.base import Source, parts_of, to_string_batch
+from anonaudit.sources.base import Source, parts_of
 
-if TYPE_CHECKING:  # anonaudit.auditing imports this module
-    from anonaudit.auditing import AuditReport
+if TYPE_CHECKING:
+    from anonaudit.classtable import ClassTable
 
 __all__ = [
+    "AuditedRecords",
     "KeyIndex",
     "Recode",
     "class_ids",
     "read_records",
     "recode_columns",
     "record_batches",
-    "report_columns",
     "write_records",
     "write_transformed",
 ]
 
 #: Per QI, raw value -> generalized value (null stays null unless mapped).
 Recode = Mapping[str, Mapping[str | None, str | None]]
+
+
+class AuditedRecords(Protocol):
+    """What the records pass reads of an audit (an
+    :class:`~anonaudit.results.AuditReport` is one).
+
+    Attributes
+    ----------
+    table : ClassTable
+        The class table audited.
+    quasi_identifiers, sensitive : tuple of str
+        Its columns.
+    null_policy : str
+        ``"drop"`` when records with a null QI were left out of the audit.
+    recode : Recode or None
+        Per QI, raw value -> generalized value, when the audit generalized the input.
+    """
+
+    @property
+    def table(self) -> ClassTable: ...
+
+    @property
+    def quasi_identifiers(self) -> tuple[str, ...]: ...
+
+    @property
+    def sensitive(self) -> tuple[str, ...]: ...
+
+    @property
+    def null_policy(self) -> str: ...
+
+    @property
+    def recode(self) -> Recode | None: ...
+
+    def record_columns(self) -> dict[str, NDArray[Any]]:
+        """The audit's measures of each class's records, aligned with
+        ``table.classes``, in the order the records file writes them."""
+        ...
+
 
 # Packed tuple keys stay below this bound; wider products are re-numbered first.
 _KEY_BOUND = 2**62
@@ -283,29 +322,10 @@ def class_ids(
     return KeyIndex(keys, quasi_identifiers, recode).lookup(batch)
 
 
-def report_columns(report: AuditReport) -> dict[str, NDArray[Any]]:
-    """The per-class measures of ``report`` beyond ``fk``, for the records file.
-
-    ``Fk`` (estimated population frequency) and ``individual_risk`` (sdcMicro's, with
-    :attr:`~anonaudit.auditing.AuditReport.individual`), ``suda_score`` and
-    ``dis_suda_score`` (with :attr:`~anonaudit.auditing.AuditReport.suda`); each aligned
-    with ``report.table.classes``. Records of one class share their QI values, so a
-    class's value is each of its records' value.
-    """
-    columns: dict[str, NDArray[Any]] = {}
-    if report.individual is not None:
-        columns["Fk"] = report.individual.Fk
-        columns["individual_risk"] = report.individual.risk
-    if report.suda is not None:
-        columns["suda_score"] = report.suda.scores
-        columns["dis_suda_score"] = report.suda.dis_scores
-    return columns
-
-
-def release_records(sources: Sequence[Source], report: AuditReport, id_column: str) -> pa.Table:
+def release_records(sources: Sequence[Source], report: AuditedRecords, id_column: str) -> pa.Table:
     """The records as ``report`` audited them: ``id_column``, the QIs, the SAs.
 
-    The QIs are generalized as in the audit (``report.generalization``), and records
+    The QIs are generalized as in the audit (``report.recode``), and records
     with a null QI are left out when the audit dropped them (``null_policy="drop"``),
     so the records and ``report.table`` describe the same release. The records are
     held in memory as text (for the release ledger, :mod:`anonaudit.linkage.history`).
@@ -323,8 +343,8 @@ def release_records(sources: Sequence[Source], report: AuditReport, id_column: s
             f"the id column {id_column!r} is also a quasi-identifier or sensitive column"
         )
     records = read_records(sources, [id_column, *qi, *sa])
-    if report.generalization is not None:
-        records = recode_columns(records, report.generalization.recode_maps())
+    if report.recode is not None:
+        records = recode_columns(records, report.recode)
     if report.null_policy == "drop":
         valid = [pc.is_valid(records.column(name)) for name in qi]
         records = records.filter(functools.reduce(pc.and_, valid))
@@ -333,7 +353,7 @@ def release_records(sources: Sequence[Source], report: AuditReport, id_column: s
 
 def write_records(
     sources: Sequence[Source],
-    report: AuditReport,
+    report: AuditedRecords,
     path: str | os.PathLike[str],
     *,
     columns: Mapping[str, NDArray[Any] | Sequence[float]] | None = None,
@@ -353,8 +373,8 @@ def write_records(
     (``1 / fk``, ``report.risk.per_class``: the probability that an attacker who knows
     the record is in the file
     picks it from its class: El Emam & Dankar 2008, "Protecting Privacy Using
-    k-Anonymity", JAMIA 15(5); :mod:`anonaudit.checks.risk`), then the report's other
-    per-record measures (:func:`report_columns`), then ``columns``. A
+    k-Anonymity", JAMIA 15(5); :mod:`anonaudit.measures.risk`), then the report's other
+    per-record measures (``report.record_columns()``), then ``columns``. A
     record left out of the audit (``--nulls drop``) gets empty measures. Text cells
     that start with ``= + - @``, a tab or a carriage return are written with a leading
     apostrophe (:func:`anonaudit.files.defuse`).
@@ -363,8 +383,8 @@ def write_records(
     ----------
     sources : sequence of Source
         The audited inputs, opened with :func:`open_inputs` as the audit opened them.
-    report : AuditReport
-        The audit of those inputs.
+    report : AuditedRecords
+        The audit of those inputs (an :class:`~anonaudit.results.AuditReport`).
     path : path
         The CSV to write (replaced atomically; never one of the inputs).
     columns : mapping of str to array, optional
@@ -372,7 +392,7 @@ def write_records(
         aligned with ``report.table.classes``: one value per class.
     recode : mapping, optional
         Per QI, raw value -> generalized value, when the audited table is a
-        generalization of the input; by default ``report.generalization``'s (the
+        generalization of the input; by default ``report.recode`` (the
         records' values are written as read).
     progress : Progress, optional
         Where to report the pass over the inputs.
@@ -400,11 +420,8 @@ def write_records(
     qi = list(report.quasi_identifiers)
     classes = report.table.classes
     sizes = classes.sizes.astype(np.int64)
-    measures: dict[str, NDArray[Any]] = {
-        "fk": report.risk.frequencies,
-        "prosecutor_risk": report.risk.per_class,
-    }
-    for name, values in {**report_columns(report), **(columns or {})}.items():
+    measures: dict[str, NDArray[Any]] = {}
+    for name, values in [*report.record_columns().items(), *(columns or {}).items()]:
         array = np.asarray(values)
         if array.shape != (len(classes),):
             raise ParameterError(
@@ -423,8 +440,8 @@ def write_records(
         )
     _refuse_input(sources, path)
     check_columns(sources, [*ids, *qi], ())
-    if recode is None and report.generalization is not None:
-        recode = report.generalization.recode_maps()
+    if recode is None:
+        recode = report.recode
     index = KeyIndex(classes.keys, qi, recode)
     source_names = pa.array([source.info.name for source in sources], pa.string())
     schema = pa.schema(

@@ -10,22 +10,12 @@ package answers the linkability ones, as pure functions of class tables:
   files, or generalizations of one input (:func:`generalized_releases`);
 * :mod:`~anonaudit.linkage.differencing`: the differencing attack between successive
   releases;
-* :mod:`~anonaudit.checks.linkage`: k-map, δ-presence and unique matches against an
+* :mod:`~anonaudit.measures.linkage`: k-map, δ-presence and unique matches against an
   identified population table;
 * :mod:`~anonaudit.linkage.ledger`: the release ledger, what was released to whom and
   what it spent.
 """
 
-from anonaudit.checks.linkage import (
-    DeltaPresenceResult,
-    KMapResult,
-    PopulationLinkage,
-    UniqueMatchResult,
-    delta_presence,
-    k_map,
-    population_linkage,
-    unique_matches,
-)
 from anonaudit.linkage.composition import (
     COMBINATION_RULE,
     Composition,
@@ -39,6 +29,16 @@ from anonaudit.linkage.composition import (
 )
 from anonaudit.linkage.differencing import Differencing, difference
 from anonaudit.linkage.ledger import LEDGER_NOTE, Ledger, LedgerEntry
+from anonaudit.measures.linkage import (
+    DeltaPresenceResult,
+    KMapResult,
+    PopulationLinkage,
+    UniqueMatchResult,
+    delta_presence,
+    k_map,
+    population_linkage,
+    unique_matches,
+)
 
 __all__ = [
     "COMBINATION_RULE",

@@ -51,8 +51,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from numpy.typing import NDArray
 
-from anonaudit.checks._matching import common_class_ids
-from anonaudit.classtable import ClassTable, SourceStats
+from anonaudit.classtable import ClassTable, SourceStats, to_string_batch
 from anonaudit.dp.accounting import Accounting, account, mechanism_cost, noise_scale, sequential
 from anonaudit.dp.contrast import posterior_bound
 from anonaudit.dp.mechanisms import ADDITIVE, Mechanism
@@ -60,6 +59,7 @@ from anonaudit.dp.sensitivity import histogram_sensitivity
 from anonaudit.engines.local import connect
 from anonaudit.engines.records import read_records, recode_columns
 from anonaudit.errors import AnonauditError, ColumnError, InputError, ParameterError
+from anonaudit.measures._matching import common_class_ids
 from anonaudit.measures.generalization import Generalization, qi_hierarchy
 from anonaudit.settings.hierarchy import Hierarchy
 from anonaudit.sources.base import (
@@ -67,7 +67,6 @@ from anonaudit.sources.base import (
     fingerprint_now,
     open_source,
     require_columns,
-    to_string_batch,
 )
 from anonaudit.sources.csv import CsvOptions, CsvSource
 

@@ -24,9 +24,9 @@ import pandas as pd
 import pyarrow as pa
 from numpy.typing import NDArray
 
-from anonaudit.checks._matching import common_class_ids
 from anonaudit.classtable import ClassTable
 from anonaudit.errors import ColumnError, ParameterError
+from anonaudit.measures._matching import common_class_ids
 
 __all__ = ["Differencing", "difference"]
 

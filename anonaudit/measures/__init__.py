@@ -4,10 +4,13 @@ Every module of this package that defines ``MEASURE`` (a
 :class:`~anonaudit.measures.base.Measure`) is a measure of the audit: :func:`audit_table`
 computes it, :meth:`AuditReport.verdicts` judges it, the suppression advice suppresses
 the classes failing it, and the text, JSON and HTML reports show it, in the order of
-:attr:`~anonaudit.measures.base.Measure.position`. Every module that defines
+:attr:`~anonaudit.measures.base.Measure.position` (through its section,
+:mod:`anonaudit.report.sections`, or a generic one). Every module that defines
 ``ANALYSIS`` (a :class:`~anonaudit.measures.base.Analysis`) is an optional analysis:
-the same, when the audit's options ask for it. Adding a measure or an analysis is
-adding its module (and its tests): nothing else lists them.
+the same, when the audit's options ask for it. Adding a measure is adding its module
+(and its tests): nothing else lists it. The other modules hold what measures share
+(classes failing a rule, subsets of the QIs, nulls as wildcards), the information loss,
+the generalization of QIs, the direct identifiers and the margins of frequency tables.
 """
 
 from __future__ import annotations
@@ -18,7 +21,6 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from anonaudit.measures.base import Analysis, Context, Measure, Setting
-from anonaudit.report import explain
 
 __all__ = [
     "ANALYSES",
@@ -29,7 +31,6 @@ __all__ = [
     "Setting",
     "analyses",
     "by_key",
-    "explained",
     "in_order",
     "registered",
 ]
@@ -99,10 +100,3 @@ def by_key(
         else:
             found[measure.key][sa] = value(measure, sa)
     return found
-
-
-def explained() -> tuple[explain.Measure, ...]:
-    """Every measure the docs explain: :data:`anonaudit.report.explain.MEASURES`, then the
-    explanation of each measure and analysis of the registries that is not among them."""
-    abouts = [a.about for a in analyses() if a.about is not None]
-    return tuple(dict.fromkeys([*explain.MEASURES, *(m.about for m in registered()), *abouts]))

@@ -1,11 +1,18 @@
-"""What the analyses over subsets of the QIs share: :class:`SubsetAnalysis`."""
+"""Class tables over subsets of the quasi-identifiers, from the full class table.
+
+The equivalence classes over a subset ``S`` of the QIs are unions of the classes over
+all QIs: group the classes by their values on ``S`` and sum their sizes. No raw record
+is read again; the cost per subset is linear in the number of classes.
+
+The analyses over QI subsets (QI analysis, SUDA) share :class:`SubsetAnalysis`: the
+size asked, the work refused beforehand above the limit, the progress shown.
+"""
 
 from __future__ import annotations
 
 from abc import abstractmethod
 from typing import TYPE_CHECKING
 
-from anonaudit.checks.qi_analysis import default_max_subset_size
 from anonaudit.measures.base import Analysis, Result, Setting
 from anonaudit.settings.work import SUBSET_OVERHEAD, check_work, subsets
 
@@ -13,7 +20,78 @@ if TYPE_CHECKING:
     from anonaudit.settings.options import AuditOptions
     from anonaudit.settings.work import Steps
 
-__all__ = ["SubsetAnalysis"]
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from anonaudit.classtable import Classes, _combine, _encode
+
+__all__ = [
+    "DEFAULT_LARGE_MAX_SIZE",
+    "FULL_POWER_SET_QIS",
+    "SubsetAnalysis",
+    "SubsetClasses",
+    "default_max_subset_size",
+]
+
+#: Up to this many QIs the default analyses every subset (``2**10 - 1`` of them);
+#: above it, subsets of up to :data:`DEFAULT_LARGE_MAX_SIZE` QIs.
+FULL_POWER_SET_QIS = 10
+
+
+#: Default largest subset analysed when there are more than ``FULL_POWER_SET_QIS`` QIs.
+DEFAULT_LARGE_MAX_SIZE = 3
+
+
+def default_max_subset_size(n_qi: int) -> int:
+    """The largest subset analysed by default: all of them up to
+    :data:`FULL_POWER_SET_QIS` QIs (as ARX), else :data:`DEFAULT_LARGE_MAX_SIZE`."""
+    return n_qi if n_qi <= FULL_POWER_SET_QIS else DEFAULT_LARGE_MAX_SIZE
+
+
+@dataclass(frozen=True)
+class SubsetClasses:
+    """The classes of a table, ready to be regrouped by subsets of its QIs.
+
+    Attributes
+    ----------
+    classes : Classes
+        The equivalence classes over all QIs.
+    """
+
+    classes: Classes
+
+    @cached_property
+    def codes(self) -> tuple[NDArray[Any], ...]:
+        """Per QI, each class's value as an integer code (null is a value of its own)."""
+        return tuple(_encode(column)[1] for column in self.classes.keys.columns)
+
+    @property
+    def rows(self) -> int:
+        """Number of records."""
+        return int(self.classes.sizes.sum())
+
+    def group(self, subset: Sequence[int]) -> tuple[NDArray[Any], NDArray[Any]]:
+        """Group the classes by their values on the QIs at positions ``subset``.
+
+        Returns
+        -------
+        index : numpy.ndarray
+            For each class, the id of its group (a class over ``subset``).
+        sizes : numpy.ndarray
+            Records per group, ``int64``. The empty subset gives one group of all
+            records.
+        """
+        if not subset:
+            index = np.zeros(len(self.classes), dtype=np.int64)
+        else:
+            index = _combine(self.codes[i] for i in subset)[1]
+        sizes = np.bincount(index, weights=self.classes.sizes).astype(np.int64)
+        return index, sizes
 
 
 class SubsetAnalysis(Analysis[Result]):

@@ -1,185 +1,220 @@
-"""Attribute disclosure of each SA: (alpha,k)-anonymity (Wong et al. 2006), basic
-beta-likeness (Cao & Karras 2012) and delta-disclosure privacy (Brickell & Shmatikov
-2008)."""
+"""Attribute-disclosure measures related to l-diversity and t-closeness.
+
+For a class E with SA distribution ``p_E`` and the table's distribution ``p``:
+
+* (alpha,k)-anonymity (Wong, Li, Fu, Wang 2006, "(alpha, k)-anonymity: an enhanced
+  k-anonymity model for privacy preserving data publishing", KDD): the relative
+  frequency of every SA value in every class is at most alpha. We report
+  ``alpha = max_E max_s p_E(s)``.
+* basic beta-likeness (Cao & Karras 2012, "Publishing Microdata with a Robust Privacy
+  Guarantee", PVLDB 5(11), Definition 2): for every value more frequent in the class
+  than in the table, ``(p_E(s) - p(s)) / p(s) <= beta``. We report the largest such
+  relative gain (0 when no value gains).
+* delta-disclosure privacy (Brickell & Shmatikov 2008, "The cost of privacy:
+  destruction of data-mining utility in anonymized data publishing", KDD,
+  Definition 6): ``|ln(p_E(s) / p(s))| < delta`` for every class and every value of
+  the table. We report ``max |ln(p_E(s)/p(s))|``, infinite when a class lacks a value.
+
+Other tools measure delta over the values *present* in a class only: ARX
+(``DDisclosurePrivacy``) with ``log2``, a class failing when ``|log2(p_E/p)| >= d``,
+and pycanon (``delta_disclosure``) with ``ln``. Where a class holds every value of
+the table, our delta equals pycanon's and ``ln(2)`` times ARX's, so ARX's bound ``d``
+is our ``delta = ln(2) d`` (same strict comparison); a class lacking a value fails
+here at any delta but is judged on its present values there. Both figures are on the
+result: ``delta_present`` (pycanon's) and ``delta_arx`` (``delta_present / ln 2``).
+
+Its declaration as a measure of the audit (:data:`MEASURE`) closes the
+module; :mod:`anonaudit.report.sections.disclosure` shows it.
+"""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from dataclasses import dataclass, field
+from typing import ClassVar
 
-from anonaudit.checks import DisclosureResult, attribute_disclosure
+import numpy as np
+import pandas as pd
+
+from anonaudit.classtable import ClassTable
+from anonaudit.errors import ParameterError
+from anonaudit.measures._classes import TOLERANCE, FailingClasses
 from anonaudit.measures.base import ClassMeasure, Context
-from anonaudit.report import explain
-from anonaudit.report.kit import (
-    Audited,
-    Fact,
-    Layout,
-    MeasureView,
-    Options,
-    VerdictRow,
-    _count,
-    _fmt,
-    _mark,
-    _real,
-    _rule,
-    _share,
-    json_classes,
-    json_number,
-)
 from anonaudit.settings.names import Judged
 
-__all__ = ["MEASURE", "Disclosure"]
+__all__ = ["MEASURE", "Disclosure", "DisclosureResult", "attribute_disclosure"]
+
+
+@dataclass(frozen=True)
+class DisclosureResult:
+    """Result of :func:`attribute_disclosure` for one sensitive attribute.
+
+    Attributes
+    ----------
+    sensitive : str
+        The SA.
+    alpha : float
+        Largest share of one SA value within a class.
+    beta : float
+        Largest relative gain ``(p_E(s) - p(s)) / p(s)`` of a value in a class.
+    delta : float
+        Largest ``|ln(p_E(s) / p(s))|``; ``inf`` when some class lacks a value.
+    max_alpha, max_beta, max_delta : float or None
+        The thresholds asked for.
+    violating : pandas.DataFrame
+        Classes that fail a given threshold, with ``alpha``, ``beta``, ``delta``;
+        largest alpha first.
+    failing : FailingClasses
+        The same classes as a mask over the classes, listed on demand.
+    violating_records : int
+        Records in those classes.
+    delta_present : float
+        ``max |ln(p_E(s) / p(s))|`` over the values present in each class only, the
+        figure pycanon reports; equal to ``delta`` when every class holds every value.
+    """
+
+    sensitive: str
+    alpha: float
+    beta: float
+    delta: float
+    max_alpha: float | None
+    max_beta: float | None
+    max_delta: float | None
+    failing: FailingClasses = field(repr=False)
+    violating_records: int
+    delta_present: float
+
+    @property
+    def delta_arx(self) -> float:
+        """ARX's delta: ``max |log2(p_E(s) / p(s))|`` over the values present in each
+        class (ARX ``DDisclosurePrivacy``), ``delta_present / ln 2``; ARX's bound ``d``
+        holds when this is below ``d``."""
+        return self.delta_present / math.log(2)
+
+    @property
+    def violating(self) -> pd.DataFrame:
+        """The failing classes listed (built on first use; see :attr:`failing`)."""
+        return self.failing.frame
+
+    @property
+    def verdicts(self) -> dict[str, bool]:
+        """Whether each given threshold is met, by name: ``alpha``, ``beta``, ``delta``."""
+        verdicts = {}
+        if self.max_alpha is not None:
+            verdicts["alpha"] = self.alpha <= self.max_alpha + TOLERANCE
+        if self.max_beta is not None:
+            verdicts["beta"] = self.beta <= self.max_beta + TOLERANCE
+        if self.max_delta is not None:
+            verdicts["delta"] = self.delta < self.max_delta
+        return verdicts
+
+    @property
+    def passed(self) -> bool | None:
+        """Whether every given threshold is met; ``None`` without thresholds."""
+        verdicts = self.verdicts
+        return None if not verdicts else all(verdicts.values())
+
+
+def attribute_disclosure(
+    table: ClassTable,
+    sensitive: str,
+    *,
+    alpha: float | None = None,
+    beta: float | None = None,
+    delta: float | None = None,
+) -> DisclosureResult:
+    """Measure (alpha,k)-anonymity's alpha, basic beta-likeness and delta-disclosure.
+
+    Parameters
+    ----------
+    table : ClassTable
+        The class table.
+    sensitive : str
+        The SA.
+    alpha : float, optional
+        Largest within-class share allowed, in (0, 1].
+    beta : float, optional
+        Largest relative gain allowed (> 0).
+    delta : float, optional
+        Bound on ``|ln(p_E(s)/p(s))|`` (> 0; strict, as in Brickell & Shmatikov).
+
+    Returns
+    -------
+    DisclosureResult
+
+    Examples
+    --------
+    Table share of "x" is 1/2; a class that is all "x" has alpha 1, beta
+    (1 - 1/2)/(1/2) = 1, and lacks "y", so delta is infinite.
+
+    >>> import pandas as pd
+    >>> from anonaudit.classtable import ClassTable
+    >>> t = ClassTable.from_frame(pd.DataFrame(
+    ...     {"q": ["a", "b", "b"], "s": ["x", "x", "y"], "count": [2, 0, 2]}),
+    ...     quasi_identifiers=["q"], sensitive=["s"])
+    >>> r = attribute_disclosure(t, "s")
+    >>> r.alpha, r.beta, r.delta
+    (1.0, 1.0, inf)
+    """
+    if alpha is not None and not 0 < alpha <= 1:
+        raise ParameterError(f"alpha must lie in (0, 1] (got {alpha!r})")
+    for name, value in (("beta", beta), ("delta", delta)):
+        if value is not None and not value > 0:
+            raise ParameterError(f"{name} must be a number > 0 (got {value!r})")
+    counts = table.sensitive_counts(sensitive)
+    share = counts.posterior()
+    prior = counts.prior()[counts.codes]
+    # alpha and the distinct values are the class's own (SensitiveCounts.class_local);
+    # beta and delta depend on the table's distribution too.
+    per_alpha = counts.class_local("alpha", lambda: counts.per_class_max(share))
+    per_beta = counts.per_class_max(np.maximum((share - prior) / prior, 0.0))
+    # over the values present (pycanon's and, in log2, ARX's), then over every value
+    present = counts.per_class_max(np.abs(np.log(share / prior)))
+    distinct = counts.class_local("distinct", counts.distinct_per_class)
+    per_delta = np.where(distinct < len(counts.values), np.inf, present)
+    mask = np.zeros(len(per_alpha), dtype=bool)
+    if alpha is not None:
+        mask |= per_alpha > alpha + TOLERANCE
+    if beta is not None:
+        mask |= per_beta > beta + TOLERANCE
+    if delta is not None:
+        mask |= ~(per_delta < delta)
+    return DisclosureResult(
+        sensitive=sensitive,
+        alpha=float(per_alpha.max()),
+        beta=float(per_beta.max()),
+        delta=float(per_delta.max()),
+        max_alpha=alpha,
+        max_beta=beta,
+        max_delta=delta,
+        failing=FailingClasses(
+            table.classes,
+            mask,
+            {"alpha": per_alpha, "beta": per_beta, "delta": per_delta},
+            worst_first="alpha",
+            descending=True,
+        ),
+        violating_records=int(table.classes.sizes[mask].sum()),
+        delta_present=float(present.max()),
+    )
 
 
 class Disclosure(ClassMeasure[DisclosureResult]):
-    """alpha, beta and delta of each SA (:func:`anonaudit.checks.attribute_disclosure`)."""
+    """alpha, beta and delta of each SA (:func:`attribute_disclosure`)."""
 
     key = "disclosure"
     judged = Judged.DISCLOSURE
     per_sensitive = True
     position = 40
     criteria: ClassVar[Mapping[str, tuple[str, ...]]] = {"inference": ("disclosure",)}
-    anchor = "disclosure"
-    about = explain.DISCLOSURE
     thresholds = ("alpha", "beta", "delta")
-    usage = (
-        "`--alpha A`, `--beta B`, `--delta D`; JSON `disclosure.<SA>`; Python "
-        "`report.disclosure[sa]` (its `delta_present` and `delta_arx` are pycanon's and "
-        "ARX's δ), `anonaudit.checks.attribute_disclosure`."
-    )
-    schema: ClassVar[Mapping[str, Any]] = ClassMeasure.entry_schema(
-        {
-            "alpha": {"$ref": "#/$defs/real_or_null"},
-            "beta": {"$ref": "#/$defs/real_or_null"},
-            "delta": {"$ref": "#/$defs/real_or_null"},
-            "thresholds": {
-                "type": "object",
-                "properties": {
-                    "alpha": {"type": ["number", "null"]},
-                    "beta": {"type": ["number", "null"]},
-                    "delta": {"type": ["number", "null"]},
-                },
-                "required": ["alpha", "beta", "delta"],
-                "additionalProperties": False,
-            },
-        }
-    )
 
     def compute(self, context: Context, sensitive: str | None) -> DisclosureResult:
         assert sensitive is not None
         policy = context.policy
         return attribute_disclosure(
             context.table, sensitive, alpha=policy.alpha, beta=policy.beta, delta=policy.delta
-        )
-
-    def title(self, sensitive: str | None) -> str:
-        return f"Attribute disclosure of {sensitive}"
-
-    def summary(self, result: DisclosureResult) -> list[str]:
-        dc = result
-        return [
-            f"  disclosure: alpha {_fmt(dc.alpha)}, beta {_fmt(dc.beta)}, "
-            f"delta {_fmt(dc.delta)}{_mark(dc.passed)}"
-        ]
-
-    def to_json(self, result: DisclosureResult, layout: Layout) -> dict[str, Any]:
-        r = result
-        return {
-            "alpha": json_number(r.alpha),
-            "beta": json_number(r.beta),
-            "delta": json_number(r.delta),
-            "thresholds": {"alpha": r.max_alpha, "beta": r.max_beta, "delta": r.max_delta},
-            "passed": r.passed,
-            "violating_records": r.violating_records,
-            "violating": json_classes(r.violating, layout),
-        }
-
-    def verdict_rows(
-        self, result: DisclosureResult, audited: Audited, anchor: str
-    ) -> list[VerdictRow]:
-        sa, rows = result.sensitive, []
-        for name, passed in result.verdicts.items():
-            if name == "alpha":
-                rows.append(
-                    VerdictRow(
-                        f"(α,k)-anonymity of {sa}",
-                        anchor,
-                        f"α = {_share(result.alpha)}",
-                        f"α ≤ {_share(result.max_alpha)}",
-                        passed,
-                        f"In the worst group, a single value of {sa} makes up "
-                        f"{_share(result.alpha)} of its records; the policy allows at most "
-                        f"{_share(result.max_alpha)}.",
-                    )
-                )
-            elif name == "beta":
-                rows.append(
-                    VerdictRow(
-                        f"β-likeness of {sa}",
-                        anchor,
-                        f"β = {_real(result.beta)}",
-                        f"β ≤ {_real(result.max_beta)}",
-                        passed,
-                        f"In the worst group, a value of {sa} is {_share(result.beta)} more "
-                        f"common than in the whole table; the policy allows at most "
-                        f"{_share(result.max_beta)} more.",
-                    )
-                )
-            else:
-                bound = _real(result.max_delta)
-                sentence = (
-                    f"Some group lacks a value of {sa} that the whole table has, which tells "
-                    f"an attacker that nobody in it has that value (δ is infinite); the policy "
-                    f"asks for δ < {bound}."
-                    if math.isinf(result.delta)
-                    else f"In the worst group, the share of a value of {sa} differs from the whole "
-                    f"table's by a log-ratio of {_real(result.delta)}; the policy asks for less "
-                    f"than {bound}."
-                )
-                rows.append(
-                    VerdictRow(
-                        f"δ-disclosure of {sa}",
-                        anchor,
-                        f"δ = {_real(result.delta)}",
-                        f"δ < {bound}",
-                        passed,
-                        sentence,
-                    )
-                )
-        return rows
-
-    def view(
-        self, result: DisclosureResult, audited: Audited, options: Options, anchor: str
-    ) -> MeasureView:
-        """(alpha,k)-anonymity, beta-likeness and delta-disclosure of one SA."""
-        sa = result.sensitive
-        rule = _rule(
-            None if result.max_alpha is None else f"α ≤ {_share(result.max_alpha)}",
-            None if result.max_beta is None else f"β ≤ {_real(result.max_beta)}",
-            None if result.max_delta is None else f"δ < {_real(result.max_delta)}",
-        )
-        return self.classes_view(
-            result,
-            audited,
-            options,
-            sensitive=sa,
-            rule=rule,
-            order="largest α first",
-            columns=[
-                ("size", "records", _count),
-                ("alpha", "α", _share),
-                ("beta", "β", _real),
-                ("delta", "δ", _real),
-            ],
-            lead=f"How much more an attacker learns about {sa} from someone's class than from "
-            "the whole table: the largest share of one value in a class (α), its largest "
-            "relative gain (β) and the largest log-ratio of shares (δ).",
-            facts=(
-                Fact("largest share of one value in a class (α)", _share(result.alpha)),
-                Fact("largest relative gain of a value in a class (β)", _real(result.beta)),
-                Fact("largest |ln(class share / table share)| (δ)", _real(result.delta)),
-            ),
         )
 
 

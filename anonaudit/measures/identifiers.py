@@ -1073,7 +1073,7 @@ def _columns(sources: Sequence[Source]) -> list[str]:
 def _sample(sources: Sequence[Source], columns: list[str], rows: int) -> Mapping[str, pa.Array]:
     """The first ``rows`` records of ``columns`` (as text) from the first input that has
     them all."""
-    from anonaudit.sources.base import to_string_batch
+    from anonaudit.classtable import to_string_batch
 
     source = next((s for s in sources if set(columns) <= set(s.columns)), None)
     if not columns or source is None:

@@ -1,136 +1,140 @@
-"""k-anonymity (Sweeney 2002): the smallest equivalence class, and those below k."""
+"""k-anonymity.
+
+Sweeney, L. (2002). "k-anonymity: a model for protecting privacy". International
+Journal of Uncertainty, Fuzziness and Knowledge-Based Systems 10(5), 557-570.
+A table is k-anonymous when every record is indistinguishable from at least k-1 others
+on the quasi-identifiers, i.e. every equivalence class has at least k records; the
+table's k is its smallest class size.
+
+Its declaration as a measure of the audit (:data:`MEASURE`) closes the
+module; :mod:`anonaudit.report.sections.k_anonymity` shows it.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from anonaudit.checks import KAnonymityResult, k_anonymity
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+
+from anonaudit.classtable import ClassTable
+from anonaudit.errors import ParameterError
+from anonaudit.measures._classes import FailingClasses
 from anonaudit.measures.base import ClassMeasure, Context
-from anonaudit.report import charts, explain
-from anonaudit.report.kit import (
-    Audited,
-    Fact,
-    Layout,
-    MeasureView,
-    Options,
-    VerdictRow,
-    _count,
-    _mark,
-    _plural,
-    join_names,
-    json_classes,
-)
 from anonaudit.settings.names import Judged
 
-__all__ = ["MEASURE", "KAnonymity"]
+__all__ = ["MEASURE", "KAnonymity", "KAnonymityResult", "k_anonymity"]
+
+
+@dataclass(frozen=True)
+class KAnonymityResult:
+    """Result of :func:`k_anonymity`.
+
+    Attributes
+    ----------
+    k : int
+        Size of the smallest equivalence class.
+    classes : int
+        Number of equivalence classes.
+    rows : int
+        Number of records.
+    histogram : dict of int to int
+        Class size -> number of classes of that size, ascending by size.
+    threshold : int or None
+        The ``k`` the policy asks for.
+    violating : pandas.DataFrame
+        Classes smaller than the threshold (QI values and ``size``), smallest first.
+    failing : FailingClasses
+        The same classes as a mask over the classes, listed on demand.
+    violating_records : int
+        Records in those classes.
+    """
+
+    k: int
+    classes: int
+    rows: int
+    histogram: dict[int, int]
+    threshold: int | None
+    failing: FailingClasses = field(repr=False)
+    violating_records: int
+
+    @property
+    def violating(self) -> pd.DataFrame:
+        """The failing classes listed (built on first use; see :attr:`failing`)."""
+        return self.failing.frame
+
+    @property
+    def passed(self) -> bool | None:
+        """Whether the threshold is met; ``None`` without a threshold."""
+        return None if self.threshold is None else self.k >= self.threshold
+
+
+def k_anonymity(
+    table: ClassTable, *, k: int | None = None, fk: NDArray[Any] | None = None
+) -> KAnonymityResult:
+    """Measure k-anonymity (Sweeney 2002) and list the classes smaller than ``k``.
+
+    Parameters
+    ----------
+    table : ClassTable
+        The class table of the audited data.
+    k : int, optional
+        Required smallest class size (>= 1).
+    fk : numpy.ndarray, optional
+        Per class, the records it is indistinguishable from, when that is not its size:
+        the ``wildcard`` null policy's frequencies
+        (:func:`~anonaudit.measures.wildcard.class_frequencies`). ``k`` and the histogram
+        are then over ``fk``, and the listed classes show it beside their size.
+
+    Returns
+    -------
+    KAnonymityResult
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from anonaudit.classtable import ClassTable
+    >>> t = ClassTable.from_frame(pd.DataFrame({"zip": ["a", "b"], "count": [3, 1]}),
+    ...                           quasi_identifiers=["zip"])
+    >>> r = k_anonymity(t, k=2)
+    >>> r.k, r.passed, r.violating_records
+    (1, False, 1)
+    """
+    if k is not None and (isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1):
+        raise ParameterError(f"k must be a whole number >= 1 (got {k!r})")
+    classes = table.classes
+    sizes = classes.sizes
+    frequencies = sizes if fk is None else fk
+    measures = {} if fk is None else {"fk": fk}
+    values, counts = np.unique(frequencies, return_counts=True)
+    mask = frequencies < k if k is not None else np.zeros(len(sizes), dtype=bool)
+    return KAnonymityResult(
+        k=int(frequencies.min()),
+        classes=len(sizes),
+        rows=table.rows,
+        histogram={int(v): int(c) for v, c in zip(values, counts, strict=True)},
+        threshold=None if k is None else int(k),
+        failing=FailingClasses(
+            classes, mask, measures, worst_first="size" if fk is None else "fk", descending=False
+        ),
+        violating_records=int(sizes[mask].sum()),
+    )
 
 
 class KAnonymity(ClassMeasure[KAnonymityResult]):
-    """k-anonymity of the whole table (:func:`anonaudit.checks.k_anonymity`)."""
+    """k-anonymity of the whole table (:func:`k_anonymity`)."""
 
     key = "k_anonymity"
     judged = Judged.K_ANONYMITY
     position = 10
     criteria: ClassVar[Mapping[str, tuple[str, ...]]] = {"singling_out": ("k-anonymity",)}
-    anchor = "k-anonymity"
-    about = explain.K_ANONYMITY
     thresholds = ("k",)
-    usage = (
-        "`-k K` (policy file: `[thresholds] k`); JSON `k_anonymity`; Python "
-        "`report.k_anonymity`, `anonaudit.checks.k_anonymity`."
-    )
-    schema: ClassVar[Mapping[str, Any]] = ClassMeasure.entry_schema(
-        {
-            "k": {"type": "integer", "minimum": 0},
-            "classes": {"type": "integer", "minimum": 0},
-            "threshold": {"type": ["integer", "null"], "minimum": 0},
-            "histogram": {
-                "type": "object",
-                "additionalProperties": {"type": "integer", "minimum": 0},
-                "description": "Class size -> classes.",
-            },
-        }
-    )
 
     def compute(self, context: Context, sensitive: str | None) -> KAnonymityResult:
         return k_anonymity(context.table, k=context.policy.k, fk=context.wildcard_sizes)
-
-    def title(self, sensitive: str | None) -> str:
-        return "k-anonymity"
-
-    def summary(self, result: KAnonymityResult) -> list[str]:
-        k = result
-        wanted = f" (policy: k >= {k.threshold})" if k.threshold is not None else ""
-        return [
-            f"k-anonymity: k = {k.k}{wanted}; {k.violating_records:,} records in "
-            f"{len(k.violating):,} classes below the threshold{_mark(k.passed)}"
-            if k.threshold is not None
-            else f"k-anonymity: k = {k.k}"
-        ]
-
-    def to_json(self, result: KAnonymityResult, layout: Layout) -> dict[str, Any]:
-        k = result
-        return {
-            "k": k.k,
-            "classes": k.classes,
-            "threshold": k.threshold,
-            "passed": k.passed,
-            "histogram": {str(size): n for size, n in k.histogram.items()},
-            "violating_records": k.violating_records,
-            "violating": json_classes(k.violating, layout),
-        }
-
-    def verdict_rows(
-        self, result: KAnonymityResult, audited: Audited, anchor: str
-    ) -> list[VerdictRow]:
-        qi = join_names(audited.quasi_identifiers)
-        if result.threshold is None or result.passed is None:
-            return []
-        sentence = (
-            f"The smallest group of people who share these attributes ({qi}) has "
-            f"{_plural(result.k, 'member')}; the policy asks for {result.threshold}."
-        )
-        if not result.passed:
-            sentence += (
-                f" {_plural(result.violating_records, 'record')} are in "
-                f"{_plural(len(result.violating), 'group')} smaller than that."
-            )
-        return [
-            VerdictRow(
-                "k-anonymity",
-                anchor,
-                f"k = {result.k}",
-                f"k ≥ {result.threshold}",
-                result.passed,
-                sentence,
-            )
-        ]
-
-    def view(
-        self, result: KAnonymityResult, audited: Audited, options: Options, anchor: str
-    ) -> MeasureView:
-        """Class sizes, their chart and the classes smaller than k."""
-        rule = None if result.threshold is None else f"k ≥ {result.threshold}"
-        return self.classes_view(
-            result,
-            audited,
-            options,
-            sensitive=None,
-            rule=rule,
-            order="smallest first",
-            columns=[("size", "records", _count)],
-            lead="Every record should share its quasi-identifier values "
-            f"({join_names(audited.quasi_identifiers)}) with at least k − 1 others, so that "
-            "someone who knows those values cannot narrow a person down to fewer than k "
-            "records.",
-            facts=(
-                Fact("smallest class (k)", f"{result.k:,}"),
-                Fact("equivalence classes", f"{result.classes:,}"),
-                Fact("records", f"{result.rows:,}"),
-            ),
-            charts=(charts.class_size_chart(result.histogram, k=result.threshold, chart_id="k"),),
-        )
 
 
 MEASURE = KAnonymity()

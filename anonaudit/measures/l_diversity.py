@@ -1,74 +1,243 @@
-"""l-diversity (Machanavajjhala et al. 2007): distinct, entropy and recursive (c,l)."""
+"""l-diversity: distinct, entropy and recursive (c,l).
+
+Machanavajjhala, A., Kifer, D., Gehrke, J., Venkitasubramaniam, M. (2007).
+"l-Diversity: Privacy Beyond k-Anonymity". ACM TKDD 1(1), Article 3.
+
+For an equivalence class with SA counts sorted descending ``r_1 >= r_2 >= ... >= r_m``:
+
+* distinct l-diversity: the class holds at least l distinct values;
+* entropy l-diversity (Definition 4.1): ``-sum_s p(s) ln p(s) >= ln l``; the table's
+  entropy l is ``exp(min over classes of the entropy)``, a real number (a balanced
+  three-value class has entropy l 3.0, not 2);
+* recursive (c,l)-diversity (Definition 4.2): ``r_1 < c (r_l + r_{l+1} + ... + r_m)``.
+  For a given l we report ``c* = max over classes of r_1 / (r_l + ... + r_m)``
+  (infinite when a class has fewer than l values); the table is (c,l)-diverse exactly
+  when ``c > c*``.
+
+A null SA value counts as one value of its own; the result reports how many records
+have it.
+
+Its declaration as a measure of the audit (:data:`MEASURE`) closes the
+module; :mod:`anonaudit.report.sections.l_diversity` shows it.
+"""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from anonaudit.checks import LDiversityResult, l_diversity
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+
+from anonaudit.classtable import ClassTable, SensitiveCounts
+from anonaudit.errors import ParameterError
+from anonaudit.measures._classes import TOLERANCE, FailingClasses
 from anonaudit.measures.base import ClassMeasure, Context
-from anonaudit.report import explain
-from anonaudit.report.kit import (
-    Audited,
-    Fact,
-    Layout,
-    MeasureView,
-    Options,
-    VerdictRow,
-    _after_most_common,
-    _count,
-    _fmt,
-    _mark,
-    _plural,
-    _real,
-    _rule,
-    json_classes,
-    json_number,
-)
 from anonaudit.settings.names import Judged
 
-__all__ = ["MEASURE", "LDiversity"]
+__all__ = [
+    "MEASURE",
+    "LDiversity",
+    "LDiversityResult",
+    "class_entropy",
+    "l_diversity",
+    "recursive_c",
+]
+
+
+@dataclass(frozen=True)
+class LDiversityResult:
+    """Result of :func:`l_diversity` for one sensitive attribute.
+
+    Attributes
+    ----------
+    sensitive : str
+        The SA.
+    distinct : int
+        Smallest number of distinct SA values in a class.
+    entropy : float
+        Entropy l: ``exp`` of the smallest class entropy (natural log).
+    recursive_l : int
+        The l at which ``recursive_c`` was computed.
+    recursive_c : float
+        ``c*``: the table is recursive (c, recursive_l)-diverse for every ``c > c*``.
+    nulls : int
+        Records whose SA is null (counted as a value of its own).
+    l, entropy_l, c : float or None
+        Thresholds asked for (distinct l, entropy l, recursive c).
+    violating : pandas.DataFrame
+        Classes that fail any given threshold, with ``distinct``, ``entropy_l`` and
+        ``recursive_c``; fewest distinct values first.
+    failing : FailingClasses
+        The same classes as a mask over the classes, listed on demand.
+    violating_records : int
+        Records in those classes.
+    """
+
+    sensitive: str
+    distinct: int
+    entropy: float
+    recursive_l: int
+    recursive_c: float
+    nulls: int
+    l: int | None
+    entropy_l: float | None
+    c: float | None
+    failing: FailingClasses = field(repr=False)
+    violating_records: int
+
+    @property
+    def violating(self) -> pd.DataFrame:
+        """The failing classes listed (built on first use; see :attr:`failing`)."""
+        return self.failing.frame
+
+    @property
+    def verdicts(self) -> dict[str, bool]:
+        """Whether each given threshold is met, by name: ``l``, ``entropy_l``, ``c``."""
+        verdicts = {}
+        if self.l is not None:
+            verdicts["l"] = self.distinct >= self.l
+        if self.entropy_l is not None:
+            verdicts["entropy_l"] = self.entropy >= self.entropy_l * (1 - TOLERANCE)
+        if self.c is not None:
+            verdicts["c"] = self.c > self.recursive_c
+        return verdicts
+
+    @property
+    def passed(self) -> bool | None:
+        """Whether every given threshold is met; ``None`` without thresholds."""
+        verdicts = self.verdicts
+        return None if not verdicts else all(verdicts.values())
+
+
+def class_entropy(counts: SensitiveCounts) -> NDArray[Any]:
+    """Shannon entropy (natural log) of each class's SA distribution."""
+    terms = counts.counts * np.log(counts.posterior())
+    return np.asarray(-counts.per_class_sum(terms) / counts.class_sizes)
+
+
+def recursive_c(counts: SensitiveCounts, l: int) -> NDArray[Any]:
+    """Per class ``r_1 / (r_l + ... + r_m)`` with counts sorted descending.
+
+    Infinite for a class with fewer than ``l`` distinct values (Machanavajjhala et al.
+    2007, Definition 4.2).
+    """
+    r1 = counts.per_class_max(counts.counts.astype(float))
+    if l <= 2:  # the head r_1 + ... + r_{l-1} is empty or r_1: no sort needed
+        head = r1 if l == 2 else np.zeros_like(r1)
+    else:
+        order = np.lexsort((-counts.counts, counts.class_ids))
+        sorted_ids = counts.class_ids[order]
+        rank = np.arange(len(order)) - np.searchsorted(sorted_ids, sorted_ids, side="left")
+        head = np.bincount(
+            sorted_ids,
+            weights=np.where(rank < l - 1, counts.counts[order], 0),
+            minlength=counts.n_classes,
+        )
+    tail = counts.class_sizes - head
+    with np.errstate(divide="ignore"):
+        return np.where(tail > 0, r1 / np.maximum(tail, 1), np.inf)
+
+
+def l_diversity(
+    table: ClassTable,
+    sensitive: str,
+    *,
+    l: int | None = None,
+    entropy_l: float | None = None,
+    c: float | None = None,
+    recursive_l: int | None = None,
+) -> LDiversityResult:
+    """Measure distinct, entropy and recursive (c,l)-diversity of one SA.
+
+    Parameters
+    ----------
+    table : ClassTable
+        The class table.
+    sensitive : str
+        The SA to measure.
+    l : int, optional
+        Required distinct values per class.
+    entropy_l : float, optional
+        Required entropy l (>= 1).
+    c : float, optional
+        Recursive (c,l): required ``c`` (> 0); needs ``recursive_l`` or ``l``.
+    recursive_l : int, optional
+        The l of recursive (c,l)-diversity; defaults to ``l``, else 2.
+
+    Returns
+    -------
+    LDiversityResult
+
+    Examples
+    --------
+    A class with SA counts 3, 2, 1 (Machanavajjhala et al. 2007, Def. 4.2): it is
+    recursive (c, 2)-diverse for c > 3 / (2 + 1) = 1.
+
+    >>> import pandas as pd
+    >>> from anonaudit.classtable import ClassTable
+    >>> t = ClassTable.from_frame(pd.DataFrame(
+    ...     {"q": ["a"] * 3, "s": ["x", "y", "z"], "count": [3, 2, 1]}),
+    ...     quasi_identifiers=["q"], sensitive=["s"])
+    >>> r = l_diversity(t, "s", recursive_l=2)
+    >>> r.distinct, round(r.entropy, 4), r.recursive_c
+    (3, 2.7495, 1.0)
+    """
+    for name, value, low in (("l", l, 1), ("recursive l", recursive_l, 1)):
+        if value is not None and (not isinstance(value, (int, np.integer)) or value < low):
+            raise ParameterError(f"{name} must be a whole number >= {low} (got {value!r})")
+    if entropy_l is not None and not entropy_l >= 1:
+        raise ParameterError(f"entropy l must be a number >= 1 (got {entropy_l!r})")
+    if c is not None and not c > 0:
+        raise ParameterError(f"recursive c must be a number > 0 (got {c!r})")
+    at_l = recursive_l if recursive_l is not None else (l if l is not None else 2)
+    counts = table.sensitive_counts(sensitive)
+    # Class by class: known once per distribution, and taken by the subsets the
+    # suppression advice re-audits (SensitiveCounts.class_local).
+    distinct = counts.class_local("distinct", counts.distinct_per_class)
+    entropy = counts.class_local("entropy", lambda: class_entropy(counts))
+    per_class_c = counts.class_local(("recursive_c", at_l), lambda: recursive_c(counts, at_l))
+    mask = np.zeros(len(distinct), dtype=bool)
+    if l is not None:
+        mask |= distinct < l
+    if entropy_l is not None:
+        mask |= entropy < math.log(entropy_l) - TOLERANCE
+    if c is not None:
+        mask |= ~(per_class_c < c)
+    failing = FailingClasses(
+        table.classes,
+        mask,
+        {"distinct": distinct, "entropy_l": np.exp(entropy), "recursive_c": per_class_c},
+        worst_first="distinct",
+        descending=False,
+    )
+    return LDiversityResult(
+        sensitive=sensitive,
+        distinct=int(distinct.min()),
+        entropy=float(np.exp(entropy.min())),
+        recursive_l=int(at_l),
+        recursive_c=float(per_class_c.max()),
+        nulls=counts.nulls,
+        l=None if l is None else int(l),
+        entropy_l=None if entropy_l is None else float(entropy_l),
+        c=None if c is None else float(c),
+        failing=failing,
+        violating_records=int(table.classes.sizes[mask].sum()),
+    )
 
 
 class LDiversity(ClassMeasure[LDiversityResult]):
-    """l-diversity of each SA (:func:`anonaudit.checks.l_diversity`)."""
+    """l-diversity of each SA (:func:`l_diversity`)."""
 
     key = "l_diversity"
     judged = Judged.L_DIVERSITY
     per_sensitive = True
     position = 20
     criteria: ClassVar[Mapping[str, tuple[str, ...]]] = {"inference": ("l-diversity",)}
-    anchor = "l-diversity"
-    about = explain.L_DIVERSITY
     thresholds = ("l", "entropy_l", "recursive")
-    usage = (
-        "`-l L`, `--entropy-l X`, `--recursive C,L`; JSON `l_diversity.<SA>`; Python "
-        "`report.l_diversity[sa]`, `anonaudit.checks.l_diversity`."
-    )
-    schema: ClassVar[Mapping[str, Any]] = ClassMeasure.entry_schema(
-        {
-            "distinct": {"type": "integer", "minimum": 0},
-            "entropy": {"$ref": "#/$defs/real_or_null"},
-            "recursive": {
-                "type": "object",
-                "properties": {"c": {"$ref": "#/$defs/real_or_null"}, "l": {"type": "integer"}},
-                "required": ["c", "l"],
-                "additionalProperties": False,
-            },
-            "nulls": {"type": "integer", "minimum": 0},
-            "thresholds": {
-                "type": "object",
-                "properties": {
-                    "l": {"type": ["integer", "null"], "minimum": 0},
-                    "entropy_l": {"type": ["number", "null"]},
-                    "c": {"type": ["number", "null"]},
-                },
-                "required": ["l", "entropy_l", "c"],
-                "additionalProperties": False,
-            },
-        }
-    )
 
     def compute(self, context: Context, sensitive: str | None) -> LDiversityResult:
         assert sensitive is not None
@@ -81,129 +250,6 @@ class LDiversity(ClassMeasure[LDiversityResult]):
             entropy_l=policy.entropy_l,
             c=c,
             recursive_l=None if recursive_l is None else int(recursive_l),
-        )
-
-    def title(self, sensitive: str | None) -> str:
-        return f"l-diversity of {sensitive}"
-
-    def summary(self, result: LDiversityResult) -> list[str]:
-        ld = result
-        recursive = (
-            f"recursive (c,{ld.recursive_l}) for c > {_fmt(ld.recursive_c)}"
-            if not math.isinf(ld.recursive_c)
-            else f"recursive (c,{ld.recursive_l}) for no c (a class has < {ld.recursive_l} values)"
-        )
-        return [
-            f"  l-diversity: distinct {ld.distinct}, entropy {_fmt(ld.entropy)}, "
-            f"{recursive}{_mark(ld.passed)}"
-        ]
-
-    def to_json(self, result: LDiversityResult, layout: Layout) -> dict[str, Any]:
-        r = result
-        return {
-            "distinct": r.distinct,
-            "entropy": json_number(r.entropy),
-            "recursive": {"c": json_number(r.recursive_c), "l": r.recursive_l},
-            "nulls": r.nulls,
-            "thresholds": {"l": r.l, "entropy_l": r.entropy_l, "c": r.c},
-            "passed": r.passed,
-            "violating_records": r.violating_records,
-            "violating": json_classes(r.violating, layout),
-        }
-
-    def verdict_rows(
-        self, result: LDiversityResult, audited: Audited, anchor: str
-    ) -> list[VerdictRow]:
-        sa, rows = result.sensitive, []
-        for name, passed in result.verdicts.items():
-            if name == "l":
-                rows.append(
-                    VerdictRow(
-                        f"distinct l-diversity of {sa}",
-                        anchor,
-                        f"l = {result.distinct}",
-                        f"l ≥ {result.l}",
-                        passed,
-                        f"In the least varied group, {sa} takes "
-                        f"{_plural(result.distinct, 'different value')}; the policy asks for at "
-                        f"least {result.l} in every group.",
-                    )
-                )
-            elif name == "entropy_l":
-                rows.append(
-                    VerdictRow(
-                        f"entropy l-diversity of {sa}",
-                        anchor,
-                        f"entropy l = {_real(result.entropy)}",
-                        f"entropy l ≥ {_real(result.entropy_l)}",
-                        passed,
-                        f"Measured by entropy, the least varied group's {sa} is as mixed as "
-                        f"{_real(result.entropy)} equally common "
-                        f"{'value' if _real(result.entropy) == '1' else 'values'} would be; the "
-                        f"policy asks for at least {_real(result.entropy_l)}.",
-                    )
-                )
-            else:
-                c, at_l = _real(result.c), result.recursive_l
-                rest = _after_most_common(at_l)
-                if math.isinf(result.recursive_c):
-                    sentence = (
-                        f"Some group has fewer than {at_l} different values of {sa}, so nothing "
-                        f"outweighs its most common value; the policy asks that the most common "
-                        f"value be less than {c} times as frequent as {rest}."
-                    )
-                else:
-                    sentence = (
-                        f"In the worst group, the most common {sa} is "
-                        f"{_real(result.recursive_c)} times as frequent as {rest}; the policy "
-                        f"asks for less than {c} times."
-                    )
-                rows.append(
-                    VerdictRow(
-                        f"recursive ({c}, {at_l})-diversity of {sa}",
-                        anchor,
-                        f"c* = {_real(result.recursive_c)}",
-                        f"c* < {c}",
-                        passed,
-                        sentence,
-                    )
-                )
-        return rows
-
-    def view(
-        self, result: LDiversityResult, audited: Audited, options: Options, anchor: str
-    ) -> MeasureView:
-        """l-diversity of one SA and the classes that fail it."""
-        sa = result.sensitive
-        rule = _rule(
-            None if result.l is None else f"l ≥ {result.l}",
-            None if result.entropy_l is None else f"entropy l ≥ {_real(result.entropy_l)}",
-            None if result.c is None else f"recursive ({_real(result.c)}, {result.recursive_l})",
-        )
-        return self.classes_view(
-            result,
-            audited,
-            options,
-            sensitive=sa,
-            rule=rule,
-            order="fewest distinct values first",
-            columns=[
-                ("size", "records", _count),
-                ("distinct", "distinct values", _count),
-                ("entropy_l", "entropy l", _real),
-                ("recursive_c", "recursive c*", _real),
-            ],
-            lead=f"Every class should hold several well-represented values of {sa}, so that "
-            f"knowing someone's class does not reveal their {sa}.",
-            facts=(
-                Fact("fewest distinct values in a class (distinct l)", f"{result.distinct:,}"),
-                Fact("entropy l", _real(result.entropy)),
-                Fact(
-                    f"recursive (c, {result.recursive_l}): c* (diverse for every c > c*)",
-                    _real(result.recursive_c),
-                ),
-                Fact(f"records with a null {sa}", f"{result.nulls:,}"),
-            ),
         )
 
 

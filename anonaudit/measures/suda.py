@@ -1,73 +1,443 @@
-"""Special uniques (SUDA, Elliot et al. 2002, as sdcMicro): the minimal sample uniques
-and SUDA / DIS-SUDA scores per record, with ``--suda``."""
+"""Special uniques: minimal sample uniques, SUDA and DIS-SUDA scores.
+
+A *minimal sample unique* (MSU) of a record is a set of QIs on which the record is the
+only one with its values, while it shares its values on every proper subset with some
+other record (Elliot, Manning & Ford 2002, "A computational algorithm for handling the
+special uniques problem", Int. J. Uncertainty, Fuzziness and Knowledge-Based Systems
+10(5), 493-509). Because uniqueness is inherited by supersets, a unique set is minimal
+when none of its subsets one QI smaller is unique. A record with an MSU is unique on all
+QIs, and records of one equivalence class share their values, so MSUs are computed per
+class of size 1 on the class table: for subsets ``S`` in increasing size the records of
+each group over ``S`` are the summed sizes of the classes in it
+(:class:`~anonaudit.measures._subsets.SubsetClasses`); a class of size 1 is unique on
+``S`` when its group has one record. SUDA2 (Manning, Haglin & Keane 2008, "A recursive
+search algorithm for statistical disclosure assessment", Data Min. Knowl. Disc. 16,
+165-196) finds the same MSUs by a recursive search over the records.
+
+Scores, as sdcMicro's ``suda2`` computes them (``src/Suda2.h``, ``R/suda2.R``)
+-----------------------------------------------------------------------------
+With ``ATT`` the number of QIs, each MSU of size ``k`` adds a weight to its record's
+*SUDA score*:
+
+* ``original_scores=True`` (sdcMicro's default since 5.0.2, "as described by Elliot et
+  al."): ``(ATT - k)!``, i.e. ``prod_{i=k}^{ATT-1} (ATT - i)``. The IHSN practice guide
+  (Benschop, Machingauta & Welch, "Statistical Disclosure Control: A Practice Guide",
+  section "Calculating SUDA scores") writes ``prod_{i=k}^{M} (ATT - i)`` with ``M``
+  the largest MSU size searched; that is ``(ATT - k)! / (ATT - M - 1)!``, the same
+  ranking scaled by a constant, and equal to sdcMicro's for ``M = ATT - 1``. The
+  weight here never depends on ``max_msu_size``, so a score found with a limit is a
+  lower bound of the full score.
+* ``original_scores=False`` (the IHSN C++ implementation's scores, sdcMicro's
+  ``original_scores=FALSE``): ``(2**(ATT-k) - 1) * k! * (ATT-k)! / ATT!``.
+
+The *DIS-SUDA score* spreads the file-level DIS probability over the special uniques
+(Elliot & Manning 2003, "Using DIS to modify the classification of special uniques";
+Skinner & Elliot 2002, "A measure of disclosure risk for microdata", J. R. Stat. Soc. B
+64(4), 855-867). With ``U`` sample uniques, ``P`` records in classes of size 2 and the
+sampling fraction ``f`` (sdcMicro's ``DisFraction``, default 0.01):
+
+``DIS = U f / (U f + P (1 - f))`` (Skinner & Elliot's estimate of the probability that a
+unique match is correct), ``Q = 1 + (8 - ATT) / 20``, ``A = sum_j s_j**-Q`` over the
+records with a score ``s_j > 0``, and for such a record
+``dis_i = 1 / (1 + (U / DIS - U) / (s_i**Q * A))``; 0 for a record without MSU.
+
+The *attribute contribution* of a QI is the share (in percent) of the total score carried
+by the MSUs that contain it (an MSU counts for each of its QIs, so the shares add up to
+more than 100): sdcMicro's ``attribute_contributions``.
+
+Differences from sdcMicro
+-------------------------
+* sdcMicro searches every MSU size; ``max_msu_size`` bounds the search here.
+* sdcMicro's ``suda2`` never puts a missing value in an MSU (items equal to its
+  ``missing`` code are skipped); here a null QI value is a value like any other unless
+  the audit drops such records (``nulls="drop"``), as in every other check.
+* With one or two QIs sdcMicro pads the data with constant columns, so ``ATT`` is 3;
+  here ``ATT`` is always the number of QIs.
+* sdcMicro counts ``U`` only among records alone in their bucket of its 16-bit hash and
+  holds ``DIS`` and ``Q`` in single precision. Whenever ``U > 0``, ``U / DIS - U`` equals
+  ``P (1 - f) / f`` whatever ``U`` is, so the DIS-SUDA scores agree to single
+  precision; the ``dis`` reported here uses the true ``U``.
+
+Its declaration as an optional analysis (:data:`ANALYSIS`) closes the
+module; :mod:`anonaudit.report.sections.suda` shows it.
+"""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from itertools import combinations
 from typing import TYPE_CHECKING, Any, ClassVar
 
+import numpy as np
 import pyarrow as pa
+from numpy.typing import NDArray
 
-from anonaudit.checks.population import resolve_population
-from anonaudit.checks.suda import DEFAULT_DIS_FRACTION, SudaResult, suda
-from anonaudit.measures._subsets import SubsetAnalysis
+from anonaudit.classtable import ClassTable
+from anonaudit.errors import ParameterError
+from anonaudit.measures._subsets import SubsetAnalysis, SubsetClasses, default_max_subset_size
 from anonaudit.measures.base import Setting
-from anonaudit.report.kit import (
-    Audited,
-    Fact,
-    Layout,
-    Listing,
-    Options,
-    TableRow,
-    _count,
-    _exact,
-    _fmt,
-    _none_as_null,
-    _plural,
-    _qi_value,
-    _real,
-    join_names,
-    make_listing,
-)
+from anonaudit.measures.population import resolve_population
+from anonaudit.settings.work import Steps, check_memory
 
 if TYPE_CHECKING:
     from anonaudit.settings.options import AuditOptions
     from anonaudit.settings.work import Steps
 
-__all__ = ["ANALYSIS", "SpecialUniques", "SudaView"]
+__all__ = [
+    "ANALYSIS",
+    "DEFAULT_DIS_FRACTION",
+    "DIS_BANDS",
+    "SpecialUniques",
+    "SudaRecord",
+    "SudaResult",
+    "suda",
+    "suda_weights",
+]
+
+
+#: sdcMicro's default ``DisFraction``.
+DEFAULT_DIS_FRACTION = 0.01
+
+
+#: Records listed with their MSUs by default.
+DEFAULT_TOP = 10
+
+
+#: Upper edges of the DIS-SUDA bands records are counted in: sdcMicro's
+#: ``print.suda2`` intervals ``== 0``, ``(0, 0.1]``, ..., ``(0.6, 0.7]``, ``> 0.7``.
+DIS_BANDS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 1.0)
 
 
 @dataclass(frozen=True)
-class SudaView:
-    """The "Special uniques (SUDA)" section.
+class SudaRecord:
+    """A sample unique with its MSUs.
 
     Attributes
     ----------
-    facts : tuple of Fact
-        Sample and special uniques, the DIS estimate, the search limits.
-    limit : str or None
-        What a bounded search misses, when it was bounded.
-    contributions : tuple of TableRow
-        Per QI, its share of the total SUDA score.
-    sizes : tuple of TableRow
-        MSUs found of each size.
-    bands : tuple of TableRow
-        Records per DIS-SUDA band.
-    listing : Listing or None
-        The highest-scoring records with the column sets that single them out.
+    class_id : int
+        Its class in ``table.classes`` (the class holds this one record).
+    values : tuple of (str or None)
+        Its QI values, in QI order.
+    score, dis_score : float
+        SUDA and DIS-SUDA scores.
+    msus : tuple of tuple of str
+        The QI sets that make it unique on their own, smallest first.
     """
 
-    facts: tuple[Fact, ...]
-    limit: str | None
-    contributions: tuple[TableRow, ...]
-    sizes: tuple[TableRow, ...]
-    bands: tuple[TableRow, ...]
-    listing: Listing | None
+    class_id: int
+    values: tuple[str | None, ...]
+    score: float
+    dis_score: float
+    msus: tuple[tuple[str, ...], ...]
+
+
+@dataclass(frozen=True)
+class SudaResult:
+    """Result of :func:`suda`.
+
+    Per-class arrays are aligned with ``table.classes`` (length C); a record's value is
+    its class's, 0 for every class of two or more records.
+
+    Attributes
+    ----------
+    quasi_identifiers : tuple of str
+        The QIs (``ATT`` of them).
+    max_msu_size : int
+        Largest MSU searched.
+    complete : bool
+        Whether every MSU size was searched (``max_msu_size == ATT``); otherwise scores
+        are lower bounds of sdcMicro's.
+    original_scores : bool
+        Which weights scored the MSUs (see the module notes).
+    dis_fraction : float
+        The sampling fraction ``f`` of the DIS estimate.
+    scores, dis_scores : numpy.ndarray
+        SUDA and DIS-SUDA score per class (``float64``).
+    msu_counts : numpy.ndarray
+        MSUs per class (``int64``).
+    msus_by_size : dict of int to int
+        Number of MSUs of each size found (sizes 1..max_msu_size).
+    sample_uniques : int
+        Records alone in their class (``U``).
+    special_uniques : int
+        Sample uniques that are unique on a proper subset of the QIs, i.e. have an MSU
+        smaller than all QIs (Elliot, Manning & Ford 2002; within ``max_msu_size``). A
+        record unique only on every QI at once has one MSU, all of them, and is not
+        special.
+    pairs : int
+        Records in classes of size 2 (``P``).
+    dis : float
+        Skinner & Elliot's probability that a unique match is correct.
+    attribute_contributions : dict of str to float
+        Per QI, percent of the total score carried by MSUs containing it.
+    dis_bands : dict of float to int
+        Records whose DIS-SUDA score is at most each edge of :data:`DIS_BANDS` and above
+        the previous edge (the first band holds the records scoring 0).
+    top : tuple of SudaRecord
+        The highest-scoring records, highest first, with their MSUs.
+    """
+
+    quasi_identifiers: tuple[str, ...]
+    max_msu_size: int
+    complete: bool
+    original_scores: bool
+    dis_fraction: float
+    scores: NDArray[Any]
+    dis_scores: NDArray[Any]
+    msu_counts: NDArray[Any]
+    msus_by_size: dict[int, int]
+    sample_uniques: int
+    special_uniques: int
+    pairs: int
+    dis: float
+    attribute_contributions: dict[str, float]
+    dis_bands: dict[float, int]
+    top: tuple[SudaRecord, ...]
+
+
+def suda_weights(att: int, *, original_scores: bool = True) -> NDArray[Any]:
+    """The score of one MSU of each size ``k = 1..att`` (index ``k - 1``), as sdcMicro.
+
+    ``(att - k)!`` (Elliot et al.), or with ``original_scores=False`` the IHSN weights
+    ``(2**(att-k) - 1) k! (att-k)! / att!``.
+
+    >>> suda_weights(4).tolist(), suda_weights(4, original_scores=False).tolist()
+    ([6.0, 2.0, 1.0, 1.0], [1.75, 0.5, 0.25, 0.0])
+    """
+    sizes = range(1, att + 1)
+    if original_scores:
+        return np.array([float(math.factorial(att - k)) for k in sizes])
+    return np.array(
+        [(2.0 ** (att - k) - 1.0) / math.comb(att, k) for k in sizes],
+    )
+
+
+def suda(
+    table: ClassTable,
+    *,
+    max_msu_size: int | None = None,
+    dis_fraction: float = DEFAULT_DIS_FRACTION,
+    original_scores: bool = True,
+    top: int = DEFAULT_TOP,
+    steps: Steps | None = None,
+) -> SudaResult:
+    """Find the minimal sample uniques and score every record (SUDA, DIS-SUDA).
+
+    Parameters
+    ----------
+    table : ClassTable
+        The class table of the audited data.
+    max_msu_size : int, optional
+        Largest MSU to search (>= 1; larger means all QIs). By default every size up
+        to 10 QIs, else 3 (:func:`~anonaudit.measures.qi_analysis.default_max_subset_size`).
+    dis_fraction : float
+        Sampling fraction ``f`` in (0, 1] for the DIS estimate (sdcMicro's
+        ``DisFraction``).
+    original_scores : bool
+        Score MSUs by ``(ATT - k)!`` (sdcMicro's default) or by the IHSN weights.
+    top : int
+        Records to list with their MSUs.
+    steps : Steps, optional
+        Called once per QI subset searched (a progress display).
+
+    Returns
+    -------
+    SudaResult
+
+    Examples
+    --------
+    The practice guide's example (records 3, 5, 7 and 8 are special uniques):
+
+    >>> import pandas as pd
+    >>> rows = [("Urban", "Female", "Secondary incomplete", "Employed"),
+    ...         ("Urban", "Female", "Primary incomplete", "Non-LF"),
+    ...         ("Urban", "Male", "Secondary complete", "Employed"),
+    ...         ("Rural", "Female", "Secondary complete", "Unemployed"),
+    ...         ("Urban", "Female", "Primary complete", "Non-LF"),
+    ...         ("Urban", "Male", "Post-secondary", "Unemployed"),
+    ...         ("Urban", "Female", "Secondary incomplete", "Non-LF")]
+    >>> frame = pd.DataFrame(rows, columns=["res", "sex", "edu", "lab"])
+    >>> frame["count"] = [2, 1, 2, 1, 1, 1, 2]
+    >>> t = ClassTable.from_frame(frame, quasi_identifiers=["res", "sex", "edu", "lab"])
+    >>> r = suda(t)
+    >>> [(rec.values[0], rec.score, rec.msus) for rec in r.top[:1]]
+    [('Rural', 12.0, (('res',), ('sex', 'edu'), ('sex', 'lab'), ('edu', 'lab')))]
+    """
+    qi = table.quasi_identifiers
+    att = len(qi)
+    limit = _check(max_msu_size, dis_fraction, top, att)
+    classes = table.classes
+    subsets = SubsetClasses(classes)
+    weights = suda_weights(att, original_scores=original_scores)
+    candidates = np.flatnonzero(classes.sizes == 1)  # only sample uniques have MSUs
+    _check_memory(att, limit, len(candidates), len(classes))
+    scores = np.zeros(len(classes))
+    counts = np.zeros(len(classes), dtype=np.int64)
+    contributions = np.zeros(att)
+    by_size: dict[int, int] = {}
+    found: list[tuple[tuple[int, ...], NDArray[Any]]] = []  # (QI positions, class ids)
+    previous: dict[tuple[int, ...], NDArray[Any]] = {}
+    for width in range(1, limit + 1):
+        current: dict[tuple[int, ...], NDArray[Any]] = {}
+        for positions in combinations(range(att), width):
+            index, sizes = subsets.group(positions)
+            unique = sizes[index[candidates]] == 1
+            minimal = unique.copy()
+            if width > 1:
+                for left_out in positions:
+                    minimal &= ~previous[tuple(p for p in positions if p != left_out)]
+            current[positions] = unique
+            ids = candidates[minimal]
+            scores[ids] += weights[width - 1]
+            counts[ids] += 1
+            contributions[list(positions)] += weights[width - 1] * len(ids)
+            by_size[width] = by_size.get(width, 0) + len(ids)
+            if len(ids):
+                found.append((positions, ids))
+            if steps is not None:
+                steps()
+        previous = current
+    sample_uniques = len(candidates)
+    pairs = 2 * int(np.count_nonzero(classes.sizes == 2))
+    dis = _dis(sample_uniques, pairs, dis_fraction)
+    dis_scores = _dis_scores(scores, sample_uniques, pairs, dis, att)
+    total = float(scores.sum())
+    return SudaResult(
+        quasi_identifiers=qi,
+        max_msu_size=limit,
+        complete=limit == att,
+        original_scores=original_scores,
+        dis_fraction=float(dis_fraction),
+        scores=scores,
+        dis_scores=dis_scores,
+        msu_counts=counts,
+        msus_by_size=by_size,
+        sample_uniques=sample_uniques,
+        # An MSU of every QI is a record's only MSU (any other would be a subset of it).
+        special_uniques=int(np.count_nonzero(counts)) - by_size.get(att, 0),
+        pairs=pairs,
+        dis=dis,
+        attribute_contributions={
+            name: 100.0 * float(c) / total if total else 0.0
+            for name, c in zip(qi, contributions, strict=True)
+        },
+        dis_bands=_bands(dis_scores, classes.sizes),
+        top=_top(table, scores, dis_scores, found, top),
+    )
+
+
+def _bands(dis_scores: NDArray[Any], sizes: NDArray[Any]) -> dict[float, int]:
+    """Records per DIS-SUDA band (a class's records share its score)."""
+    band = np.searchsorted(np.array(DIS_BANDS), dis_scores, side="left")
+    counts = np.bincount(band, weights=sizes, minlength=len(DIS_BANDS))
+    return {edge: int(n) for edge, n in zip(DIS_BANDS, counts, strict=True)}
+
+
+def _top(
+    table: ClassTable,
+    scores: NDArray[Any],
+    dis_scores: NDArray[Any],
+    found: list[tuple[tuple[int, ...], NDArray[Any]]],
+    top: int,
+) -> tuple[SudaRecord, ...]:
+    """The ``top`` highest-scoring classes (ties by QI values) with their MSUs."""
+    classes = table.classes
+    scored = np.flatnonzero(scores > 0)
+    order = np.lexsort((classes.rank[scored], -scores[scored]))
+    chosen = scored[order[:top]]
+    msus: dict[int, list[tuple[str, ...]]] = {int(c): [] for c in chosen}
+    for positions, ids in found:  # found is ordered by size, then by QI positions
+        for class_id in ids[np.isin(ids, chosen)]:
+            msus[int(class_id)].append(tuple(table.quasi_identifiers[p] for p in positions))
+    values = classes.keys.take(pa.array(chosen, pa.int64())).to_pylist()
+    return tuple(
+        SudaRecord(
+            class_id=int(c),
+            values=tuple(row[name] for name in table.quasi_identifiers),
+            score=float(scores[c]),
+            dis_score=float(dis_scores[c]),
+            msus=tuple(msus[int(c)]),
+        )
+        for c, row in zip(chosen, values, strict=True)
+    )
+
+
+def _dis(uniques: int, pairs: int, f: float) -> float:
+    """Skinner & Elliot (2002): ``U f / (U f + P (1 - f))``; 0 without sample uniques."""
+    if uniques == 0:
+        return 0.0
+    return uniques * f / (uniques * f + pairs * (1.0 - f))
+
+
+def _dis_scores(
+    scores: NDArray[Any], uniques: int, pairs: int, dis: float, att: int
+) -> NDArray[Any]:
+    """sdcMicro's DIS-SUDA: ``1 / (1 + (U/DIS - U) / (s**Q * sum s_j**-Q))`` where ``s > 0``."""
+    result = np.zeros(len(scores))
+    scored = scores > 0
+    if not scored.any():
+        return result
+    q = 1.0 + (8.0 - att) / 20.0
+    adjust = float(np.sum(scores[scored] ** -q))
+    odds = uniques / dis - uniques  # = P (1 - f) / f
+    result[scored] = 1.0 / (1.0 + odds / (scores[scored] ** q * adjust))
+    return result
+
+
+#: Bytes one QI subset's flags take beyond one per sample unique (the array, its key).
+_SUBSET_BYTES = 256
+
+
+def memory_needed(att: int, limit: int, candidates: int, classes: int) -> int:
+    """Bytes the search of MSUs up to ``limit`` QIs of ``att`` holds at its widest.
+
+    The flags of every subset of one size and of the size below (a byte per sample
+    unique each), and the grouping of one subset (8 bytes per class, a few times).
+
+    >>> memory_needed(20, 20, 10_000, 10_000) > 3 * 1024**3
+    True
+    """
+    widest = max(math.comb(att, width) + math.comb(att, width - 1) for width in range(1, limit + 1))
+    return widest * (candidates + _SUBSET_BYTES) + 32 * classes
+
+
+def _check_memory(att: int, limit: int, candidates: int, classes: int) -> None:
+    """Refuse, before it starts, a search that would take more memory than there is.
+
+    ``--max-work`` bounds the time; with it lifted (``--max-work 0``), a search of 20
+    QIs over many sample uniques would otherwise run until memory ran out.
+    """
+    check_memory(
+        f"SUDA of MSUs up to {limit} of {att} QIs over {candidates:,} sample uniques",
+        memory_needed(att, limit, candidates, classes),
+        None,
+        "ask for smaller MSUs (--suda N with a smaller N), audit fewer QIs, or run where "
+        "more memory is free",
+    )
+
+
+def _check(max_msu_size: int | None, f: float, top: int, att: int) -> int:
+    if isinstance(f, bool) or not isinstance(f, (int, float)) or not 0 < f <= 1:
+        raise ParameterError(f"the DIS sampling fraction must be in (0, 1] (got {f!r})")
+    if isinstance(top, bool) or not isinstance(top, int) or top < 0:
+        raise ParameterError(f"the number of top SUDA records must be >= 0 (got {top!r})")
+    if max_msu_size is None:
+        return default_max_subset_size(att)
+    if (
+        isinstance(max_msu_size, bool)
+        or not isinstance(max_msu_size, (int, np.integer))
+        or max_msu_size < 1
+    ):
+        raise ParameterError(
+            f"the largest MSU size must be a whole number >= 1 (got {max_msu_size!r})"
+        )
+    return min(int(max_msu_size), att)
 
 
 class SpecialUniques(SubsetAnalysis[SudaResult]):
-    """SUDA (:func:`anonaudit.checks.suda.suda`), with ``--suda``; DIS estimated at the
+    """SUDA (:func:`suda`), with ``--suda``; DIS estimated at the
     sampling fraction of the population, when one is given."""
 
     key = "suda"
@@ -75,73 +445,6 @@ class SpecialUniques(SubsetAnalysis[SudaResult]):
     criteria: ClassVar[Mapping[str, tuple[str, ...]]] = {"singling_out": ("SUDA",)}
     option = "--suda"
     label = "SUDA"
-    template = "sections/suda.html.j2"
-    anchor = "suda"
-    title = "Special uniques (SUDA)"
-    definitions: ClassVar[Mapping[str, Any]] = {
-        "suda": {
-            "type": "object",
-            "description": "Special uniques (1.3): only with --suda.",
-            "properties": {
-                "max_msu_size": {"type": "integer", "minimum": 0},
-                "complete": {"type": "boolean"},
-                "original_scores": {"type": "boolean"},
-                "dis_fraction": {"type": "number"},
-                "sample_uniques": {"type": "integer", "minimum": 0},
-                "special_uniques": {"type": "integer", "minimum": 0},
-                "pairs": {"type": "integer", "minimum": 0},
-                "dis": {"$ref": "#/$defs/real_or_null"},
-                "msus_by_size": {
-                    "type": "object",
-                    "additionalProperties": {"type": "integer", "minimum": 0},
-                    "description": "MSU size -> MSUs.",
-                },
-                "dis_score_bands": {
-                    "type": "object",
-                    "additionalProperties": {"type": "integer", "minimum": 0},
-                    "description": "Upper edge -> records.",
-                },
-                "attribute_contributions": {
-                    "type": "object",
-                    "additionalProperties": {"type": "number"},
-                    "description": "QI -> percent of the total score.",
-                },
-                "top": {
-                    "type": "array",
-                    "items": {
-                        "type": "object",
-                        "properties": {
-                            "quasi_identifiers": {"$ref": "#/$defs/qi_values"},
-                            "score": {"type": "number"},
-                            "dis_score": {"type": "number"},
-                            "msus": {
-                                "type": "array",
-                                "items": {"type": "array", "items": {"type": "string"}},
-                            },
-                        },
-                        "required": ["quasi_identifiers", "score", "dis_score", "msus"],
-                        "additionalProperties": False,
-                    },
-                },
-            },
-            "required": [
-                "max_msu_size",
-                "complete",
-                "original_scores",
-                "dis_fraction",
-                "sample_uniques",
-                "special_uniques",
-                "pairs",
-                "dis",
-                "msus_by_size",
-                "dis_score_bands",
-                "attribute_contributions",
-                "top",
-            ],
-            "additionalProperties": False,
-        }
-    }
-    properties: ClassVar[Mapping[str, Any]] = {"suda": {"$ref": "#/$defs/suda"}}
 
     def requested(self, options: AuditOptions) -> bool | int | None:
         return options.analyses.suda
@@ -154,172 +457,6 @@ class SpecialUniques(SubsetAnalysis[SudaResult]):
             else DEFAULT_DIS_FRACTION
         )
         return suda(setting.table, max_msu_size=max_size, dis_fraction=fraction, steps=steps)
-
-    def summary(self, result: SudaResult, audited: Audited) -> list[str]:
-        su = result
-        shares = su.attribute_contributions.items()
-        return [
-            f"suda (MSUs of up to {su.max_msu_size} QIs): {su.special_uniques:,} special "
-            f"uniques (unique on fewer than all {len(su.quasi_identifiers)} QIs) among "
-            f"{su.sample_uniques:,} sample uniques; DIS {_fmt(su.dis)}"
-            + (
-                f"; highest score {_fmt(su.top[0].score)} (DIS-SUDA {_fmt(su.top[0].dis_score)})"
-                if su.top
-                else ""
-            ),
-            "  share of the SUDA score carried by each QI (more than 100% in all: a record's "
-            "score counts once for each QI of each of its MSUs): "
-            + ", ".join(f"{name} {share:.1f}%" for name, share in shares),
-        ]
-
-    def to_json(self, result: SudaResult, audited: Audited, layout: Layout) -> dict[str, Any]:
-        """``suda``."""
-        su = result
-        return {
-            "suda": {
-                "max_msu_size": su.max_msu_size,
-                "complete": su.complete,
-                "original_scores": su.original_scores,
-                "dis_fraction": su.dis_fraction,
-                "sample_uniques": su.sample_uniques,
-                "special_uniques": su.special_uniques,
-                "pairs": su.pairs,
-                "dis": su.dis,
-                "msus_by_size": {str(size): n for size, n in su.msus_by_size.items()},
-                "dis_score_bands": {str(edge): n for edge, n in su.dis_bands.items()},
-                "attribute_contributions": su.attribute_contributions,
-                "top": [
-                    {
-                        "quasi_identifiers": layout.qi_values(
-                            dict(zip(audited.quasi_identifiers, r.values, strict=True))
-                        ),
-                        "score": r.score,
-                        "dis_score": r.dis_score,
-                        "msus": [list(msu) for msu in r.msus],
-                    }
-                    for r in su.top
-                ],
-            }
-        }
-
-    def json_rows(self, document: Mapping[str, Any]) -> int:
-        """The highest-scoring records, with their QI values."""
-        return len(document["suda"]["top"])
-
-    def view(self, result: SudaResult, audited: Audited, options: Options) -> SudaView:
-        """Which records are unique on few columns, on which columns, and how much each
-        column contributes."""
-        return suda_view(result, audited, options)
-
-
-def suda_view(result: SudaResult, audited: Audited, options: Options) -> SudaView:
-    """The view of ``result``, the SUDA analysis of ``audited``."""
-    weights = (
-        "(ATT − k)! per minimal sample unique of k of the ATT columns (sdcMicro, Elliot et al.)"
-        if result.original_scores
-        else "(2^(ATT−k) − 1) k! (ATT−k)! / ATT! per minimal sample unique of k of the ATT "
-        "columns (IHSN weights)"
-    )
-    facts = (
-        Fact(
-            "records unique on every quasi-identifier (sample uniques)",
-            _count(result.sample_uniques),
-        ),
-        Fact(
-            "special uniques (also unique on fewer columns: a minimal sample unique "
-            "smaller than all of them, within the limit)",
-            _count(result.special_uniques),
-        ),
-        Fact(
-            "largest column set searched",
-            f"{result.max_msu_size} of {len(result.quasi_identifiers)} columns",
-        ),
-        Fact("score weights", weights),
-        Fact("sampling fraction used for DIS", _real(result.dis_fraction)),
-        Fact(
-            "probability that a unique match is correct (DIS)",
-            _real(result.dis),
-        ),
-    )
-    limit = (
-        None
-        if result.complete
-        else (
-            f"Only column sets of up to {result.max_msu_size} columns were searched: "
-            "records unique only on larger sets are not counted, and the scores are lower "
-            "bounds."
-        )
-    )
-    contributions = tuple(
-        TableRow(name, (f"{share:.1f}%",)) for name, share in result.attribute_contributions.items()
-    )
-    sizes = tuple(
-        TableRow(_plural(size, "column"), (_count(n),)) for size, n in result.msus_by_size.items()
-    )
-    bands = []
-    previous = None
-    for edge, n in result.dis_bands.items():
-        if previous is None:
-            label = "0 (no minimal sample unique)"
-        elif edge == 1.0:
-            label = f"above {previous:g}"
-        else:
-            label = f"above {previous:g}, at most {edge:g}"
-        bands.append(TableRow(label, (_count(n),)))
-        previous = edge
-    return SudaView(
-        facts=facts,
-        limit=limit,
-        contributions=contributions,
-        sizes=sizes,
-        bands=tuple(bands),
-        listing=_top_listing(result, audited, options) if result.top else None,
-    )
-
-
-def _top_listing(result: SudaResult, audited: Audited, options: Options) -> Listing:
-    """The highest-scoring records: QI values, the column sets, the scores."""
-    qi = list(audited.quasi_identifiers)
-    shown = min(options.max_rows, len(result.top))
-    values = [[_qi_value(v, options.redact) for v in r.values] for r in result.top]
-    msus = ["; ".join(join_names(m) for m in r.msus) for r in result.top]
-    rows = tuple(
-        (
-            *(_none_as_null(v) for v in values[i]),
-            msus[i],
-            _real(r.score),
-            _real(r.dis_score),
-        )
-        for i, r in enumerate(result.top[:shown])
-    )
-
-    def table(limit: int | None) -> pa.Table:
-        top = result.top[:limit]
-        return pa.Table.from_arrays(
-            [pa.array([row[j] for row in values[:limit]], pa.string()) for j in range(len(qi))]
-            + [
-                pa.array(msus[:limit], pa.string()),
-                pa.array([_exact(r.score) for r in top], pa.string()),
-                pa.array([_exact(r.dis_score) for r in top], pa.string()),
-            ],
-            names=[*qi, "unique on", "suda_score", "dis_suda_score"],
-        )
-
-    return make_listing(
-        caption=(
-            "Records with the highest SUDA scores and the column sets on which each is "
-            f"unique ({shown:,} of {len(result.top):,} shown)"
-        ),
-        summary=f"Show {_plural(shown, 'record')}",
-        headers=(*qi, "unique on", "SUDA score", "DIS-SUDA"),
-        numeric_from=len(qi) + 1,
-        rows=rows,
-        total=len(result.top),
-        table=table,
-        name="suda-top",
-        noun="record",
-        options=options,
-    )
 
 
 ANALYSIS = SpecialUniques()

@@ -4,7 +4,7 @@ The Article 29 Working Party's Opinion 05/2014 on anonymisation techniques (WP21
 Section 2.2.2) judges a release by three risks: **singling out** (isolating the records
 of one person), **linkability** (linking records about the same person, within or across
 datasets) and **inference** (deducing a person's attribute from others). This module
-sorts the measures of an :class:`~anonaudit.auditing.AuditReport` under them, says which
+sorts the measures of an :class:`~anonaudit.results.AuditReport` under them, says which
 back each answer and, as plainly, what was not checked; the JSON report, the summary and
 the HTML verdict all read it, so they never disagree.
 """
@@ -18,7 +18,7 @@ from anonaudit.measures import analyses, in_order
 from anonaudit.settings.names import Judged
 
 if TYPE_CHECKING:
-    from anonaudit.auditing import AuditReport
+    from anonaudit.results import AuditReport
 
 __all__ = ["CRITERIA", "Criterion", "criteria"]
 

@@ -1,6 +1,6 @@
 r"""The HTML report: one self-contained page a privacy officer can read, file and share.
 
-:func:`render_html` lays an :class:`~anonaudit.auditing.AuditReport` out as one HTML file:
+:func:`render_html` lays an :class:`~anonaudit.results.AuditReport` out as one HTML file:
 a verdict in plain words, the data audited (with the SHA-256 of each input file and the
 command that reproduces the audit), one section per measure with its charts
 (:mod:`anonaudit.report.charts`) and the classes that fail, an explanation of the
@@ -61,11 +61,12 @@ from anonaudit.report import (
     views,
 )
 from anonaudit.report.kit import Listing, Options, join_names, listing_csv
+from anonaudit.report.sections import analysis_section, section
 from anonaudit.report.views import contents_notice, describe_call
 from anonaudit.settings.names import DEFAULT_MAX_ROWS
 
 if TYPE_CHECKING:
-    from anonaudit.auditing import AuditReport
+    from anonaudit.results import AuditReport
 
 __all__ = [
     "DEFAULT_MAX_CLASSES",
@@ -247,9 +248,10 @@ def _about(report: AuditReport) -> tuple[explain.Measure, ...]:
     """The measures the page explains: every measure's, every optional analysis's that ran
     (and has an explanation), and with earlier releases, the attacks run on them."""
     history = report.history
+    abouts = [section(m).about for m in registered()]
+    abouts += [analysis_section(a).about for a, _ in report.analysed()]
     return (
-        *(measure.about for measure in registered()),
-        *(analysis.about for analysis, _ in report.analysed() if analysis.about is not None),
+        *(about for about in abouts if about is not None),
         *((explain.COMPOSITION,) if history is not None and history.composition else ()),
         *((explain.DIFFERENCING,) if history is not None and history.differencing else ()),
     )
@@ -306,8 +308,9 @@ def _sections(report: AuditReport, *, command: str | None, options: Options) -> 
         )
     for measure, sa in in_order(report.sensitive):
         anchor = views.section_anchor(measure, sa, report.sensitive)
-        view = measure.view(report.result(measure, sa), report, options, anchor)
-        sections.append(Section(_MEASURE, anchor, measure.title(sa), view))
+        shown = section(measure)
+        view = shown.view(report.result(measure, sa), report, options, anchor)
+        sections.append(Section(_MEASURE, anchor, shown.title(sa), view))
     if report.history is not None:
         sections.append(
             Section(
@@ -318,9 +321,10 @@ def _sections(report: AuditReport, *, command: str | None, options: Options) -> 
             )
         )
     for analysis, found in report.analysed():
-        shown = analysis.view(found, report, options)
-        if shown is not None:
-            sections.append(Section(analysis.template, analysis.anchor, analysis.title, shown))
+        its = analysis_section(analysis)
+        analysis_view = its.view(found, report, options)
+        if analysis_view is not None:
+            sections.append(Section(its.template, its.anchor, its.title, analysis_view))
     sections.append(
         Section(
             "sections/suppression.html.j2",

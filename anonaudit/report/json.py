@@ -24,17 +24,18 @@ from anonaudit.report.linkage import (
     disclosing_rows,
     entry_to_dict,
 )
+from anonaudit.report.sections import analysis_section, section
 from anonaudit.report.views import contents_notice
 from anonaudit.settings.names import SCHEMA_VERSION
 
 if TYPE_CHECKING:
     from anonaudit.advice.lattice import Advice
-    from anonaudit.auditing import AuditReport
-    from anonaudit.checks.utility import InformationLoss
     from anonaudit.classtable import SourceStats
     from anonaudit.dp.attacker import Disclosure, PosteriorSummary
     from anonaudit.dp.companion import DPReport
     from anonaudit.dp.utility import Measures
+    from anonaudit.measures.utility import InformationLoss
+    from anonaudit.results import AuditReport
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -56,7 +57,9 @@ def _contents(
         for value in _nested(section)
         if isinstance(value, dict) and {"count", "truncated", "classes"} <= value.keys()
     ]
-    outside = sum(analysis.json_rows(document) for analysis, _ in report.analysed())
+    outside = sum(
+        analysis_section(analysis).json_rows(document) for analysis, _ in report.analysed()
+    )
     rows = sum(len(listing["classes"]) for listing in listings) + outside
     capped = sum(listing["truncated"] for listing in listings)
     return {
@@ -147,8 +150,9 @@ def _report(report: AuditReport, layout: Layout) -> dict[str, Any]:
     # An optional analysis's keys join the entry of the measure it extends, or the top.
     analysed: dict[str, Any] = {}
     for analysis, found in report.analysed():
-        fragment = analysis.to_json(found, report, layout)
-        (analysed if analysis.extends is None else measured[analysis.extends]).update(fragment)
+        shown = analysis_section(analysis)
+        fragment = shown.to_json(found, report, layout)
+        (analysed if shown.extends is None else measured[shown.extends]).update(fragment)
     return {
         "schema_version": SCHEMA_VERSION,
         "anonaudit_version": __version__,
@@ -202,7 +206,8 @@ def _measured(report: AuditReport, layout: Layout) -> dict[str, Any]:
     """Every measure's entry (:data:`anonaudit.measures.MEASURES`): ``key`` or
     ``key.<SA>``."""
     return by_key(
-        report.sensitive, lambda measure, sa: measure.to_json(report.result(measure, sa), layout)
+        report.sensitive,
+        lambda measure, sa: section(measure).to_json(report.result(measure, sa), layout),
     )
 
 

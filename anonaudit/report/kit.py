@@ -27,8 +27,8 @@ from anonaudit.report.charts import Chart
 from anonaudit.settings.names import REDACTED
 
 if TYPE_CHECKING:
-    from anonaudit.checks.wildcard import NullPolicy
     from anonaudit.classtable import Classes, ClassTable
+    from anonaudit.measures.wildcard import NullPolicy
 
 __all__ = [
     "Audited",
@@ -150,8 +150,8 @@ class MeasureView:
     ----------
     lead : str
         One sentence on what the measure says.
-    about : str
-        Anchor of its explanation under "What the measures mean".
+    about : str or None
+        Anchor of its explanation under "What the measures mean" (``None``: none).
     facts : tuple of Fact
         Measured values and thresholds.
     charts : tuple of Chart
@@ -163,7 +163,7 @@ class MeasureView:
     """
 
     lead: str
-    about: str
+    about: str | None
     facts: tuple[Fact, ...]
     charts: tuple[Chart, ...]
     outcome: str

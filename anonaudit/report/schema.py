@@ -33,6 +33,7 @@ from typing import Any
 from anonaudit import measures
 from anonaudit.files import atomic_write_text
 from anonaudit.measures import Analysis, Measure
+from anonaudit.report.sections import analysis_section, section
 from anonaudit.settings.policy import threshold_fields
 
 __all__ = ["SCHEMA_FILE", "dumps", "report_schema", "shipped_schema"]
@@ -102,21 +103,24 @@ def report_schema(
     defs = schema["$defs"]
     audit = defs["audit"]
     for measure in measures.MEASURES if registered is None else registered:
-        defs[measure.key] = copy.deepcopy(dict(measure.schema))
+        shown = section(measure)
+        defs[measure.key] = copy.deepcopy(dict(shown.schema))
         entry: dict[str, Any] = {"$ref": f"#/$defs/{measure.key}"}
         if measure.per_sensitive:
             entry = {
                 "type": "object",
                 "additionalProperties": entry,
-                "description": f"Sensitive attribute -> {measure.about.title}.",
+                "description": "Sensitive attribute -> "
+                f"{shown.title(None) if shown.about is None else shown.about.title}.",
             }
         audit["properties"][measure.key] = entry
         if measure.key not in audit["required"]:
             audit["required"].append(measure.key)
     for analysis in measures.ANALYSES if analyses is None else analyses:
-        defs.update(copy.deepcopy(dict(analysis.definitions)))
-        extended = audit if analysis.extends is None else defs[analysis.extends]
-        extended["properties"].update(copy.deepcopy(dict(analysis.properties)))
+        its = analysis_section(analysis)
+        defs.update(copy.deepcopy(dict(its.definitions)))
+        extended = audit if its.extends is None else defs[its.extends]
+        extended["properties"].update(copy.deepcopy(dict(its.properties)))
     defs["policy"]["properties"] = {
         field.name: {**_KINDS[field.metadata["kind"]], "description": field.metadata["help"]}
         for field in (threshold_fields() if thresholds is None else thresholds)

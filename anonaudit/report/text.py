@@ -8,14 +8,15 @@ from anonaudit.engines.local import FileStats
 from anonaudit.measures import in_order
 from anonaudit.report.criteria import criteria
 from anonaudit.report.kit import Options, _fmt, _mark
+from anonaudit.report.sections import analysis_section, section
 from anonaudit.report.view_advice import answer, suppression_sentence
 from anonaudit.report.view_releases import recording
 
 if TYPE_CHECKING:
     from anonaudit.advice.lattice import Advice
-    from anonaudit.auditing import AuditReport
     from anonaudit.dp.companion import DPReport
     from anonaudit.dp.contrast import AttackerContrast
+    from anonaudit.results import AuditReport
 
 __all__ = ["advice_summary", "dp_summary", "summary"]
 
@@ -51,7 +52,7 @@ def summary(report: AuditReport) -> str:
             shown = sa
             if sa is not None:
                 lines.append(f"{sa}:")
-        lines += measure.summary(report.result(measure, sa))
+        lines += section(measure).summary(report.result(measure, sa))
     lines.extend(_nulls_of(report, shown))
     lines += _analysed(report, extending=True)
     lines.extend(_history(report))
@@ -137,8 +138,8 @@ def _analysed(report: AuditReport, *, extending: bool) -> list[str]:
     return [
         line
         for analysis, found in report.analysed()
-        if (analysis.extends is not None) == extending
-        for line in analysis.summary(found, report)
+        if (analysis_section(analysis).extends is not None) == extending
+        for line in analysis_section(analysis).summary(found, report)
     ]
 
 

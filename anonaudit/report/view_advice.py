@@ -1,7 +1,7 @@
 """The views of the "Information loss and how to pass" section, and its sentences.
 
 :func:`advice_view` lays out the report's information loss
-(:class:`~anonaudit.checks.utility.InformationLoss`), the generalization the data was
+(:class:`~anonaudit.measures.utility.InformationLoss`), the generalization the data was
 audited under, and the suppression advice
 (:class:`~anonaudit.advice.suppression.SuppressionAdvice`) in plain words: "suppressing
 N records (x%) in M classes would reach k = 5". :func:`suppression_sentence` is the same
@@ -31,7 +31,7 @@ from anonaudit.report.kit import (
 
 if TYPE_CHECKING:
     from anonaudit.advice.lattice import Advice, Blocker, Transformation
-    from anonaudit.auditing import AuditReport
+    from anonaudit.results import AuditReport
     from anonaudit.settings.hierarchy import Hierarchy
     from anonaudit.settings.policy import Policy
 

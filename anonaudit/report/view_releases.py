@@ -32,10 +32,10 @@ from anonaudit.report.kit import (
 from anonaudit.report.linkage import _fixed
 
 if TYPE_CHECKING:
-    from anonaudit.auditing import AuditReport
     from anonaudit.linkage.composition import Composition
     from anonaudit.linkage.differencing import Differencing
     from anonaudit.linkage.history import ReleaseHistory
+    from anonaudit.results import AuditReport
 
 __all__ = [
     "AttackView",

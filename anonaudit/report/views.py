@@ -41,15 +41,16 @@ from anonaudit.report.kit import (
     join_names,
     slugs,
 )
+from anonaudit.report.sections import analysis_section, section
 from anonaudit.settings.names import REDACTED, SUPPRESSED, Judged
 from anonaudit.sources.storage import is_url
 
 if TYPE_CHECKING:
-    from anonaudit.auditing import AuditReport
     from anonaudit.classtable import SourceStats
     from anonaudit.dp.companion import DPReport
     from anonaudit.dp.contrast import AttackerContrast, SensitiveContrast
     from anonaudit.dp.utility import Measures
+    from anonaudit.results import AuditReport
 
 __all__ = [
     "REDACTED",
@@ -246,7 +247,7 @@ anonaudit.AuditOptions(policy=anonaudit.Policy(k=2), nulls='value', risk_thresho
 
 def _identifiers_verdict(report: AuditReport) -> list[VerdictRow]:
     """The first verdict row: no column that looks like a direct identifier is left
-    undeclared (:attr:`~anonaudit.auditing.AuditReport.undeclared_identifiers`)."""
+    undeclared (:attr:`~anonaudit.results.AuditReport.undeclared_identifiers`)."""
     if not report.identifiers_checked:
         return []
     failing = [i.column for i in report.undeclared_identifiers]
@@ -283,12 +284,14 @@ def verdict_view(report: AuditReport, answer: str | None = None) -> VerdictView:
     rows = _identifiers_verdict(report) + [
         row
         for measure, sa in in_order(report.sensitive)
-        for row in measure.verdict_rows(
+        for row in section(measure).verdict_rows(
             report.result(measure, sa), report, section_anchor(measure, sa, report.sensitive)
         )
     ]
     rows += [
-        row for analysis, found in report.analysed() for row in analysis.verdict_rows(found, report)
+        row
+        for analysis, found in report.analysed()
+        for row in analysis_section(analysis).verdict_rows(found, report)
     ]
     rows += _releases_verdicts(report)
     # Counted as the summary and the JSON report count them: one check per measure (and
@@ -332,8 +335,8 @@ def verdict_view(report: AuditReport, answer: str | None = None) -> VerdictView:
 def section_anchor(measure: Measure[Any], sensitive: str | None, names: Sequence[str]) -> str:
     """The id of ``measure``'s HTML section (of SA ``sensitive`` among the SAs ``names``)."""
     if sensitive is None:
-        return measure.anchor
-    return f"{measure.anchor}-{slugs(names)[list(names).index(sensitive)]}"
+        return section(measure).anchor
+    return f"{section(measure).anchor}-{slugs(names)[list(names).index(sensitive)]}"
 
 
 def _releases_verdicts(report: AuditReport) -> list[VerdictRow]:

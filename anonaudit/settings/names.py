@@ -100,11 +100,11 @@ DISTANCE_INPUTS = (
 )
 
 PopulationModel: TypeAlias = Literal["dankar", "pitman", "zayatz", "snb"]
-#: The population uniqueness models (:mod:`anonaudit.checks.population`).
+#: The population uniqueness models (:mod:`anonaudit.measures.population`).
 POPULATION_MODELS: tuple[PopulationModel, ...] = ("dankar", "pitman", "zayatz", "snb")
 
 NullPolicy: TypeAlias = Literal["value", "drop", "wildcard"]
-#: What a null quasi-identifier value means (:mod:`anonaudit.checks.wildcard`).
+#: What a null quasi-identifier value means (:mod:`anonaudit.measures.wildcard`).
 NULL_POLICIES: tuple[NullPolicy, ...] = ("value", "drop", "wildcard")
 
 MissingColumns: TypeAlias = Literal["error", "null"]

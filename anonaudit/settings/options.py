@@ -320,7 +320,7 @@ class PopulationOptions:
         The population size ``N`` (at least the records audited).
     sampling_fraction : float, optional
         ``n / N``, in (0, 1]. Either this or ``size`` adds population uniqueness,
-        journalist and marketer risk (:mod:`anonaudit.checks.population`).
+        journalist and marketer risk (:mod:`anonaudit.measures.population`).
     model : {"dankar", "pitman", "zayatz", "snb"}
         The population uniqueness estimate to report; ``dankar`` picks one by Dankar et
         al.'s (2012) rule.
@@ -391,10 +391,10 @@ class Analyses:
         (:mod:`anonaudit.advice.suppression`).
     qi_analysis : bool or int, optional
         Distinction and separation of every QI subset of up to this many QIs
-        (:func:`anonaudit.checks.qi_analysis.qi_analysis`); ``True`` for the default size.
+        (:func:`anonaudit.measures.qi_analysis.qi_analysis`); ``True`` for the default size.
     suda : bool or int, optional
         Minimal sample uniques of up to this many QIs, and SUDA scores
-        (:func:`anonaudit.checks.suda.suda`); ``True`` for the default size.
+        (:func:`anonaudit.measures.suda.suda`); ``True`` for the default size.
     advise : bool
         Search the lattice of the QIs' hierarchy levels for the Pareto-best
         transformations that pass the policy (:func:`anonaudit.advice.advise`).
@@ -444,7 +444,7 @@ class AuditOptions:
     nulls : {"value", "drop", "wildcard"}
         Null QI values form a value of their own, or their records are left out, or a
         null matches any value when counting class sizes (sdcMicro's convention:
-        :mod:`anonaudit.checks.wildcard`).
+        :mod:`anonaudit.measures.wildcard`).
     risk_threshold : float
         Prosecutor (and individual) risk above which a record counts as at risk.
     distances : Distance or mapping of str to Distance

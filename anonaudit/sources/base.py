@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from anonaudit.errors import ColumnError, InputError, SourceNotFoundError
 from anonaudit.settings.names import MISSING_COLUMNS, MissingColumns
@@ -35,8 +34,6 @@ __all__ = [
     "parts_of",
     "require_columns",
     "require_flat",
-    "to_string_batch",
-    "to_text_batch",
 ]
 
 _DIGEST_CHUNK = 1024 * 1024
@@ -208,57 +205,6 @@ def require_flat(schema: pa.Schema, columns: Sequence[str], name: str) -> None:
                 f"{name}: column {column!r} is nested ({kind}); audit flat columns: write "
                 "the fields you mean as columns of their own"
             )
-
-
-def to_text_batch(batch: pa.RecordBatch | pa.Table, columns: Sequence[str]) -> pa.RecordBatch:
-    """Return ``batch`` restricted to ``columns``, each as text (see :class:`Source`).
-
-    String columns stay as they are; dictionary columns stay dictionaries, with their
-    values turned into text; typed columns (numbers, dates, ...) become dictionaries
-    too, so that only their distinct values are turned into text. Nulls stay nulls.
-    Numbers become their shortest decimal text, so a Parquet integer 2134 and a CSV cell
-    ``2134`` agree.
-    """
-    arrays = []
-    for name in columns:
-        array = batch.column(name)
-        if isinstance(array, pa.ChunkedArray):
-            array = array.combine_chunks()
-        if pa.types.is_large_string(array.type) or pa.types.is_string_view(array.type):
-            array = array.cast(pa.string())
-        elif not pa.types.is_string(array.type):
-            if not pa.types.is_dictionary(array.type):
-                array = pc.dictionary_encode(array)
-            array = pa.DictionaryArray.from_arrays(
-                array.indices.cast(pa.int32()), _as_string(array.dictionary)
-            )
-        arrays.append(array)
-    return pa.RecordBatch.from_arrays(arrays, names=list(columns))
-
-
-def to_string_batch(batch: pa.RecordBatch | pa.Table, columns: Sequence[str]) -> pa.RecordBatch:
-    """Return ``batch`` restricted to ``columns``, each a plain ``pa.string()`` array.
-
-    As :func:`to_text_batch`, with dictionaries decoded.
-
-    >>> batch = to_string_batch(pa.table({"age": [30, None]}), ["age"])
-    >>> batch.column(0).to_pylist()
-    ['30', None]
-    """
-    text = to_text_batch(batch, columns)
-    arrays = [
-        array.dictionary_decode() if pa.types.is_dictionary(array.type) else array
-        for array in text.columns
-    ]
-    return pa.RecordBatch.from_arrays(arrays, names=list(columns))
-
-
-def _as_string(array: pa.Array) -> pa.Array:
-    if pa.types.is_string(array.type):
-        return array
-    if pa.types.is_large_string(array.type) or pa.types.is_string_view(array.type):
-        return array.cast(pa.string())
-    return pc.cast(array, pa.string())
 
 
 def file_sha256(path: str | os.PathLike[str]) -> str:

@@ -34,6 +34,7 @@ import pyarrow.compute as pc
 import pyarrow.dataset as ds
 import pyarrow.fs as pafs
 
+from anonaudit.classtable import to_text_batch
 from anonaudit.errors import (
     AnonauditError,
     MalformedFileError,
@@ -47,7 +48,6 @@ from anonaudit.sources.base import (
     SourceInfo,
     local_sha256,
     require_flat,
-    to_text_batch,
 )
 from anonaudit.sources.csv import CsvOptions, CsvSource
 from anonaudit.sources.filters import Filter, parse_filter, to_expression

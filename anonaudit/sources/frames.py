@@ -8,8 +8,9 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 
+from anonaudit.classtable import to_text_batch
 from anonaudit.errors import ColumnError, MalformedFileError
-from anonaudit.sources.base import SourceInfo, to_text_batch
+from anonaudit.sources.base import SourceInfo
 
 __all__ = ["FrameSource", "is_spark_frame"]
 

@@ -9,8 +9,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from anonaudit.classtable import to_text_batch
 from anonaudit.errors import InputError, MalformedFileError
-from anonaudit.sources.base import SourceInfo, local_sha256, require_flat, to_text_batch
+from anonaudit.sources.base import SourceInfo, local_sha256, require_flat
 
 __all__ = ["ParquetSource", "check_decoded", "check_row_groups", "damaged_pages"]
 

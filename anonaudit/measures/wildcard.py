@@ -23,7 +23,7 @@ Three ways to treat a null (missing) quasi-identifier value:
     record ``(30, null)`` is counted with both ``(30, F)`` and ``(30, M)``, which are not
     counted with each other. Only measures built on ``f_k`` change: k-anonymity's class
     sizes (``k = min f_k``), prosecutor risk (``1 / f_k``) and the individual risk
-    (:mod:`anonaudit.checks.individual`). l-diversity, t-closeness and attribute
+    (:mod:`anonaudit.measures.individual`). l-diversity, t-closeness and attribute
     disclosure, the population-uniqueness models and journalist and marketer risk
     need a partition of the records and keep the ``value`` classes.
 
