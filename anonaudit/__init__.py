@@ -54,7 +54,7 @@ __version__ = "0.1.0"
 _moved.install()
 
 if TYPE_CHECKING:
-    from anonaudit.auditing import audit, audit_table
+    from anonaudit.auditing import advise, audit, audit_table
     from anonaudit.classtable import ClassTable
     from anonaudit.distances.equal import EqualDistance
     from anonaudit.distances.hierarchical import HierarchicalDistance
@@ -76,6 +76,7 @@ if TYPE_CHECKING:
 #: distance's class (``anonaudit.OrderedDistance``), from :mod:`anonaudit.distances`.
 _LAZY = {
     "AuditReport": "anonaudit.results",
+    "advise": "anonaudit.auditing",
     "audit": "anonaudit.auditing",
     "audit_table": "anonaudit.auditing",
     "load": "anonaudit.engines.load",
@@ -150,6 +151,7 @@ __all__ = [
     "StorageError",
     "TClosenessResult",
     "__version__",
+    "advise",
     "audit",
     "audit_table",
     "load",

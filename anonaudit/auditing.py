@@ -1,4 +1,6 @@
-"""The front door: :func:`load` a class table, :func:`audit` it, read the :class:`AuditReport`."""
+"""The run: :func:`load` a class table, :func:`audit` it (every measure, the optional
+analyses, the suppression advice and the lattice search, :func:`advise`), and read the
+:class:`~anonaudit.results.AuditReport`."""
 
 from __future__ import annotations
 
@@ -12,9 +14,16 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from anonaudit.advice.lattice import Advice, search
 from anonaudit.classtable import ClassTable
+from anonaudit.dp.companion import companion
+from anonaudit.dp.options import DPOptions
+from anonaudit.dp.utility import reader_measures
 from anonaudit.engines.load import Source, load
+from anonaudit.engines.records import release_records
 from anonaudit.errors import ColumnError, InputError, ParameterError
+from anonaudit.linkage.history import fingerprint_inputs, refuse_repeated_ids, release_history
+from anonaudit.linkage.ledger import Ledger
 from anonaudit.measures import Context, Setting, by_key
 from anonaudit.measures import analyses as registered_analyses
 from anonaudit.measures.generalization import Generalization, qi_hierarchy
@@ -32,17 +41,30 @@ from anonaudit.settings.options import (
     Analyses,
     AuditOptions,
     EngineOptions,
+    LedgerOptions,
     ReadOptions,
     Roles,
     deprecated,
     from_keywords,
 )
+from anonaudit.settings.policy import Policy
+from anonaudit.settings.work import Steps
 from anonaudit.sources.csv import from_decimal_comma
+from anonaudit.sources.inputs import open_inputs
 
-if TYPE_CHECKING:  # anonaudit.dp and anonaudit.advice import this module
+if TYPE_CHECKING:
     from anonaudit.sources.base import Source as Opened
 
-__all__ = ["AuditReport", "Source", "audit", "audit_table", "load"]
+__all__ = [
+    "AuditReport",
+    "Source",
+    "advise",
+    "audit",
+    "audit_table",
+    "load",
+    "with_dp",
+    "with_ledger",
+]
 
 
 def audit(
@@ -52,10 +74,15 @@ def audit(
     *,
     reading: ReadOptions | None = None,
     engine: EngineOptions | str | None = None,
+    dp: DPOptions | None = None,
+    ledger: LedgerOptions | None = None,
     **keywords: Any,
 ) -> AuditReport:
     """Audit ``source`` for every syntactic anonymity measure: :func:`load` it, then
-    :func:`audit_table`.
+    :func:`audit_table`; with ``dp``, release the class table under differential privacy
+    beside it; with ``ledger``, judge it against the earlier releases of its dataset and
+    record it when it passes. The report is the one ``anonaudit audit`` writes for the
+    same settings.
 
     Parameters
     ----------
@@ -70,6 +97,15 @@ def audit(
     engine : EngineOptions, optional
         Where the class table is built, and where progress is shown (a name here is the
         deprecated ``engine=`` keyword).
+    dp : DPOptions, optional
+        The differential-privacy companion (``--dp-epsilon`` and its options): the
+        release, its cost and what a reader learns from it, beside the audit
+        (:attr:`AuditReport.dp`).
+    ledger : LedgerOptions, optional
+        The release ledger (``--ledger``): the release attacked with the earlier ones of
+        its dataset (differencing; composition with ``ledger.id``), and recorded when the
+        audit passes (:attr:`AuditReport.history`). The ledger is checked before any input
+        is read.
     **keywords
         The flat keyword arguments of earlier versions (``quasi_identifiers=``,
         ``policy=``, ``sep=``, ...: :data:`anonaudit.settings.options.KEYWORDS`), deprecated:
@@ -110,6 +146,8 @@ def audit(
     options = options or AuditOptions()
     reading = reading or ReadOptions()
     engine = engine or EngineOptions()
+    if ledger is not None:  # refused before any input is read
+        Ledger.check(ledger.file)
     if isinstance(source, ClassTable):
         roles = roles or Roles(source.quasi_identifiers, source.sensitive)
         table = source.recode(dict.fromkeys(reading.decimal_comma, from_decimal_comma))
@@ -146,13 +184,94 @@ def audit(
         _refuse_null_quasi_identifiers(table)
     report = audit_table(table, options, weights=roles.weights, progress=engine.progress)
     numbers = [name for name in (roles.weights, roles.count) if name is not None]
-    return replace(
+    report = replace(
         report,
         identifiers=find_identifiers(report.table, sources, ignore=numbers),
         identifiers_checked=True,
         allowed_identifiers=tuple(roles.allowed_identifiers),
         suppressed_records=suppressed,
     )
+    if dp is not None:
+        report = with_dp(report, dp, options)
+    if ledger is not None:
+        report = with_ledger(report, ledger, source, reading)
+    return report
+
+
+def with_dp(report: AuditReport, dp: DPOptions, options: AuditOptions) -> AuditReport:
+    """``report`` with the DP companion of its class table (:attr:`AuditReport.dp`): the
+    release under ``dp``, and what a reader learns from it, measured with the audit's
+    ground distances (a reader's t of the data is the audit's)."""
+    released = companion(report.table, dp)
+    reader = AuditOptions(distances=options.distances, analyses=Analyses(suppression=False))
+    measure = functools.partial(audit_table, options=reader)
+    measures = reader_measures(released.release, lambda table: measure(table).t_closeness)
+    return replace(report, dp=replace(released, measures=measures))
+
+
+def with_ledger(
+    report: AuditReport,
+    ledger: LedgerOptions,
+    source: Source | ClassTable,
+    reading: ReadOptions | None = None,
+) -> AuditReport:
+    """``report`` judged against the earlier releases of ``ledger.dataset``
+    (:attr:`AuditReport.history`), and recorded when it still passes.
+
+    The release is attacked with the earlier exact releases of the dataset in the ledger
+    (:func:`~anonaudit.linkage.history.release_history`: differencing, and composition
+    when ``ledger.id`` names the office's record ids, read again from ``source``), and
+    recorded, with its records under ``id``, when the audit passes and the ledger does
+    not hold this very input for this dataset and recipient yet. The attacks and the
+    record are one transaction: another audit of the dataset waits, and is then attacked
+    with this release.
+    """
+    inputs = _input_paths(source)
+    fingerprint = fingerprint_inputs(inputs)
+    records = None
+    if ledger.id is not None:
+        if isinstance(source, ClassTable):
+            raise ParameterError(
+                "a class table holds no record ids: give the records (a file or a frame) "
+                "to keep the release's ids in the ledger"
+            )
+        opened = open_inputs(source, **(reading or ReadOptions()).keywords())
+        records = release_records(opened, report, ledger.id)
+        refuse_repeated_ids(records, ",".join(inputs))  # before the ledger is read
+    generalization = report.generalization
+    transformation = None if generalization is None else {"generalize": dict(generalization.levels)}
+    with Ledger.open(ledger.file) as book, book.transaction():
+        history = release_history(
+            book,
+            report.table,
+            dataset=ledger.dataset,
+            fingerprint=fingerprint,
+            records=records,
+            transformation=transformation,
+            max_classes=None,  # the reports cap their listings
+        )
+        report = replace(report, history=history)
+        known = book.releases(ledger.dataset, ledger.recipient, retired=False)
+        if report.passed is False or any(e.fingerprint == fingerprint for e in known):
+            return report
+        number = book.record(
+            dataset=ledger.dataset,
+            fingerprint=fingerprint,
+            source=",".join(inputs),
+            quasi_identifiers=report.quasi_identifiers,
+            sensitive=report.sensitive,
+            table=report.table,
+            transformation=transformation,
+            recipient=ledger.recipient,
+            records=records,
+        )
+    return replace(report, history=replace(history, recorded=number))
+
+
+def _input_paths(source: Source | ClassTable) -> list[str]:
+    """The paths among ``source`` (none for a frame or a class table), as text."""
+    items = source if isinstance(source, list | tuple) else [source]
+    return [os.fspath(item) for item in items if isinstance(item, str | os.PathLike)]
 
 
 def audit_table(
@@ -257,13 +376,12 @@ def audit_table(
         reaudit = functools.partial(audit_table, options=measures)
         report = replace(report, suppression=suppression_advice(report, reaudit))
     if analyses.advise:
-        from anonaudit.advice.lattice import advise as search
         from anonaudit.advice.lattice import qi_hierarchies
 
         searched = original.without_null_quasi_identifiers() if nulls == "drop" else original
         lattice_hierarchies = qi_hierarchies(searched, options.hierarchies)
         nodes = math.prod(h.height + 1 for h in lattice_hierarchies.values())
-        advice = search(
+        advice = advise(
             searched,
             hierarchies=lattice_hierarchies,
             policy=policy,
@@ -279,6 +397,44 @@ def audit_table(
         if progress is not None:
             progress.finish()
     return report
+
+
+def advise(
+    table: ClassTable,
+    *,
+    hierarchies: Mapping[str, Hierarchy],
+    policy: Policy,
+    suppression_limit: float = 0.0,
+    max_results: int | None = 10,
+    options: AuditOptions | None = None,
+    prune: bool = True,
+    max_work: int | None = None,
+    steps: Steps | None = None,
+) -> Advice:
+    """Search the generalization lattice of ``table`` for the Pareto-best transformations
+    that pass ``policy``, each judged by :func:`audit_table`: the search of
+    :func:`anonaudit.advice.lattice.search` (see it for the parameters and the method).
+
+    >>> import pandas as pd
+    >>> from anonaudit import Hierarchy, Policy
+    >>> t = ClassTable.from_frame(pd.DataFrame({"age": ["31", "32", "41", "42"],
+    ...     "count": [2, 1, 2, 1]}), quasi_identifiers=["age"])
+    >>> h = Hierarchy.from_rows([["31", "3*"], ["32", "3*"], ["41", "4*"], ["42", "4*"]])
+    >>> [x.levels for x in advise(t, hierarchies={"age": h}, policy=Policy(k=3)).transformations]
+    [{'age': 1}]
+    """
+    return search(
+        table,
+        audit=audit_table,
+        hierarchies=hierarchies,
+        policy=policy,
+        suppression_limit=suppression_limit,
+        max_results=max_results,
+        options=options,
+        prune=prune,
+        max_work=max_work,
+        steps=steps,
+    )
 
 
 def _refuse_margins(table: ClassTable, sources: Sequence[Opened], roles: Roles) -> None:

@@ -101,7 +101,7 @@ class AuditReport:
         (:mod:`anonaudit.advice.suppression`).
     advice : Advice or None
         The Pareto-best generalizations (and suppression) that pass the policy, when
-        asked for (:func:`anonaudit.advice.advise`).
+        asked for (:func:`anonaudit.advise`).
     identifiers : tuple of Identifier
         Columns that likely identify a person directly, audited or not
         (:func:`anonaudit.measures.identifiers.find_identifiers`; :func:`audit` only).

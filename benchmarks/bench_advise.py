@@ -8,7 +8,7 @@ workclass, occupation, salary-class) and ARX's hierarchies beside the data: a la
 2 * 5 * 2 * 3 * 4 * 3 * 3 * 3 * 2 = 12,960 full-domain generalizations. For k = 5
 (``--k``) with 0% and 2% suppression (``--limits``):
 
-* ``pruned``: :func:`anonaudit.advice.advise` as the command line runs it (Flash-style
+* ``pruned``: :func:`anonaudit.advise` as the command line runs it (Flash-style
   binary search on chains, verdicts inferred by monotonicity, the losses of inferred
   passes computed where suppression makes them non-monotone);
 * ``exhaustive``: the same search with ``prune=False``, every node evaluated, the
@@ -47,7 +47,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from anonaudit import Policy, ReadOptions, Roles, load  # noqa: E402
-from anonaudit.advice import advise  # noqa: E402
+from anonaudit.auditing import advise  # noqa: E402
 from anonaudit.settings.hierarchy import Hierarchy  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "tests"))

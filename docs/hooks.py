@@ -7,7 +7,10 @@ what it protects, what it misses, and where anonaudit reports it), lists those p
 in the nav's "Measures" section after its overview (titled by each measure's
 ``title``), and it publishes the JSON Schema of the reports as
 ``schema/report.schema.json``. Nothing is written to ``docs/``: the pages exist only in
-the build, and a new measure needs no line in ``mkdocs.yml``.
+the build, and a new measure needs no line in ``mkdocs.yml``. The table of a policy
+file's keys (``<!-- settings -->`` in ``policy-files.md``) is written from the settings'
+catalog, :data:`anonaudit.settings.catalog.OPTIONS`, with the thresholds and the ground
+distances' inputs.
 """
 
 from __future__ import annotations
@@ -25,6 +28,9 @@ from mkdocs.structure.files import File, Files  # noqa: E402
 from anonaudit.measures import MEASURES  # noqa: E402
 from anonaudit.report import explain  # noqa: E402
 from anonaudit.report.sections import explained, section  # noqa: E402
+from anonaudit.settings.catalog import OPTIONS, Option  # noqa: E402
+from anonaudit.settings.names import DISTANCE_INPUTS  # noqa: E402
+from anonaudit.settings.policy import threshold_fields  # noqa: E402
 
 SCHEMA = ROOT / "anonaudit" / "schema" / "report.schema.json"
 
@@ -136,6 +142,72 @@ def with_measure_pages(nav: list[Any]) -> list[Any]:
     section = nav[sections[0]]["Measures"]
     result[sections[0]] = {"Measures": [*section[:1], *pages, *section[1:]]}
     return result
+
+
+#: How a policy file writes each kind of setting (:data:`anonaudit.settings.catalog.Kind`).
+_KIND_WORDS = {
+    "text": "string",
+    "whole": "whole number",
+    "number": "number",
+    "boolean": "true or false",
+    "show": "true or false",
+    "size": "true, false or a whole number",
+    "texts": "list of strings",
+    "columns": "list of strings (columns)",
+    "mapping": "table of strings, numbers or booleans",
+    "paths": "table column → path",
+    "levels": "table column → whole number",
+    "distance": "a string, or a table column → string",
+}
+#: How a policy file writes each kind of threshold.
+_THRESHOLD_WORDS = {"whole": "whole number", "number": "number", "pair": "`[c, l]`"}
+
+
+def _setting_row(option: Option) -> str:
+    """A row of the settings table: key, type, option, default and what it does."""
+    kind = _KIND_WORDS[option.kind]
+    if option.choices:
+        kind = " or ".join(f'`"{choice}"`' for choice in option.choices)
+    flag = f"`{option.flag}`" if option.flag else "(policy file only)"
+    if option.kind == "show":
+        flag += " (sets it to false)"
+    default = "" if option.default in (None, (), {}) else f"`{option.default!r}`"
+    return f"| `{option.key}` | {kind} | {flag} | {default} | {_cell(option.help)} |"
+
+
+def _cell(text: str) -> str:
+    """``text`` (an argparse help) in a cell of a Markdown table."""
+    return text.replace("%%", "%").replace("|", "\\|")
+
+
+def settings_table() -> str:
+    """The Markdown table of a policy file's keys, from the settings' catalog."""
+    rows = ["| key | type | option | default | what it does |", "|---|---|---|---|---|"]
+    for option in OPTIONS:
+        if option.key in ("quasi_identifiers", "sensitive"):
+            flag = "`--qi`" if option.key == "quasi_identifiers" else "`--sensitive`"
+            rows.append(f"| `{option.key}` | list of strings | {flag} | | {option.help} |")
+        elif option.key == "inputs":
+            rows.append(f"| `inputs` | list of strings (paths) | `INPUT...` | | {option.help} |")
+        elif option.key == "thresholds":
+            for threshold in threshold_fields():
+                meta = threshold.metadata
+                text = _cell(meta["help"])
+                rows.append(
+                    f"| `[thresholds]` `{threshold.name}` | {_THRESHOLD_WORDS[meta['kind']]} "
+                    f"| `{meta['flag']}` | | {text} |"
+                )
+            for each in DISTANCE_INPUTS:
+                kind = "table column → path" if each.path else "table column → list of strings"
+                rows.append(f"| `[{each.key}]` | {kind} | `{each.flag}` | | {each.help} |")
+        elif option.kind != "table":
+            rows.append(_setting_row(option))
+    return "\n".join(rows)
+
+
+def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
+    """Write the settings table where a page asks for it."""
+    return markdown.replace("<!-- settings -->", settings_table())
 
 
 def on_config(config: Any) -> Any:

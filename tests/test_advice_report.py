@@ -26,7 +26,7 @@ from test_html_browser import Visit, browser  # noqa: F401  (the fixture)
 
 import anonaudit
 from anonaudit import Analyses, AuditOptions, Roles
-from anonaudit.advice import advise
+from anonaudit.auditing import advise
 from anonaudit.classtable import ClassTable
 from anonaudit.cli import main
 from anonaudit.errors import ParameterError

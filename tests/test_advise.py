@@ -33,8 +33,8 @@ from hypothesis import strategies as st
 
 import anonaudit
 from anonaudit import Analyses, AuditOptions, ReadOptions, Roles
-from anonaudit.advice import advise
 from anonaudit.advice import lattice as lattice_module
+from anonaudit.auditing import advise
 from anonaudit.classtable import ClassTable
 from anonaudit.cli import main
 from anonaudit.errors import ColumnError, HierarchyError, ParameterError

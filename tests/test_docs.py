@@ -192,3 +192,17 @@ def test_the_hook_writes_one_page_per_measure() -> None:
             assert heading in page
         for reference in measure.references:
             assert reference.lead.split(" (")[0].replace("_", "\\_") in page
+
+
+def test_the_policy_files_page_lists_every_setting_of_the_catalog() -> None:
+    from anonaudit.settings.catalog import OPTIONS
+
+    hooks = _hooks()
+    page = (DOCS / "policy-files.md").read_text(encoding="utf-8")
+    assert "<!-- settings -->" in page
+    table = hooks.on_page_markdown(page, None, None, None)
+    for option in OPTIONS:
+        if option.kind != "table":
+            assert f"| `{option.key}` |" in table, option.key
+        if option.flag:
+            assert f"`{option.flag}`" in table, option.flag

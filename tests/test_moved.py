@@ -46,6 +46,17 @@ def test_the_old_checks_package_gives_each_name_from_its_new_module(
         assert getattr(checks, name) is getattr(importlib.import_module(new), name)
 
 
+def test_advise_at_its_old_path_is_the_one_that_moved(monkeypatch: pytest.MonkeyPatch) -> None:
+    import anonaudit.advice
+    from anonaudit.auditing import advise
+
+    with pytest.warns(DeprecationWarning, match=r"anonaudit\.advice\.advise moved"):
+        assert anonaudit.advice.advise is advise
+    assert anonaudit.advise is advise
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        _ = anonaudit.advice.nothing
+
+
 def test_an_unknown_path_is_not_answered() -> None:
     with pytest.raises(ModuleNotFoundError, match=r"anonaudit\.nowhere"):
         importlib.import_module("anonaudit.nowhere")

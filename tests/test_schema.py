@@ -7,6 +7,7 @@ added to a report without its description here fails these tests.
 from __future__ import annotations
 
 import json
+import tomllib
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -16,10 +17,14 @@ import pytest
 jsonschema = pytest.importorskip("jsonschema", reason="the [test] extra installs jsonschema")
 
 from anonaudit.cli import main  # noqa: E402
+from anonaudit.cli.config import read_config  # noqa: E402
+from anonaudit.errors import InputError  # noqa: E402
 from anonaudit.measures import ANALYSES, MEASURES  # noqa: E402
 from anonaudit.report.json import SCHEMA_VERSION  # noqa: E402
-from anonaudit.report.schema import dumps, report_schema  # noqa: E402
+from anonaudit.report.schema import dumps, policy_schema, report_schema  # noqa: E402
 from anonaudit.report.sections import analysis_section, section  # noqa: E402
+from anonaudit.settings.catalog import OPTIONS  # noqa: E402
+from anonaudit.settings.names import DISTANCE_INPUTS  # noqa: E402
 from anonaudit.settings.policy import threshold_fields  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -204,3 +209,34 @@ def test_infinity_is_a_string(schema: dict[str, Any], full_audit: dict[str, Any]
     assert _errors(schema, changed, "audit") == []
     changed["risk"]["highest"] = "Infinity"
     assert _errors(schema, changed, "audit")
+
+
+def test_the_shipped_policy_schema_is_written_from_the_catalog() -> None:
+    written = policy_schema()
+    shipped = (resources.files("anonaudit") / "schema" / "policy.schema.json").read_text("utf-8")
+    assert dumps(written) == shipped, "run: python -m anonaudit.report.schema"
+    jsonschema.Draft202012Validator.check_schema(written)
+    assert set(written["properties"]) == {o.key for o in OPTIONS} | {
+        each.key for each in DISTANCE_INPUTS
+    } | {"datasets"}
+
+
+@pytest.mark.parametrize("name", ["adult_policy.toml", "adult_policy_impossible.toml"])
+def test_the_sample_policy_files_hold_to_the_policy_schema(name: str) -> None:
+    document = tomllib.loads((ROOT / "sample_data" / name).read_text(encoding="utf-8"))
+    jsonschema.validate(document, policy_schema())
+
+
+def test_the_policy_schema_refuses_what_read_config_refuses(tmp_path: Path) -> None:
+    for text, pattern in (
+        ('sepp = ";"\n', "sepp"),
+        ('nulls = "never"\n', "never"),
+        ("[thresholds]\nk = 2.5\n", "2.5"),
+        ("[[datasets]]\nengine = 3\n", "3"),
+    ):
+        path = tmp_path / "p.toml"
+        path.write_text(text, encoding="utf-8")
+        with pytest.raises(InputError):
+            read_config(path)
+        with pytest.raises(jsonschema.ValidationError, match=pattern):
+            jsonschema.validate(tomllib.loads(text), policy_schema())

@@ -22,9 +22,10 @@ if TYPE_CHECKING:
     from anonaudit.measures.risk import RiskResult
     from anonaudit.measures.t_closeness import TClosenessResult
     from anonaudit.settings.names import Verdict
+    from anonaudit.settings.options import AuditOptions
     from anonaudit.settings.policy import Policy
 
-__all__ = ["Audit", "Check"]
+__all__ = ["Audit", "Auditor", "Check"]
 
 _Result = TypeVar("_Result")
 
@@ -96,6 +97,14 @@ class Audit(Protocol):
         ...
 
 
+class Auditor(Protocol):
+    """Audits a class table under options: :func:`anonaudit.auditing.audit_table`."""
+
+    def __call__(self, table: ClassTable, options: AuditOptions | None = None) -> Audit:
+        """The audit of ``table`` under ``options``."""
+        ...
+
+
 #: Audits a class table under a fixed policy and options: how the advice judges a
-#: transformation (:func:`anonaudit.auditing.audit_table` with the options bound).
+#: transformation (an :class:`Auditor` with the options bound).
 Check = Callable[["ClassTable"], Audit]

@@ -56,7 +56,7 @@ node is evaluated.
 
 The front
 ---------
-Among the passing nodes, :func:`advise` returns those that are Pareto-optimal on four
+Among the passing nodes, :func:`search` returns those that are Pareto-optimal on four
 losses, all to be minimized: the discernibility metric DM* (Bayardo & Agrawal 2005,
 "Data privacy through optimal k-anonymization", ICDE: ``sum |E|^2`` over kept classes
 plus ``n`` per suppressed record), the average class size ``records / classes`` of the
@@ -81,7 +81,7 @@ from __future__ import annotations
 import functools
 import os
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -102,11 +102,11 @@ from anonaudit.settings.policy import Policy
 from anonaudit.settings.work import Steps, check_work
 
 if TYPE_CHECKING:  # anonaudit.auditing imports this package
-    from anonaudit.advice.audit import Audit
+    from anonaudit.advice.audit import Audit, Auditor, Check
 
-__all__ = ["MAX_NODES", "Advice", "Blocker", "Transformation", "advise", "qi_hierarchies"]
+__all__ = ["MAX_NODES", "Advice", "Blocker", "Transformation", "qi_hierarchies", "search"]
 
-#: Largest lattice :func:`advise` searches; more nodes than this is a sign of too many
+#: Largest lattice :func:`search` searches; more nodes than this is a sign of too many
 #: generalizable QIs or too deep hierarchies.
 MAX_NODES = 2_000_000
 
@@ -187,7 +187,7 @@ class Blocker:
 
 @dataclass(frozen=True)
 class Advice:
-    """Result of :func:`advise`: the Pareto-best transformations and how they were found.
+    """Result of :func:`search`: the Pareto-best transformations and how they were found.
 
     Attributes
     ----------
@@ -516,9 +516,10 @@ def qi_hierarchies(
     return result
 
 
-def advise(
+def search(
     table: ClassTable,
     *,
+    audit: Auditor,
     hierarchies: Mapping[str, Hierarchy],
     policy: Policy,
     suppression_limit: float = 0.0,
@@ -534,6 +535,10 @@ def advise(
     ----------
     table : ClassTable
         The class table of the data (records with null QIs already dropped if wanted).
+    audit : Auditor
+        Audits a class table under options (:func:`anonaudit.auditing.audit_table`,
+        which :func:`anonaudit.auditing.advise` passes): how each transformation is
+        judged.
     hierarchies : mapping of str to Hierarchy
         Per generalizable QI, its hierarchy (:func:`anonaudit.measures.generalization.qi_hierarchy`
         builds them from files and built-in specs). QIs not named are never generalized.
@@ -571,7 +576,8 @@ def advise(
     ...     quasi_identifiers=["age"])
     >>> h = Hierarchy.from_rows([["31", "30-39"], ["32", "30-39"],
     ...                          ["47", "40-49"], ["48", "40-49"]])
-    >>> advice = advise(t, hierarchies={"age": h}, policy=Policy(k=3))
+    >>> from anonaudit.auditing import audit_table
+    >>> advice = search(t, audit=audit_table, hierarchies={"age": h}, policy=Policy(k=3))
     >>> [(x.levels, x.report.k_anonymity.k) for x in advice.transformations]
     [({'age': 1}, 3)]
     """
@@ -595,7 +601,7 @@ def advise(
             max_work,
             "node-class evaluations",
         )
-    judge = _Judge(lattice, policy, suppression_limit, options, steps)
+    judge = _Judge(lattice, policy, suppression_limit, _checker(audit, policy, options), steps)
     search = _search(lattice.heights, judge, monotone=monotone)
     verdicts, evaluated = search
     passing = _passing(verdicts)
@@ -609,7 +615,8 @@ def advise(
     front = _front(candidates, judge.cache, table.rows)
     listed = front if max_results is None else front[:max_results]
     transformations = tuple(
-        _materialize(table, lattice, hierarchies, node, policy, options) for node in listed
+        _materialize(table, lattice, hierarchies, node, policy, _checker(audit, policy, options))
+        for node in listed
     )
     return Advice(
         policy=policy,
@@ -624,11 +631,11 @@ def advise(
         front=len(front),
         seconds=time.perf_counter() - started,
         transformations=transformations,
-        blocked_by=blocked_by(table, policy, options),
+        blocked_by=blocked_by(table, policy, _checker(audit, policy, options)),
     )
 
 
-def blocked_by(table: ClassTable, policy: Policy, options: AuditOptions) -> tuple[Blocker, ...]:
+def blocked_by(table: ClassTable, policy: Policy, check: Check) -> tuple[Blocker, ...]:
     """The thresholds that fail on the table generalized to one class of every record.
 
     Generalizing merges classes, so the most general transformation possible puts every
@@ -647,8 +654,8 @@ def blocked_by(table: ClassTable, policy: Policy, options: AuditOptions) -> tupl
         The class table searched.
     policy : Policy
         The thresholds.
-    options : AuditOptions
-        The audit's options (see :func:`advise`).
+    check : Check
+        Audits a class table under ``policy`` and the audit's options.
 
     Returns
     -------
@@ -662,7 +669,7 @@ def blocked_by(table: ClassTable, policy: Policy, options: AuditOptions) -> tupl
     whole = ClassTable(
         table.quasi_identifiers, table.sensitive, pa.table(keys), table.counts, table.sources
     ).merge()
-    report = _checker(policy, options)(whole)
+    report = check(whole)
     n = whole.rows
     found: list[Blocker] = []
     if report.k_anonymity.passed is False:
@@ -751,13 +758,13 @@ class _Judge:
         lattice: _Lattice,
         policy: Policy,
         suppression_limit: float,
-        options: AuditOptions,
+        check: Check,
         steps: Steps | None = None,
     ) -> None:
         self.lattice = lattice
         self.steps = steps
         self.policy = policy
-        self.check = _checker(policy, options)
+        self.check = check
         self.rows = lattice.table.rows
         self.allowed = int(np.floor(suppression_limit * self.rows + TOLERANCE))
         self.sizes_only = set(policy.active()) <= _SIZE_CRITERIA
@@ -784,18 +791,16 @@ class _Judge:
         return _Verdict(passed, suppressed, kept.classes.sizes if kept.rows else sizes)
 
 
-def _checker(policy: Policy, options: AuditOptions) -> Callable[[ClassTable], Audit]:
+def _checker(audit: Auditor, policy: Policy, options: AuditOptions) -> Check:
     """The audit of a node's class table under ``policy``, with the audit's t-closeness
     distances and risk threshold, and no suppression advice of its own."""
-    from anonaudit.auditing import audit_table
-
     node_options = AuditOptions(
         policy=policy,
         risk_threshold=options.risk_threshold,
         distances=options.distances,
         analyses=Analyses(suppression=False),
     )
-    return functools.partial(audit_table, options=node_options)
+    return functools.partial(audit, options=node_options)
 
 
 def _too_small(sizes: NDArray[Any], policy: Policy) -> NDArray[Any]:
@@ -810,9 +815,7 @@ def _too_small(sizes: NDArray[Any], policy: Policy) -> NDArray[Any]:
     return small
 
 
-def _suppress(
-    table: ClassTable, check: Callable[[ClassTable], Audit]
-) -> tuple[Audit | None, ClassTable, int, pa.Table]:
+def _suppress(table: ClassTable, check: Check) -> tuple[Audit | None, ClassTable, int, pa.Table]:
     """Audit ``table``; if it fails, suppress as
     :func:`~anonaudit.advice.suppression.suppression_advice` advises.
 
@@ -937,16 +940,14 @@ def _materialize(
     hierarchies: Mapping[str, Hierarchy],
     node: tuple[int, ...],
     policy: Policy,
-    options: AuditOptions,
+    check: Check,
 ) -> Transformation:
     """Generalize ``table`` to ``node`` with the string recoding, suppress, and audit."""
     levels = dict(zip(lattice.names, node, strict=True))
     generalization = Generalization(
         hierarchies={name: hierarchies[name] for name in lattice.names}, levels=levels
     )
-    report, kept, suppressed, keys = _suppress(
-        generalization.apply(table), _checker(policy, options)
-    )
+    report, kept, suppressed, keys = _suppress(generalization.apply(table), check)
     if report is None:  # the search lists passing nodes only
         raise AssertionError(f"transformation {levels} does not pass after suppression")
     return Transformation(

@@ -22,21 +22,16 @@ from typing import Any
 from anonaudit import __version__
 from anonaudit.errors import AnonauditError, ParameterError
 from anonaudit.files import printable
+from anonaudit.settings.catalog import GROUPS, OPTIONS, Option
 from anonaudit.settings.names import (
     ADDITIVE,
     DISTANCE_INPUTS,
-    DISTANCES,
-    FORMATS,
     MECHANISMS,
-    MISSING_COLUMNS,
     NEIGHBOURING,
-    NULL_POLICIES,
-    POPULATION_MODELS,
     POSTPROCESS,
     SIDECAR_SUFFIX,
 )
 from anonaudit.settings.policy import threshold_fields
-from anonaudit.settings.work import DEFAULT_MAX_WORK
 
 __all__ = [
     "EXIT_ERROR",
@@ -121,147 +116,22 @@ def _parser() -> argparse.ArgumentParser:
     )
     _addcolumns(a)
     _add_thresholds(a.add_argument_group("thresholds"))
-    m = a.add_argument_group("measures")
-    m.add_argument(
-        "--t-distance",
-        metavar="DIST|COL=DIST,...",
-        help=f"EMD ground distance: {', '.join(DISTANCES)} (default equal)",
-    )
-    m.add_argument(
-        "--hierarchy",
-        action="append",
-        default=[],
-        metavar="COL=FILE|SPEC",
-        help="ARX hierarchy file for an SA (implies hierarchical distance) or a QI; "
-        "for a QI also interval:W1,W2,... (numeric bands) or prefix[:N] (ZIP truncation)",
-    )
-    m.add_argument(
-        "--generalize",
-        action="append",
-        default=[],
-        metavar="COL=LEVEL,...",
-        help="audit the data generalized to these levels of the QIs' --hierarchy",
-    )
-    m.add_argument(
-        "--advise",
-        action="store_true",
-        default=None,
-        help="add the least generalizations (of the QIs' --hierarchy) and suppression "
-        "that pass the policy, as anonaudit advise finds them",
-    )
-    m.add_argument(
-        "--suppression-limit",
-        type=float,
-        metavar="F",
-        help="with --advise: largest share of records that may be suppressed, in [0, 1) "
-        "(default 0)",
-    )
+    groups = _add_declared(a, "audit")
     for each in DISTANCE_INPUTS:
-        m.add_argument(each.flag, action="append", default=[], metavar=each.metavar, help=each.help)
-    m.add_argument("--risk-threshold", type=float, help="risk above which a record is at risk")
-    population = m.add_mutually_exclusive_group()
-    population.add_argument(
-        "--population-size",
-        type=float,
-        metavar="N",
-        help="people in the population the data was sampled from (adds population risk)",
-    )
-    population.add_argument(
-        "--sampling-fraction",
-        type=float,
-        metavar="F",
-        help="share of the population in the data, in (0, 1] (adds population risk)",
-    )
-    m.add_argument(
-        "--population-model",
-        choices=POPULATION_MODELS,
-        help="population uniqueness estimate (default dankar: Dankar et al.'s rule)",
-    )
-    m.add_argument(
-        "--population",
-        metavar="FILE",
-        help="the attacker's identified table (voter list, census extract) with the QIs in "
-        "the release's coding: adds k-map, delta-presence and unique matches",
-    )
-    m.add_argument(
-        "--k-map",
-        type=int,
-        metavar="K",
-        help="with --population: every class must match at least K of its records",
-    )
-    m.add_argument(
-        "--qi-analysis",
-        nargs="?",
-        const=True,
-        type=int,
-        metavar="MAX_SUBSET_SIZE",
-        help="which columns identify: distinction and separation of every QI subset up to "
-        "this size (default: all subsets up to 10 QIs, else 3), and k without each QI",
-    )
-    m.add_argument(
-        "--suda",
-        nargs="?",
-        const=True,
-        type=int,
-        metavar="MAX_MSU_SIZE",
-        help="minimal sample uniques up to this size and SUDA / DIS-SUDA scores "
-        "(default: all sizes up to 10 QIs, else 3)",
-    )
-    m.add_argument(
-        "--max-work",
-        type=int,
-        metavar="N",
-        help="refuse, before it starts, a QI analysis, SUDA, non-monotone advice search or "
-        f"full listing estimated above N units of work (default {DEFAULT_MAX_WORK:,}; "
-        "0: no limit)",
-    )
-    m.add_argument(
-        "--nulls",
-        choices=NULL_POLICIES,
-        help="null QI values: a value of their own (default), drop the records, or "
-        "wildcard: a null matches any value when counting class sizes (sdcMicro)",
-    )
-    _add_allow_identifier(m)
-    m.add_argument(
-        "--weights",
-        metavar="COL",
-        help="survey weight column: adds sdcMicro's individual and global risk, with "
-        "Fk the sum of each class's weights",
-    )
-
+        groups["measures"].add_argument(
+            each.flag, action="append", default=[], metavar=each.metavar, help=each.help
+        )
     _add_dp_options(
         a.add_argument_group("differential privacy (see: anonaudit dp --help)"),
         prefix="dp-",
         required=False,
     )
-    _add_lake(a.add_argument_group("datasets, object storage and engines"))
-    r = a.add_argument_group("input and output")
-    _add_reading(r)
-    r.add_argument("--json", metavar="PATH|-", help="write the JSON report; - for stdout")
-    r.add_argument("--html", metavar="PATH", help="write the HTML report (one self-contained file)")
-    r.add_argument(
-        "--records-out",
-        metavar="PATH",
-        help="write every input record with its class size fk and risk, in input order (CSV)",
-    )
+    r = groups["input and output"]
     r.add_argument(
         "--id",
         metavar="COL",
         help="the office's record id column: --records-out writes it first; --ledger keeps "
         "it with the release, to compose later releases with this one",
-    )
-    _add_show_values(r, "the HTML and JSON reports and the listings")
-    r.add_argument(
-        "--max-classes",
-        type=int,
-        help="classes listed per measure in the JSON and embedded per listing in the HTML "
-        "(default 100; 0 = all)",
-    )
-    r.add_argument(
-        "--listings-dir",
-        metavar="DIR",
-        help="write every listing of classes in full as CSV files in DIR, linked from the "
-        "HTML report",
     )
     r.add_argument("--config", metavar="FILE", help="TOML policy file; options override it")
     r.add_argument("--exit-zero", action="store_true", help="exit 0 even when a threshold fails")
@@ -312,109 +182,56 @@ def _addcolumns(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _add_reading(group: argparse._ArgumentGroup) -> None:
-    """CSV reading options, shared by the subcommands."""
-    group.add_argument("--sep", help="CSV separator (sniffed when omitted; tab or \\t: a tab)")
-    group.add_argument("--encoding", help="CSV encoding (default utf-8)")
-    group.add_argument(
-        "--na",
-        action="append",
-        metavar="TEXT",
-        help="cell text read as null (repeatable; default: only the empty cell)",
-    )
-    group.add_argument(
-        "--decimal-comma",
-        action="append",
-        metavar="COLS",
-        help="columns whose numbers are written with a decimal comma (1.234,5 or 1 234,5), "
-        "read as 1234.5 (comma-separated, repeatable)",
-    )
-    group.add_argument(
-        "--count",
-        metavar="COL",
-        help="the input is a frequency table: each row stands for COL records "
-        "(a whole number), as in an export with one row per group and its count",
-    )
+def _add_declared(
+    parser: argparse.ArgumentParser, command: str
+) -> dict[str, argparse._ArgumentGroup]:
+    """The options of ``command`` declared in :data:`~anonaudit.settings.catalog.OPTIONS`,
+    each in its group (made here, in :data:`~anonaudit.settings.catalog.GROUPS` order),
+    its value stored under its key; returns the groups, by name."""
+    groups = {name: parser.add_argument_group(name) for name in GROUPS}
+    exclusive: dict[str, argparse._MutuallyExclusiveGroup] = {}
+    for option in OPTIONS:
+        if option.flag is None or command not in option.commands:
+            continue
+        group: argparse._ArgumentGroup = groups[option.group]
+        if option.replaces is not None:  # one of two: the second joins the first's group
+            if option.replaces not in exclusive:
+                exclusive[option.key] = group.add_mutually_exclusive_group()
+            group = exclusive.get(option.replaces) or exclusive[option.key]
+        group.add_argument(option.flag, **_argument(option, command))
+        if option.kind == "show":  # the older spellings, --redact and --no-redact
+            group.add_argument(
+                "--redact",
+                dest=option.key,
+                action=argparse.BooleanOptionalAction,
+                help=argparse.SUPPRESS,
+            )
+    return groups
 
 
-def _add_allow_identifier(group: argparse._ArgumentGroup) -> None:
-    """``--allow-identifier``: columns released knowingly although they may identify
-    people directly (:attr:`anonaudit.Roles.allowed_identifiers`)."""
-    group.add_argument(
-        "--allow-identifier",
-        action="append",
-        metavar="COLS",
-        help="a column that may identify people directly and is released knowingly "
-        "(repeatable, or comma-separated); any other column detected as a direct "
-        "identifier, neither QI nor sensitive, fails the audit and is never written",
-    )
-
-
-def _add_show_values(group: argparse._ArgumentGroup, where: str) -> None:
-    """``--show-values``: the data values of small classes in ``where``, which are
-    redacted by default (``--redact`` and ``--no-redact`` stay as older spellings)."""
-    group.add_argument(
-        "--show-values",
-        dest="redact",
-        action="store_false",
-        default=None,
-        help=f"show the quasi-identifier values of the classes listed in {where} "
-        "(default: redacted, as [redacted]; a report is a document people share)",
-    )
-    group.add_argument(
-        "--redact",
-        action=argparse.BooleanOptionalAction,
-        help=argparse.SUPPRESS,
-    )
-
-
-def _add_lake(group: argparse._ArgumentGroup) -> None:
-    """Dataset selection, object storage, Delta versions and the engine."""
-    group.add_argument(
-        "--format", choices=FORMATS, help="format of a directory's or URL's files (inferred)"
-    )
-    group.add_argument(
-        "--filter",
-        action="append",
-        metavar="EXPR",
-        help="keep rows/partitions where EXPR holds, e.g. day=2024-01-02, day>=2024-01-01, "
-        "region in eu,us (repeatable: all must hold)",
-    )
-    group.add_argument(
-        "--storage-option",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="object-storage setting, e.g. endpoint_url=http://127.0.0.1:8333 (repeatable)",
-    )
-    group.add_argument("--delta-version", type=int, metavar="N", help="Delta table version")
-    group.add_argument(
-        "--missing-columns",
-        choices=MISSING_COLUMNS,
-        help="a dataset's file lacking an audited column: an error (default) or read as null",
-    )
-    group.add_argument(
-        "--engine",
-        choices=("local", "dask", "spark"),
-        help="build the class table here, on Dask or on Spark",
-    )
-    group.add_argument(
-        "--scheduler",
-        metavar="ADDRESS",
-        help="Dask scheduler (tcp://host:8786) or Spark master (spark://host:7077, local[4])",
-    )
-    group.add_argument(
-        "--temp-dir",
-        metavar="DIR",
-        help="where the local engine spills its hash table when it outgrows --memory-limit "
-        "(default: the system's temporary directory)",
-    )
-    group.add_argument(
-        "--memory-limit",
-        metavar="SIZE",
-        help="memory the local engine's aggregation may take before it spills to disk, "
-        "e.g. 4GB (default: 80%% of the machine's memory)",
-    )
+def _argument(option: Option, command: str) -> dict[str, Any]:
+    """How argparse reads ``option`` (:data:`~anonaudit.settings.catalog.Kind`): a
+    value, a flag, or a repeated option, stored under the option's key; ``None`` when
+    the command line does not give it."""
+    argument: dict[str, Any] = {"dest": option.key, "help": option.help_for(command)}
+    if option.metavar is not None:
+        argument["metavar"] = option.metavar
+    if option.choices is not None:
+        argument["choices"] = option.choices
+    kind = option.kind
+    if kind == "whole":
+        argument["type"] = int
+    elif kind == "number":
+        argument["type"] = float
+    elif kind == "boolean":
+        argument.update(action="store_true", default=None)
+    elif kind == "show":
+        argument.update(action="store_false", default=None)
+    elif kind == "size":
+        argument.update(nargs="?", const=True, type=int)
+    elif kind in ("texts", "columns", "mapping", "paths", "levels"):
+        argument["action"] = "append"
+    return argument
 
 
 def _add_dp_command(commands: Any) -> None:
@@ -442,8 +259,7 @@ def _add_dp_command(commands: Any) -> None:
         metavar="M",
         help="rows kept per person with --privacy-unit (default 1)",
     )
-    r = d.add_argument_group("input and output")
-    _add_reading(r)
+    r = _add_declared(d, "dp")["input and output"]
     r.add_argument(
         "--out",
         metavar="PATH",
@@ -477,37 +293,9 @@ def _add_advise_command(commands: Any, audit: argparse.ArgumentParser) -> None:
     )
     _addcolumns(v)
     _add_thresholds(v.add_argument_group("thresholds"))
-    s = v.add_argument_group("search")
-    s.add_argument(
-        "--hierarchy",
-        action="append",
-        default=[],
-        metavar="COL=FILE|SPEC",
-        help="hierarchy of a QI to generalize: ARX file, interval:W1,W2,... or prefix[:N] "
-        "(repeatable); for an SA, an ARX file for the hierarchical t-closeness distance",
-    )
-    s.add_argument(
-        "--suppression-limit",
-        type=float,
-        metavar="F",
-        help="largest share of records that may be suppressed, in [0, 1) (default 0, "
-        "or suppression_limit in --config)",
-    )
-    s.add_argument(
-        "--max-results",
-        type=int,
-        metavar="N",
-        help="transformations of the Pareto front to list (default 10, or max_results in "
-        "--config; 0 = all)",
-    )
-    s.add_argument("--t-distance", metavar="DIST|COL=DIST,...", help="as for audit")
     for each in DISTANCE_INPUTS:
-        s.add_argument(each.flag, action="append", default=[], metavar=each.metavar)
-    s.add_argument("--nulls", choices=("value", "drop"), help="null QI values (as for audit)")
-    _add_lake(v.add_argument_group("datasets, object storage and engines"))
-    r = v.add_argument_group("input and output")
-    _add_reading(r)
-    r.add_argument("--json", metavar="PATH|-", help="write the advice as JSON; - for stdout")
+        v.add_argument(each.flag, action="append", default=[], metavar=each.metavar)
+    r = _add_declared(v, "advise")["input and output"]
     r.add_argument(
         "--out",
         metavar="PATH",
@@ -525,13 +313,6 @@ def _add_advise_command(commands: Any, audit: argparse.ArgumentParser) -> None:
         help="with --out: also write these columns, neither QI nor sensitive (repeatable); "
         "the others are left out, as they may identify people directly",
     )
-    _add_allow_identifier(r)
-    r.add_argument(
-        "--html",
-        metavar="PATH",
-        help="write the HTML audit report of INPUT with the transformations that pass",
-    )
-    _add_show_values(r, "the HTML report")
     r.add_argument("--config", metavar="FILE", help="TOML policy file; options override it")
     r.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     r.add_argument("--debug", action="store_true", help="show tracebacks")
@@ -658,7 +439,15 @@ def _add_linkage_commands(commands: Any) -> None:
         metavar="N",
         help="disclosing classes listed (default 100; 0: all)",
     )
-    _add_show_values(f, "the reports and the summary (the value each discloses stays)")
+    f.add_argument(
+        "--show-values",
+        dest="redact",
+        action="store_false",
+        default=None,
+        help="show the quasi-identifier values of the classes listed in the reports and the "
+        "summary (the value each discloses stays; default: redacted)",
+    )
+    f.add_argument("--redact", action=argparse.BooleanOptionalAction, help=argparse.SUPPRESS)
     _add_linkage_outputs(f)
 
     g = commands.add_parser(

@@ -24,6 +24,7 @@ from typing import Any
 from anonaudit import __version__
 from anonaudit.auditing import audit
 from anonaudit.cli.config import AuditConfig
+from anonaudit.dp.options import DPOptions
 from anonaudit.engines.records import write_records
 from anonaudit.errors import AnonauditError
 from anonaudit.files import atomic_write_text, file_name
@@ -31,6 +32,7 @@ from anonaudit.progress import Progress
 from anonaudit.report.json import SCHEMA_VERSION, coverage, dumps, report_to_dict
 from anonaudit.results import AuditReport
 from anonaudit.settings.names import DISTANCE_INPUTS
+from anonaudit.settings.options import LedgerOptions
 from anonaudit.sources import open_inputs
 from anonaudit.sources.base import Source
 
@@ -56,8 +58,11 @@ def audit_config(
     *,
     progress: Progress | None = None,
     scheduler: Any = None,
+    dp: DPOptions | None = None,
+    ledger: LedgerOptions | None = None,
 ) -> AuditReport:
-    """Run the audit ``config`` describes.
+    """Run the audit ``config`` describes (with the DP companion ``dp`` and the release
+    ledger ``ledger``, as :func:`anonaudit.audit` takes them).
 
     Parameters
     ----------
@@ -74,6 +79,8 @@ def audit_config(
         config.options(),
         reading=config.reading(),
         engine=config.engine_options(progress=progress, scheduler=scheduler),
+        dp=dp,
+        ledger=ledger,
     )
 
 
@@ -264,8 +271,9 @@ def report_path(dataset: AuditConfig, reports_dir: str | Path | None) -> str | N
     >>> report_path(AuditConfig(name="../../x"), "reports")
     'reports/_.._x.json'
     """
-    if dataset.json is not None or reports_dir is None:
-        return dataset.json
+    json: str | None = dataset.json
+    if json is not None or reports_dir is None:
+        return json
     return str(Path(reports_dir) / f"{file_name(dataset.name or 'dataset')}.json")
 
 

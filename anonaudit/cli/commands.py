@@ -9,13 +9,11 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 from anonaudit import __version__
-from anonaudit.auditing import audit_table
 from anonaudit.cli import dp as dp_cli
 from anonaudit.cli import linkage as linkage_cli
 from anonaudit.cli.app import EXIT_OK, EXIT_VIOLATION, assignments, columns, levels
@@ -30,7 +28,6 @@ from anonaudit.cli.batch import (
 )
 from anonaudit.cli.config import AuditConfig, read_config
 from anonaudit.dp.bounding import load_bounded
-from anonaudit.dp.utility import reader_measures
 from anonaudit.engines.load import load
 from anonaudit.engines.local import set_limits
 from anonaudit.engines.records import write_records, write_transformed
@@ -56,8 +53,9 @@ from anonaudit.report.json import (
 )
 from anonaudit.report.text import advice_summary, dp_summary, summary
 from anonaudit.results import AuditReport
+from anonaudit.settings.catalog import OPTIONS, Option
 from anonaudit.settings.names import DISTANCE_INPUTS, DistanceInput
-from anonaudit.settings.options import Analyses, AuditOptions, EngineOptions, ReadOptions, Roles
+from anonaudit.settings.options import EngineOptions, ReadOptions, Roles
 from anonaudit.settings.policy import threshold_fields
 from anonaudit.settings.work import LISTED_CLASS_WORK, check_work
 from anonaudit.sources import require_rereadable
@@ -163,13 +161,14 @@ def _override(config: AuditConfig, args: argparse.Namespace) -> None:
                 flag = threshold.metadata["flag"]
                 raise ParameterError(f"{flag} takes C,L such as 3,2 (got {value!r})") from None
         config.thresholds[threshold.name] = value
-    if args.t_distance:
-        if "=" in args.t_distance:
-            config.t_distance = assignments(args.t_distance.split(","), "--t-distance")
-        else:
-            config.t_distance = args.t_distance
-    config.hierarchy.update(assignments(args.hierarchy, "--hierarchy"))
-    config.generalize.update(levels(args.generalize))
+    for option in OPTIONS:
+        value = getattr(args, option.key, None) if option.flag is not None else None
+        if value is not None:
+            setattr(config, option.key, _given(option, value, getattr(config, option.key)))
+            if option.replaces is not None:  # one of two: the other is cleared
+                setattr(config, option.replaces, None)
+    if config.sep in ("tab", "\\t"):  # a tab is hard to type in a shell
+        config.sep = "\t"
     implied: dict[str, str] = {}
     for each in DISTANCE_INPUTS:
         given = config.distance_inputs.setdefault(each.key, {})
@@ -179,55 +178,26 @@ def _override(config: AuditConfig, args: argparse.Namespace) -> None:
             implied |= dict.fromkeys(given, each.implies)
     if implied and not isinstance(config.t_distance, str):  # an order implies ordered
         config.t_distance = {**implied, **(config.t_distance or {})}
-    for name in ("nulls", "sep", "encoding", "risk_threshold", "json", "html", "max_classes"):
-        if getattr(args, name) is not None:
-            setattr(config, name, getattr(args, name))
-    if config.sep in ("tab", "\\t"):  # a tab is hard to type in a shell
-        config.sep = "\t"
-    for name in ("redact", "listings_dir"):
-        if getattr(args, name) is not None:
-            setattr(config, name, getattr(args, name))
-    if args.records_out is not None:
-        config.records_out = args.records_out
-    if args.population_size is not None:  # one population option replaces the other
-        config.population_size, config.sampling_fraction = args.population_size, None
-    if args.sampling_fraction is not None:
-        config.population_size, config.sampling_fraction = None, args.sampling_fraction
-    if args.population_model is not None:
-        config.population_model = args.population_model
-    if args.population is not None:
-        config.population = args.population
-    if args.k_map is not None:
-        config.k_map = args.k_map
-    if args.max_work is not None:
-        config.max_work = args.max_work
-    if args.weights is not None:
-        config.weights = args.weights
-    if args.count is not None:
-        config.count = args.count
-    if getattr(args, "allow_identifier", None):
-        config.allow_identifiers = [c for item in args.allow_identifier for c in columns(item)]
-    if args.decimal_comma is not None:
-        config.decimal_comma = [c for item in args.decimal_comma for c in columns(item)]
-    for name in ("qi_analysis", "suda", "advise", "suppression_limit", "max_results"):
-        if getattr(args, name, None) is not None:
-            setattr(config, name, getattr(args, name))
-    if args.na is not None:
-        config.na_values = list(args.na)
-    for name in (
-        "format",
-        "delta_version",
-        "missing_columns",
-        "engine",
-        "scheduler",
-        "temp_dir",
-        "memory_limit",
-    ):
-        if getattr(args, name) is not None:
-            setattr(config, name, getattr(args, name))
-    if args.filter is not None:
-        config.filter = list(args.filter)
-    config.storage_options.update(assignments(args.storage_option, "--storage-option", key="KEY"))
+
+
+def _given(option: Option, value: Any, current: Any) -> Any:
+    """``option``'s value as the command line gives it (see
+    :func:`anonaudit.cli.app._argument`), laid over the policy file's ``current``: a
+    repeated ``KEY=VALUE`` option adds to the file's table, any other replaces."""
+    flag = option.flag or option.key
+    if option.kind == "columns":
+        return [column for item in value for column in columns(item)]
+    if option.kind == "texts":
+        return list(value)
+    if option.kind == "mapping":
+        return {**current, **assignments(value, flag, key="KEY")}
+    if option.kind == "paths":
+        return {**current, **assignments(value, flag)}
+    if option.kind == "levels":
+        return {**current, **levels(value)}
+    if option.kind == "distance" and "=" in value:
+        return assignments(value.split(","), flag)
+    return value
 
 
 def _require_roles(inputs: Sequence[object], qi: Sequence[str], *, where: str) -> None:
@@ -248,22 +218,11 @@ def _distance_input(each: DistanceInput, value: str) -> str | list[str]:
 
 #: The command-line names of the options, for their messages (:class:`OptionError`).
 _FLAGS = {
-    "k": "-k",
-    "t": "-t",
-    "t-closeness distance": "--t-distance",
+    **{threshold.name: threshold.metadata["flag"] for threshold in threshold_fields()},
+    **{option.keyword or option.key: option.flag for option in OPTIONS if option.flag},
+    **{option.key: option.flag for option in OPTIONS if option.flag},
     **{each.key: each.flag for each in DISTANCE_INPUTS},
-    "population_size": "--population-size",
-    "sampling_fraction": "--sampling-fraction",
-    "population_model": "population model",
-    "nulls": "nulls policy",
-    "engine": "engine",
-    "format": "--format",
-    "missing_columns": "--missing-columns",
-    "delta_version": "--delta-version",
-    "suppression_limit": "--suppression-limit",
-    "qi_analysis": "--qi-analysis",
-    "suda": "--suda",
-    "k_map": "--k-map",
+    "t-closeness distance": "--t-distance",
 }
 
 
@@ -315,25 +274,14 @@ def run_audit(args: argparse.Namespace, command: str) -> int:
             "--id reads each record's id, and the rows of a frequency table (--count) stand "
             "for many records: drop --id (the ledger then checks differencing only)"
         )
-    if config.ledger:  # named, and the file checked, before the audit runs
-        linkage_cli.audit_dataset(config)
-        Ledger.check(config.ledger["file"])
+    ledger = linkage_cli.ledger_options(config)  # named before the audit runs
     if args.suppression_limit is not None and not config.advise:
         raise ParameterError("--suppression-limit bounds the search of --advise; add --advise")
-    report = audit_config(config, progress=progress)
+    dp_options = None
     if args.dp_epsilon is not None or config.dp:
         base = Path(args.config).parent if args.config else None
         dp_options = dp_cli.options(args, policy=config.dp, base=base)
-        dp = dp_cli.run(report.table, dp_options)
-        # A reader's t of the data is the audit's: measured with the audit's ground distances.
-        options = AuditOptions(
-            distances=config.options().distances, analyses=Analyses(suppression=False)
-        )
-        measure = partial(audit_table, options=options)
-        measures = reader_measures(dp.release, lambda table: measure(table).t_closeness)
-        report = replace(report, dp=replace(dp, measures=measures))
-    if config.ledger:  # before any output, which reports the ledger's findings
-        report = linkage_cli.audit_release(config, report)
+    report = audit_config(config, progress=progress, dp=dp_options, ledger=ledger)
     limit = None if config.max_classes == 0 else config.max_classes
     if limit is None and config.json:  # every failing class listed: bounded up front
         listed = int(report.k_anonymity.failing.mask.sum())
@@ -441,7 +389,7 @@ def run_dp(args: argparse.Namespace, command: str) -> int:
     reading = ReadOptions(
         sep=args.sep,
         encoding=args.encoding or "utf-8",
-        na_values=args.na if args.na is not None else ("",),
+        na_values=args.na_values if args.na_values is not None else ("",),
         decimal_comma=[c for item in args.decimal_comma or () for c in columns(item)],
     )
     engine = EngineOptions(progress=None if args.quiet else Progress(sys.stderr))
@@ -516,7 +464,7 @@ def run_advise(args: argparse.Namespace, command: str) -> int:
         )
     # The audit builds the class table once, searches it and audits the input as released.
     report = audit_config(
-        replace(config, advise=True), progress=None if args.quiet else Progress(sys.stderr)
+        config.replace(advise=True), progress=None if args.quiet else Progress(sys.stderr)
     )
     advice = report.advice
     if advice is None:  # audit_config(advise=True) always searches

@@ -81,13 +81,13 @@ from __future__ import annotations
 import copy
 import tomllib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from anonaudit.errors import InputError, SourceNotFoundError
 from anonaudit.measures.generalization import is_builtin
-from anonaudit.measures.population import PopulationModel
+from anonaudit.settings.catalog import OPTIONS, Option, by_key
 from anonaudit.settings.names import DISTANCE_INPUTS
 from anonaudit.settings.options import (
     AuditOptions,
@@ -98,7 +98,6 @@ from anonaudit.settings.options import (
     from_keywords,
 )
 from anonaudit.settings.policy import Policy, threshold_fields
-from anonaudit.settings.work import DEFAULT_MAX_WORK
 from anonaudit.sources.storage import is_url
 
 if TYPE_CHECKING:
@@ -225,55 +224,9 @@ _THRESHOLDS = _Table(
         for threshold in threshold_fields()
     }
 )
-_DATASET: dict[str, _Value | _Items | _Table] = {
-    "inputs": _TEXTS,
-    "quasi_identifiers": _TEXTS,
-    "sensitive": _TEXTS,
+#: A policy file's tables of their own keys (the settings of kind ``table``).
+_TABLES: dict[str, _Table] = {
     "thresholds": _THRESHOLDS,
-    "t_distance": _Value(
-        "a string or a table of strings",
-        "",
-        lambda v: isinstance(v, str) or (isinstance(v, dict) and all(map(_TEXT.test, v.values()))),
-    ),
-    "hierarchy": _PATHS,
-    "generalize": _Items(_WHOLE, table=True),
-    **{each.key: _PATHS if each.path else _Items(_TEXTS, table=True) for each in DISTANCE_INPUTS},
-    "nulls": _TEXT,
-    "sep": _TEXT,
-    "encoding": _TEXT,
-    "na_values": _TEXTS,
-    "risk_threshold": _NUMBER,
-    "population_size": _NUMBER,
-    "sampling_fraction": _NUMBER,
-    "population": _TEXT,
-    "k_map": _WHOLE,
-    "max_work": _WHOLE,
-    "population_model": _TEXT,
-    "weights": _TEXT,
-    "count": _TEXT,
-    "allow_identifiers": _TEXTS,
-    "decimal_comma": _TEXTS,
-    "qi_analysis": _SIZE,
-    "suda": _SIZE,
-    "advise": _BOOLEAN,
-    "suppression_limit": _NUMBER,
-    "max_results": _WHOLE,
-    "json": _TEXT,
-    "html": _TEXT,
-    "records_out": _TEXT,
-    "max_classes": _WHOLE,
-    "redact": _BOOLEAN,
-    "listings_dir": _TEXT,
-    "format": _TEXT,
-    "filter": _TEXTS,
-    "storage_options": _Items(_SCALAR, table=True),
-    "delta_version": _WHOLE,
-    "missing_columns": _TEXT,
-    "engine": _TEXT,
-    "scheduler": _TEXT,
-    "temp_dir": _TEXT,
-    "memory_limit": _TEXT,
-    "name": _TEXT,
     "ledger": _Table({"file": _TEXT, "dataset": _TEXT, "recipient": _TEXT, "id": _TEXT}),
     "dp": _Table(
         {
@@ -287,86 +240,119 @@ _DATASET: dict[str, _Value | _Items | _Table] = {
         }
     ),
 }
+_DISTANCE = _Value(
+    "a string or a table of strings",
+    "",
+    lambda v: isinstance(v, str) or (isinstance(v, dict) and all(map(_TEXT.test, v.values()))),
+)
+
+
+def _choice(option: Option) -> _Value:
+    """A text among ``option.choices``."""
+    choices = option.choices or ()
+    return _Value(f"one of {', '.join(map(repr, choices))}", "", lambda v: v in choices)
+
+
+def _schema(option: Option) -> _Value | _Items | _Table:
+    """How a policy file writes ``option``'s value (:data:`~anonaudit.settings.catalog.Kind`)."""
+    if option.kind == "table":
+        return _TABLES[option.key]
+    if option.kind == "text" and option.choices:
+        return _choice(option)
+    kinds: dict[str, _Value | _Items | _Table] = {
+        "text": _TEXT,
+        "whole": _WHOLE,
+        "number": _NUMBER,
+        "boolean": _BOOLEAN,
+        "show": _BOOLEAN,
+        "size": _SIZE,
+        "texts": _TEXTS,
+        "columns": _TEXTS,
+        "mapping": _Items(_SCALAR, table=True),
+        "paths": _PATHS,
+        "levels": _Items(_WHOLE, table=True),
+        "distance": _DISTANCE,
+    }
+    return kinds[option.kind]
+
+
+_DATASET: dict[str, _Value | _Items | _Table] = {
+    **{option.key: _schema(option) for option in OPTIONS},
+    **{each.key: _PATHS if each.path else _Items(_TEXTS, table=True) for each in DISTANCE_INPUTS},
+}
 # The whole file: a dataset's keys, and the [[datasets]] tables, which do not nest.
 _SCHEMA = _Table({**_DATASET, "datasets": _Items(_Table(_DATASET))})
 # Keys a [[datasets]] table does not inherit from the top level: its own outputs.
 _OWN = ("json", "html", "records_out", "name", "datasets")
+#: The settings by key.
+_OPTIONS = by_key()
+#: Settings beside those of the catalog: the ground distances' inputs (per key of
+#: DISTANCE_INPUTS) and the [[datasets]] of a policy file.
+_OTHERS = ("distance_inputs", "datasets")
 
 
-@dataclass
 class AuditConfig:
-    """Settings of one audit, from a policy file and/or the command line."""
+    """Settings of one audit, from a policy file and/or the command line: a value per
+    key of :data:`~anonaudit.settings.catalog.OPTIONS` (read as attributes, its default
+    until set), the ground distances' inputs (``distance_inputs``, by key of
+    :data:`~anonaudit.settings.names.DISTANCE_INPUTS`) and, for a policy file with
+    ``[[datasets]]``, one configuration per dataset (``datasets``).
 
-    inputs: list[str] = field(default_factory=list)
-    quasi_identifiers: list[str] = field(default_factory=list)
-    sensitive: list[str] = field(default_factory=list)
-    thresholds: dict[str, Any] = field(default_factory=dict)
-    t_distance: str | dict[str, str] | None = None
-    hierarchy: dict[str, str] = field(default_factory=dict)
-    generalize: dict[str, int] = field(default_factory=dict)
-    #: The ground distances' inputs (:data:`anonaudit.settings.names.DISTANCE_INPUTS`) by key,
-    #: then by SA: ``{"order": {"income": ["low", "high"]}, "ground_distance": {...}}``.
-    distance_inputs: dict[str, dict[str, Any]] = field(default_factory=dict)
-    nulls: str = "value"
-    sep: str | None = None
-    encoding: str = "utf-8"
-    na_values: list[str] = field(default_factory=lambda: [""])
-    risk_threshold: float = 0.2
-    population_size: float | None = None
-    sampling_fraction: float | None = None
-    population: str | None = None
-    k_map: int | None = None
-    max_work: int = DEFAULT_MAX_WORK
-    population_model: PopulationModel = "dankar"
-    weights: str | None = None
-    count: str | None = None
-    allow_identifiers: list[str] = field(default_factory=list)
-    decimal_comma: list[str] = field(default_factory=list)
-    qi_analysis: bool | int | None = None
-    suda: bool | int | None = None
-    advise: bool = False
-    suppression_limit: float = 0.0
-    max_results: int = 10
-    json: str | None = None
-    html: str | None = None
-    records_out: str | None = None
-    max_classes: int = 100
-    redact: bool = True
-    listings_dir: str | None = None
-    format: str | None = None
-    filter: list[str] = field(default_factory=list)
-    storage_options: dict[str, str] = field(default_factory=dict)
-    delta_version: int | None = None
-    missing_columns: str = "error"
-    engine: str = "local"
-    scheduler: str | None = None
-    temp_dir: str | None = None
-    memory_limit: str | None = None
-    name: str | None = None
-    ledger: dict[str, str] = field(default_factory=dict)
-    dp: dict[str, Any] = field(default_factory=dict)
-    datasets: list[AuditConfig] = field(default_factory=list)
+    >>> config = AuditConfig(sep=";")
+    >>> config.sep, config.encoding, config.na_values
+    (';', 'utf-8', [''])
+    >>> config.sepp = ","
+    Traceback (most recent call last):
+    ...
+    AttributeError: no setting 'sepp'
+    """
+
+    def __init__(self, **values: Any) -> None:
+        settings = {key: _fresh(option.default) for key, option in _OPTIONS.items()}
+        settings |= {"distance_inputs": {}, "datasets": []}
+        object.__setattr__(self, "_values", settings)
+        for key, value in values.items():
+            setattr(self, key, value)
+
+    def __getattr__(self, key: str) -> Any:
+        values = self.__dict__.get("_values")
+        if values is None or key not in values:
+            raise AttributeError(f"no setting {key!r}")
+        return values[key]
+
+    def __setattr__(self, key: str, value: Any) -> None:
+        if key not in self._values:
+            raise AttributeError(f"no setting {key!r}")
+        self._values[key] = value
+
+    def __repr__(self) -> str:
+        return f"AuditConfig({self._values!r})"
+
+    def replace(self, **changes: Any) -> AuditConfig:
+        """A copy with ``changes``."""
+        copied = AuditConfig()
+        object.__setattr__(copied, "_values", {**copy.deepcopy(self._values), **changes})
+        return copied
 
     def reading(self) -> ReadOptions:
         """How the inputs are read, as :func:`anonaudit.load` and
         :func:`anonaudit.sources.open_inputs` take it."""
-        return self._keywords().reading
+        return self.keywords().reading
 
     def roles(self) -> Roles:
         """The columns' roles."""
-        return Roles(**self._keywords().roles)
+        return Roles(**self.keywords().roles)
 
     def engine_options(
         self, *, progress: Progress | None = None, scheduler: Any = None
     ) -> EngineOptions:
         """Where the class table is built; ``scheduler`` overrides :attr:`scheduler`."""
-        return replace(
-            self._keywords().engine, scheduler=scheduler or self.scheduler, progress=progress
-        )
+        engine = self.keywords().engine
+        return replace(engine, scheduler=scheduler or engine.scheduler, progress=progress)
 
     def options(self) -> AuditOptions:
         """What the audit measures and judges."""
-        return self._keywords().audit
+        return self.keywords().audit
 
     def policy(self) -> Policy:
         """The thresholds as a :class:`Policy`."""
@@ -377,47 +363,29 @@ class AuditConfig:
                 values[threshold.name] = (float(pair[0]), int(pair[1]))
         return Policy(**values)
 
-    def _keywords(self) -> Keywords:
-        """The settings as option objects: the one mapping of policy-file keys and
-        command-line options onto them (:func:`anonaudit.settings.options.from_keywords`)."""
-        settings = {
-            "quasi_identifiers": self.quasi_identifiers,
-            "sensitive": self.sensitive,
-            "weights": self.weights,
-            "count": self.count,
-            "allowed_identifiers": self.allow_identifiers,
-            "sep": self.sep,
-            "encoding": self.encoding,
-            "na_values": self.na_values,
-            "format": self.format,
-            "filter": self.filter,
-            "storage_options": self.storage_options,
-            "delta_version": self.delta_version,
-            "missing_columns": self.missing_columns,
-            "decimal_comma": self.decimal_comma,
-            "engine": self.engine,
-            "policy": self.policy(),
-            "distance": self.t_distance,
-            "hierarchies": self.hierarchy,
-            **{each.keyword: self.distance_inputs.get(each.key, {}) for each in DISTANCE_INPUTS},
-            "nulls": self.nulls,
-            "risk_threshold": self.risk_threshold,
-            "population_size": self.population_size,
-            "sampling_fraction": self.sampling_fraction,
-            "population_model": self.population_model,
-            "population_table": self.population,
-            "k_map": self.k_map,
-            "generalize": self.generalize or None,
-            "qi_analysis": self.qi_analysis,
-            "suda": self.suda,
-            "advise": self.advise,
-            "suppression_limit": self.suppression_limit,
-            "max_results": self.max_results or None,
-            "max_work": self.max_work or None,
+    def keywords(self) -> Keywords:
+        """The settings as option objects: each setting with a ``keyword`` in the catalog
+        through :func:`anonaudit.settings.options.from_keywords`."""
+        settings: dict[str, Any] = {
+            option.keyword: (self._values[key] or None)
+            if option.zero_is_none
+            else self._values[key]
+            for key, option in _OPTIONS.items()
+            if option.keyword is not None
         }
+        settings["policy"] = self.policy()
+        for each in DISTANCE_INPUTS:
+            settings[each.keyword] = self.distance_inputs.get(each.key, {})
         return from_keywords(
             settings, quasi_identifiers=self.quasi_identifiers, sensitive=self.sensitive
         )
+
+
+def _fresh(value: Any) -> Any:
+    """A default as a setting's own value: lists and tables copied."""
+    if isinstance(value, tuple):
+        return list(value)
+    return copy.deepcopy(value)
 
 
 def read_config(path: str | Path) -> AuditConfig:
@@ -473,22 +441,25 @@ def _settings(data: dict[str, Any], path: Path) -> AuditConfig:
                 sa: str(base / v) if paths else v for sa, v in value.items()
             }
         elif key != "datasets":
-            setattr(config, key, value)
-    config.inputs = [p if is_url(p) else str(base / p) for p in config.inputs]
+            option = _OPTIONS[key]
+            setattr(config, key, value if option.path is None else _relative(value, option, base))
     config.storage_options = {k: str(v) for k, v in config.storage_options.items()}
-    config.hierarchy = {
-        c: p if is_builtin(p) else str(base / p) for c, p in config.hierarchy.items()
-    }
-    if config.population is not None and not is_url(config.population):
-        config.population = str(base / config.population)
-    if config.json not in (None, "-"):
-        config.json = str(base / config.json)
-    if config.html is not None:
-        config.html = str(base / config.html)
-    if config.records_out is not None:
-        config.records_out = str(base / config.records_out)
-    if config.listings_dir is not None:
-        config.listings_dir = str(base / config.listings_dir)
     if "file" in config.ledger:
         config.ledger = config.ledger | {"file": str(base / config.ledger["file"])}
     return config
+
+
+def _relative(value: Any, option: Option, base: Path) -> Any:
+    """``value`` (a path, a list or a table of them) relative to ``base`` where it is a
+    path of the file system (see :data:`~anonaudit.settings.catalog.PathKind`)."""
+    if isinstance(value, list):
+        return [_relative(v, option, base) for v in value]
+    if isinstance(value, dict):
+        return {k: _relative(v, option, base) for k, v in value.items()}
+    kept = {
+        "file": False,
+        "input": is_url(value),
+        "output": value == "-",
+        "hierarchy": is_builtin(value),
+    }[option.path or "file"]
+    return value if kept else str(base / value)

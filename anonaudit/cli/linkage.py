@@ -11,22 +11,18 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
-
-import pyarrow as pa
 
 from anonaudit.classtable import ClassTable
 from anonaudit.cli import dp as dp_cli
 from anonaudit.cli.app import assignments, levels
-from anonaudit.cli.batch import open_config_inputs
 from anonaudit.cli.config import AuditConfig
 from anonaudit.dp.accounting import Budget
 from anonaudit.dp.companion import DPReport
 from anonaudit.engines.load import load
-from anonaudit.engines.records import read_records, release_records
-from anonaudit.errors import InputError, ParameterError
+from anonaudit.engines.records import read_records
+from anonaudit.errors import ParameterError
 from anonaudit.files import (
     atomic_write_text,
     printable,
@@ -36,7 +32,7 @@ from anonaudit.files import (
 )
 from anonaudit.linkage.composition import Releases, compose, generalized_releases, read_releases
 from anonaudit.linkage.differencing import difference
-from anonaudit.linkage.history import release_history, repeated_ids
+from anonaudit.linkage.history import fingerprint_inputs, refuse_repeated_ids
 from anonaudit.linkage.ledger import Ledger
 from anonaudit.measures.generalization import is_builtin
 from anonaudit.report.json import dumps
@@ -49,12 +45,11 @@ from anonaudit.report.linkage import (
     ledger_to_dict,
 )
 from anonaudit.report.linkage_html import composition_html, differencing_html
-from anonaudit.results import AuditReport
-from anonaudit.settings.options import ReadOptions, Roles
+from anonaudit.settings.options import LedgerOptions, ReadOptions, Roles
 from anonaudit.sources.base import file_sha256, open_source
 from anonaudit.sources.csv import CsvOptions
 
-__all__ = ["audit_dataset", "audit_release", "ledger_name", "record_dp_release", "run"]
+__all__ = ["audit_dataset", "ledger_name", "ledger_options", "record_dp_release", "run"]
 
 _OK, _DISCLOSED = 0, 1
 #: Why a ledger run needs a dataset's name: the releases of one dataset are attacked and
@@ -209,7 +204,7 @@ def _record(
         records = None
         if id is not None:
             records = read_records([open_source(path, csv=csv)], [id, *qi, *sa])
-            _refuse_repeated_ids(records, path)
+            refuse_repeated_ids(records, path)
         found.append((file_sha256(path), records))
     # Which files the ledger holds already, and the record of the others: one transaction,
     # so that two runs recording the same file record it once.
@@ -230,73 +225,16 @@ def _record(
             )
 
 
-def audit_release(config: AuditConfig, report: AuditReport) -> AuditReport:
-    """``anonaudit audit --ledger``: ``report`` judged against the earlier releases.
-
-    ``config.ledger`` holds the ledger's ``file``, the ``dataset`` (required:
-    :func:`audit_dataset`), the ``recipient`` and the office's record ``id``.
-    The release is attacked with the earlier exact releases of the dataset in the
-    ledger (:func:`~anonaudit.linkage.history.release_history`; composition only with
-    ``id``, whose records are read again), and recorded, with its records under ``id``,
-    when the audit still passes and the ledger does not hold this very file for this
-    dataset and recipient yet.
-
-    Returns
-    -------
-    AuditReport
-        ``report`` with its :attr:`~anonaudit.results.AuditReport.history`.
-    """
+def ledger_options(config: AuditConfig) -> LedgerOptions | None:
+    """``anonaudit audit --ledger``'s ledger: ``config.ledger``'s ``file``, the dataset
+    (:func:`audit_dataset`), the ``recipient`` and the office's record ``id``; ``None``
+    without a ledger."""
     settings = config.ledger
-    inputs = [str(path) for path in config.inputs]
-    dataset, fingerprint = audit_dataset(config), _fingerprint(inputs)
-    recipient, id = settings.get("recipient"), settings.get("id")
-    records = None if id is None else release_records(open_config_inputs(config), report, id)
-    if records is not None:  # before the ledger is read or written
-        _refuse_repeated_ids(records, ",".join(inputs))
-    generalization = report.generalization
-    transformation = None if generalization is None else {"generalize": dict(generalization.levels)}
-    # The attacks and the record are one transaction: another audit of the dataset waits,
-    # and is then attacked with this release (and this one with any it recorded first).
-    with Ledger.open(settings["file"]) as ledger, ledger.transaction():
-        history = release_history(
-            ledger,
-            report.table,
-            dataset=dataset,
-            fingerprint=fingerprint,
-            records=records,
-            transformation=transformation,
-            max_classes=None,  # the reports cap their listings
-        )
-        report = replace(report, history=history)
-        known = ledger.releases(dataset, recipient, retired=False)
-        if report.passed is False or any(e.fingerprint == fingerprint for e in known):
-            return report
-        number = ledger.record(
-            dataset=dataset,
-            fingerprint=fingerprint,
-            source=",".join(inputs),
-            quasi_identifiers=report.quasi_identifiers,
-            sensitive=report.sensitive,
-            table=report.table,
-            transformation=transformation,
-            recipient=recipient,
-            records=records,
-        )
-    return replace(report, history=replace(history, recorded=number))
-
-
-def _refuse_repeated_ids(records: pa.Table, source: str) -> None:
-    """Refuse to record a release whose record ids (``records``' first column) repeat:
-    no later release could be composed with it. The message names the column and counts
-    the ids, and prints none of them (a report may redact such values)."""
-    ids, shared = repeated_ids(records)
-    if ids:
-        raise InputError(
-            f"{printable(source)}: the id column {printable(repr(records.column_names[0]))} "
-            f"repeats {ids:,} "
-            f"{'id' if ids == 1 else 'ids'} ({shared:,} records share an id); each record "
-            "of a release needs its own id: fix the file, nothing was recorded"
-        )
+    if not settings:
+        return None
+    return LedgerOptions(
+        settings["file"], audit_dataset(config), settings.get("recipient"), settings.get("id")
+    )
 
 
 def ledger_name(name: str | None) -> str:
@@ -321,19 +259,13 @@ def audit_dataset(config: AuditConfig) -> str:
     ParameterError
         None of them: checked before the audit runs.
     """
-    name = config.ledger.get("dataset") or config.name
+    name: str | None = config.ledger.get("dataset") or config.name
     if not name:
         raise ParameterError(
             f'{_UNNAMED}: add --dataset NAME, or dataset = "NAME" in the policy file\'s '
             "[ledger] table"
         )
     return name
-
-
-def _fingerprint(inputs: Sequence[str]) -> str:
-    """A release's fingerprint: the SHA-256 of its input files, comma-separated (empty
-    for an input that is not a file)."""
-    return ",".join(file_sha256(path) if Path(path).is_file() else "" for path in inputs)
 
 
 def record_dp_release(
@@ -351,7 +283,7 @@ def record_dp_release(
     that no release is published without its cost recorded, nor charged unwritten.
     """
     inputs = [str(path) for path in args.inputs]
-    dataset, fingerprint = ledger_name(args.dataset), _fingerprint(inputs)
+    dataset, fingerprint = ledger_name(args.dataset), fingerprint_inputs(inputs)
     budget = _budget(args.budget)
     release = report.release
     written: list[Path] = []

@@ -22,7 +22,7 @@ from anonaudit.distances._transport import Distributions, Placement, without_nul
 from anonaudit.distances.base import Distance
 from anonaudit.errors import HierarchyError, OptionError, ParameterError
 from anonaudit.files import from_decimal_comma
-from anonaudit.settings.options import texts
+from anonaudit.settings.values import texts
 
 if TYPE_CHECKING:
     from anonaudit.classtable import SensitiveCounts

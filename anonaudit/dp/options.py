@@ -56,15 +56,11 @@ from anonaudit.settings.names import (
     Neighbouring,
     Postprocess,
 )
-from anonaudit.settings.options import (
-    EngineOptions,
-    ReadOptions,
-    Roles,
-    _number,
-    _one_of,
-    _require,
-)
+from anonaudit.settings.options import EngineOptions, ReadOptions, Roles
 from anonaudit.settings.options import from_keywords as audit_keywords
+from anonaudit.settings.values import number as _number
+from anonaudit.settings.values import one_of as _one_of
+from anonaudit.settings.values import require as _require
 
 __all__ = [
     "EPSILON_RANGE",

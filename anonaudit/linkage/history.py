@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
@@ -31,12 +32,21 @@ import pyarrow.compute as pc
 
 from anonaudit.classtable import ClassTable
 from anonaudit.errors import InputError
+from anonaudit.files import printable
 from anonaudit.linkage.composition import Composition, compose, read_releases
 from anonaudit.linkage.differencing import Differencing, difference
 from anonaudit.linkage.ledger import Ledger, LedgerEntry
 from anonaudit.settings.names import Judged, Verdict
+from anonaudit.sources.base import file_sha256
 
-__all__ = ["SAME_CODING", "ReleaseHistory", "release_history", "repeated_ids"]
+__all__ = [
+    "SAME_CODING",
+    "ReleaseHistory",
+    "fingerprint_inputs",
+    "refuse_repeated_ids",
+    "release_history",
+    "repeated_ids",
+]
 
 #: Differencing compares two releases coded alike: below this share of the new
 #: release's records in classes the old one has too, they are taken to be coded
@@ -273,3 +283,29 @@ def repeated_ids(records: pa.Table) -> tuple[int, int]:
     repeated = counts.column("id_count").to_numpy()
     repeated = repeated[repeated > 1]
     return len(repeated), int(repeated.sum())
+
+
+def refuse_repeated_ids(records: pa.Table, source: str) -> None:
+    """Refuse to record a release whose record ids (``records``' first column) repeat:
+    no later release could be composed with it. The message names the column and counts
+    the ids, and prints none of them (a report may redact such values).
+
+    Raises
+    ------
+    InputError
+        An id shared by several records.
+    """
+    ids, shared = repeated_ids(records)
+    if ids:
+        raise InputError(
+            f"{printable(source)}: the id column {printable(repr(records.column_names[0]))} "
+            f"repeats {ids:,} "
+            f"{'id' if ids == 1 else 'ids'} ({shared:,} records share an id); each record "
+            "of a release needs its own id: fix the file, nothing was recorded"
+        )
+
+
+def fingerprint_inputs(inputs: Sequence[str]) -> str:
+    """A release's fingerprint: the SHA-256 of its input files, comma-separated (empty
+    for an input that is not a file)."""
+    return ",".join(file_sha256(path) if Path(path).is_file() else "" for path in inputs)

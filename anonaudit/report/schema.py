@@ -17,6 +17,12 @@ where it is defined:
 
 ``python -m anonaudit.report.schema`` rewrites the shipped file with them;
 ``tests/test_schema.py`` fails while the file differs from :func:`report_schema`.
+
+``anonaudit/schema/policy.schema.json`` is the JSON Schema of a policy file
+(:func:`policy_schema`), written wholly from the settings' catalog
+(:data:`anonaudit.settings.catalog.OPTIONS`), the thresholds and the ground distances'
+inputs: editors that check TOML against a JSON Schema (Taplo, Even Better TOML) check a
+policy file with it. The same command rewrites it.
 """
 
 from __future__ import annotations
@@ -34,12 +40,23 @@ from anonaudit import measures
 from anonaudit.files import atomic_write_text
 from anonaudit.measures import Analysis, Measure
 from anonaudit.report.sections import analysis_section, section
+from anonaudit.settings.catalog import OPTIONS, Option
+from anonaudit.settings.names import DISTANCE_INPUTS
 from anonaudit.settings.policy import threshold_fields
 
-__all__ = ["SCHEMA_FILE", "dumps", "report_schema", "shipped_schema"]
+__all__ = [
+    "POLICY_SCHEMA_FILE",
+    "SCHEMA_FILE",
+    "dumps",
+    "policy_schema",
+    "report_schema",
+    "shipped_schema",
+]
 
 #: The shipped schema, in the package.
 SCHEMA_FILE = resources.files("anonaudit") / "schema" / "report.schema.json"
+#: The shipped schema of policy files, in the package.
+POLICY_SCHEMA_FILE = resources.files("anonaudit") / "schema" / "policy.schema.json"
 
 #: The JSON Schema of a threshold's value, by its kind
 #: (:data:`anonaudit.settings.policy.ThresholdKind`).
@@ -122,10 +139,119 @@ def report_schema(
         extended = audit if its.extends is None else defs[its.extends]
         extended["properties"].update(copy.deepcopy(dict(its.properties)))
     defs["policy"]["properties"] = {
-        field.name: {**_KINDS[field.metadata["kind"]], "description": field.metadata["help"]}
+        field.name: _threshold(field)
         for field in (threshold_fields() if thresholds is None else thresholds)
     }
     return schema
+
+
+def _threshold(field: Field[Any]) -> dict[str, Any]:
+    """The JSON Schema of a threshold's value, from its kind, with its help."""
+    return {**_KINDS[field.metadata["kind"]], "description": field.metadata["help"]}
+
+
+_TEXT: dict[str, Any] = {"type": "string"}
+_TEXTS: dict[str, Any] = {"type": "array", "items": _TEXT}
+#: The JSON Schema of a setting's value, by its kind (:data:`anonaudit.settings.catalog.Kind`).
+_SETTING_KINDS: dict[str, dict[str, Any]] = {
+    "text": _TEXT,
+    "whole": {"type": "integer"},
+    "number": {"type": "number"},
+    "boolean": {"type": "boolean"},
+    "show": {"type": "boolean"},
+    "size": {"type": ["boolean", "integer"]},
+    "texts": _TEXTS,
+    "columns": _TEXTS,
+    "mapping": {
+        "type": "object",
+        "additionalProperties": {"type": ["string", "number", "boolean"]},
+    },
+    "paths": {"type": "object", "additionalProperties": _TEXT},
+    "levels": {"type": "object", "additionalProperties": {"type": "integer"}},
+    "distance": {
+        "oneOf": [_TEXT, {"type": "object", "additionalProperties": _TEXT}],
+    },
+}
+#: The tables of their own keys.
+_TABLES: dict[str, dict[str, Any]] = {
+    "ledger": {
+        "type": "object",
+        "properties": {key: _TEXT for key in ("file", "dataset", "recipient", "id")},
+        "additionalProperties": False,
+    },
+    "dp": {
+        "type": "object",
+        "properties": {
+            "epsilon": {"type": "number"},
+            "delta": {"type": "number"},
+            **{key: _TEXT for key in ("mechanism", "neighbouring", "rr_sensitive", "postprocess")},
+            "public_domain": {"type": "object", "additionalProperties": _TEXT},
+        },
+        "additionalProperties": False,
+    },
+}
+
+
+def _setting(option: Option) -> dict[str, Any]:
+    """The JSON Schema of ``option``'s value, with its help."""
+    if option.key == "thresholds":
+        found: dict[str, Any] = {
+            "type": "object",
+            "properties": {
+                field.name: {
+                    **_KINDS[field.metadata["kind"]],
+                    "description": field.metadata["help"],
+                }
+                for field in threshold_fields()
+            },
+            "additionalProperties": False,
+        }
+    elif option.kind == "table":
+        found = copy.deepcopy(_TABLES[option.key])
+    else:
+        found = copy.deepcopy(_SETTING_KINDS[option.kind])
+    if option.choices:
+        found["enum"] = list(option.choices)
+    return {**found, "description": option.help.replace("%%", "%")}
+
+
+def policy_schema() -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of a policy file, from the settings' catalog.
+
+    >>> schema = policy_schema()
+    >>> schema["properties"]["nulls"]["enum"]
+    ['value', 'drop', 'wildcard']
+    >>> schema["properties"]["datasets"]["items"]["properties"]["sep"]["type"]
+    'string'
+    """
+    dataset = {option.key: _setting(option) for option in OPTIONS}
+    for each in DISTANCE_INPUTS:
+        values = _TEXT if each.path else _TEXTS
+        dataset[each.key] = {
+            "type": "object",
+            "additionalProperties": values,
+            "description": each.help,
+        }
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "urn:anonaudit:schema:policy",
+        "title": "anonaudit policy file",
+        "description": "The settings of an audit (anonaudit audit --config FILE), as TOML.",
+        "type": "object",
+        "properties": {
+            **dataset,
+            "datasets": {
+                "type": "array",
+                "description": "one audit per table, each key defaulting to the top level's",
+                "items": {
+                    "type": "object",
+                    "properties": dataset,
+                    "additionalProperties": False,
+                },
+            },
+        },
+        "additionalProperties": False,
+    }
 
 
 def dumps(schema: Mapping[str, Any]) -> str:
@@ -133,7 +259,8 @@ def dumps(schema: Mapping[str, Any]) -> str:
     return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
 
 
-if __name__ == "__main__":  # python -m anonaudit.report.schema: rewrite the shipped file
-    target = Path(str(SCHEMA_FILE))
-    atomic_write_text(target, dumps(report_schema()))
-    sys.stdout.write(f"wrote {target}\n")
+if __name__ == "__main__":  # python -m anonaudit.report.schema: rewrite the shipped files
+    for file, written in ((SCHEMA_FILE, report_schema()), (POLICY_SCHEMA_FILE, policy_schema())):
+        target = Path(str(file))
+        atomic_write_text(target, dumps(written))
+        sys.stdout.write(f"wrote {target}\n")

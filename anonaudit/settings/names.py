@@ -14,13 +14,11 @@ import enum
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
-from anonaudit.distances import DISTANCES
-
 __all__ = [
     "ADDITIVE",
     "DEFAULT_MAX_ROWS",
-    "DISTANCES",
     "DISTANCE_INPUTS",
+    "ENGINES",
     "FORMATS",
     "MECHANISMS",
     "MISSING_COLUMNS",
@@ -113,6 +111,9 @@ MISSING_COLUMNS: tuple[MissingColumns, ...] = ("error", "null")
 
 #: The formats of a dataset's files (:mod:`anonaudit.sources.dataset`).
 FORMATS = ("parquet", "csv", "delta")
+
+#: Where the class table is built (:class:`anonaudit.settings.options.EngineOptions`).
+ENGINES = ("local", "dask", "spark")
 
 Mechanism: TypeAlias = Literal[
     "discrete-laplace", "discrete-gaussian", "laplace", "gaussian", "randomized-response"

@@ -38,7 +38,6 @@ anonaudit.errors.OptionError: unknown nulls 'maybe'; choose one of value, drop, 
 
 from __future__ import annotations
 
-import math
 import os
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
@@ -50,6 +49,7 @@ from anonaudit.distances.base import Distance
 from anonaudit.errors import OptionError, ParameterError
 from anonaudit.settings.names import (
     DISTANCE_INPUTS,
+    ENGINES,
     FORMATS,
     MISSING_COLUMNS,
     NULL_POLICIES,
@@ -59,6 +59,10 @@ from anonaudit.settings.names import (
     PopulationModel,
 )
 from anonaudit.settings.policy import Policy
+from anonaudit.settings.values import number as _number
+from anonaudit.settings.values import one_of as _one_of
+from anonaudit.settings.values import require as _require
+from anonaudit.settings.values import texts
 from anonaudit.settings.work import DEFAULT_MAX_WORK
 
 if TYPE_CHECKING:
@@ -78,6 +82,7 @@ __all__ = [
     "EngineOptions",
     "EqualDistance",
     "HierarchicalDistance",
+    "LedgerOptions",
     "MatrixDistance",
     "NumericDistance",
     "OrderedDistance",
@@ -88,45 +93,12 @@ __all__ = [
     "texts",
 ]
 
-#: Where the class table is built: this process, a Dask cluster or a Spark session.
-ENGINES = ("local", "dask", "spark")
 #: Below this, the population the data is a sample of would be over a trillion times
 #: larger than the sample: a typo rather than a survey.
 SMALLEST_SAMPLING_FRACTION = 1e-12
 #: The release in which the flat keyword arguments of :func:`anonaudit.audit`,
 #: :func:`anonaudit.audit_table` and :func:`anonaudit.load` stop working.
 REMOVED_IN = "0.3"
-
-
-def _require(ok: bool, name: str, requirement: str, value: object) -> None:
-    """Raise the one message of a bad option: ``NAME must REQUIREMENT (got VALUE)``."""
-    if not ok:
-        raise OptionError(name, value, requirement=requirement)
-
-
-def texts(value: Sequence[str] | str, name: str) -> tuple[str, ...]:
-    """A sequence of column names or texts as a tuple; a lone string is refused.
-
-    Raises
-    ------
-    OptionError
-        ``value`` is one text, or holds something else than texts (named ``name``).
-    """
-    _require(not isinstance(value, str), name, "be a list of texts, not one text", value)
-    items = tuple(value)
-    for item in items:
-        _require(isinstance(item, str), f"every item of {name}", "be a text", item)
-    return items
-
-
-def _one_of(value: object, name: str, allowed: Sequence[str]) -> None:
-    if value not in allowed:
-        raise OptionError(name, value, choices=allowed)
-
-
-def _number(value: object) -> bool:
-    """Whether ``value`` is a finite real number (not a bool)."""
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 # --------------------------------------------------------------------------- columns
@@ -294,7 +266,47 @@ class EngineOptions:
 
 # --------------------------------------------------------------------------- distances
 
+
 #: The distance classes by the name reports give them (:data:`anonaudit.distances.CLASSES`).
+@dataclass(frozen=True)
+class LedgerOptions:
+    """Where a release is judged against the earlier releases of its dataset, and
+    recorded when its audit passes (``anonaudit audit --ledger``).
+
+    Parameters
+    ----------
+    file : str or os.PathLike
+        The release ledger (SQLite), made on first use. It is internal: do not publish it.
+    dataset : str
+        The data the release comes from: its releases are checked against each other.
+    recipient : str, optional
+        Who receives the release.
+    id : str, optional
+        The office's record id column: kept with the release, so that later releases are
+        composed with it (without it, only differencing is checked).
+
+    Examples
+    --------
+    >>> LedgerOptions("releases.sqlite", "")
+    Traceback (most recent call last):
+    ...
+    anonaudit.errors.OptionError: dataset must be a name that is not empty (got '')
+    """
+
+    file: str | os.PathLike[str]
+    dataset: str
+    recipient: str | None = None
+    id: str | None = None
+
+    def __post_init__(self) -> None:
+        _require(
+            isinstance(self.dataset, str) and bool(self.dataset.strip()),
+            "dataset",
+            "be a name that is not empty",
+            self.dataset,
+        )
+
+
 DISTANCE_CLASSES = ground_distances.CLASSES
 
 
@@ -397,7 +409,7 @@ class Analyses:
         (:func:`anonaudit.measures.suda.suda`); ``True`` for the default size.
     advise : bool
         Search the lattice of the QIs' hierarchy levels for the Pareto-best
-        transformations that pass the policy (:func:`anonaudit.advice.advise`).
+        transformations that pass the policy (:func:`anonaudit.advise`).
     suppression_limit : float
         With ``advise``: the largest share of the records, in [0, 1), a transformation
         may suppress.

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from anonaudit.distances import DISTANCES
 from anonaudit.measures.t_closeness import TClosenessResult
 from anonaudit.report import charts, explain
 from anonaudit.report.kit import (
@@ -25,7 +26,7 @@ from anonaudit.report.kit import (
     json_number,
 )
 from anonaudit.report.sections.base import ClassSection
-from anonaudit.settings.names import DISTANCE_INPUTS, DISTANCES
+from anonaudit.settings.names import DISTANCE_INPUTS
 
 __all__ = ["SECTION", "TClosenessSection"]
 
