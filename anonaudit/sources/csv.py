@@ -20,7 +20,6 @@ import stat
 import threading
 import time
 from collections.abc import Callable, Generator, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -30,9 +29,10 @@ import pyarrow.fs as pafs
 
 from anonaudit.errors import ColumnError, MalformedFileError, ParameterError
 from anonaudit.files import from_decimal_comma
-from anonaudit.sources.base import SourceInfo, local_sha256
+from anonaudit.sources.options import CsvOptions
+from anonaudit.sources.protocol import Format, SourceInfo, local_sha256
 
-__all__ = ["CsvOptions", "CsvSource", "Readable", "from_decimal_comma", "read_header"]
+__all__ = ["FORMAT", "CsvOptions", "CsvSource", "Readable", "from_decimal_comma", "read_header"]
 
 _SNIFF_BYTES = 64 * 1024
 _BLOCK_BYTES = 16 * 1024 * 1024
@@ -44,29 +44,6 @@ _CODECS = {"gzip": ".gz", "bz2": ".bz2", "zstd": ".zst", "lz4": ".lz4"}
 _CANDIDATE_SEPARATORS = ",;\t|"
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")  # as CSV readers split lines, unlike str.splitlines
 _ROW_ERROR = re.compile(r"Row #(\d+): Expected (\d+) columns, got (\d+)")
-
-
-@dataclass(frozen=True)
-class CsvOptions:
-    """How to read CSV files.
-
-    Attributes
-    ----------
-    sep : str or None
-        Field separator; ``None`` sniffs it from the first 64 KiB among ``, ; TAB |``.
-    encoding : str
-        Text encoding of the file, e.g. ``"utf-8"`` or ``"latin-1"``.
-    na_values : tuple of str
-        Cell texts read as null. Only the empty field by default: ``"NA"`` stays a value.
-    """
-
-    sep: str | None = None
-    encoding: str = "utf-8"
-    na_values: tuple[str, ...] = ("",)
-
-    def __post_init__(self) -> None:
-        if self.sep is not None and len(self.sep) != 1:
-            raise ParameterError(f"--sep must be one character (got {self.sep!r})")
 
 
 class CsvSource:
@@ -784,3 +761,20 @@ def _locate_decode_error(
                 return _decode_error(path, encoding, chunk, exc, lines_before=lines)
             lines += chunk.count(b"\n")
     return MalformedFileError(f"{path}: bytes that are not valid {encoding}; pass --encoding")
+
+
+def _open_file(path: Path, options: CsvOptions | None) -> CsvSource:
+    """A local CSV file, read with ``options`` (``None``: the defaults)."""
+    return CsvSource(path, options or CsvOptions())
+
+
+#: Delimited text: a single file with none of another format's suffixes is read as CSV
+#: (a ``.dat`` file, a compressed one, a pipe); in a dataset, only files with these
+#: suffixes (optionally compressed) are, unless ``--format csv`` is given.
+FORMAT = Format(
+    name="csv",
+    title="CSV",
+    suffixes=(".csv", ".tsv", ".txt"),
+    open_file=_open_file,
+    fallback=True,
+)

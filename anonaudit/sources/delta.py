@@ -2,9 +2,11 @@
 
 ``deltalake`` reads the transaction log: which Parquet files make up the table at that
 version, their sizes and partition values. The files themselves are then read like any
-other dataset's, through the same pyarrow filesystem (so the Dask engine's workers can
-read them too). Tables that need deletion vectors or column mapping are refused by
-``deltalake``'s reader with a message saying so.
+other dataset's (:mod:`anonaudit.sources.parts`), through the same pyarrow filesystem (so
+the Dask engine's workers can read them too). Tables that need deletion vectors or
+column mapping are refused by ``deltalake``'s reader with a message saying so. A
+directory holding a ``_delta_log`` is read as a Delta table wherever a dataset is
+opened (:data:`FORMAT`).
 """
 
 from __future__ import annotations
@@ -16,13 +18,14 @@ import pyarrow as pa
 import pyarrow.fs as pafs
 
 from anonaudit.errors import InputError, MissingDependencyError, SourceNotFoundError
-from anonaudit.sources.dataset import dataset_source, dictionary_format
+from anonaudit.sources.parts import DatasetSource, dataset_source, dictionary_format
+from anonaudit.sources.protocol import Format
 from anonaudit.sources.storage import Location, storage_error
 
 if TYPE_CHECKING:
-    from anonaudit.sources.dataset import DatasetOptions, DatasetSource
+    from anonaudit.sources.options import DatasetOptions
 
-__all__ = ["open_delta"]
+__all__ = ["FORMAT", "is_delta", "open_delta"]
 
 _DELTA_S3_KEYS = {
     "endpoint_url": "AWS_ENDPOINT_URL",
@@ -110,3 +113,35 @@ def _version_error(where: Location, options: DatasetOptions, exc: Any) -> Except
         f"{where.name}: the Delta table has no version {options.delta_version} "
         f"({' '.join(str(exc).split())}); pick an existing --delta-version"
     )
+
+
+def is_delta(where: Location, options: DatasetOptions) -> bool:
+    """Whether ``where`` is to be read as a Delta table: ``options`` ask for a version of
+    one (``--delta-version``), or it is a directory holding a ``_delta_log``.
+
+    Parameters
+    ----------
+    where : Location
+        A dataset's location, local or in object storage.
+    options : DatasetOptions
+        The dataset options given.
+
+    Returns
+    -------
+    bool
+        Whether :func:`open_delta` is to open ``where``.
+
+    Raises
+    ------
+    OSError
+        The storage could not be asked.
+    """
+    if options.delta_version is not None:
+        return True
+    log = where.filesystem.get_file_info(posixpath.join(where.path, "_delta_log"))
+    return bool(log.type == pafs.FileType.Directory)
+
+
+#: Delta Lake tables: directories (local or in object storage), not single files; their
+#: Parquet files are found in the table's log, not by their suffix.
+FORMAT = Format(name="delta", title="Delta", is_table=is_delta, open_table=open_delta)

@@ -10,7 +10,7 @@ import pyarrow as pa
 
 from anonaudit.classtable import to_text_batch
 from anonaudit.errors import ColumnError, MalformedFileError
-from anonaudit.sources.base import SourceInfo
+from anonaudit.sources.protocol import SourceInfo
 
 __all__ = ["FrameSource", "is_spark_frame"]
 

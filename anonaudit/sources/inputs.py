@@ -1,8 +1,11 @@
 """Opening the inputs of an audit: paths, URLs, frames, or a list of them, as sources.
 
-:func:`open_inputs` is what :func:`anonaudit.load` and every second pass over the
-records (``--records-out``, ``advise --out``, the sample of undeclared columns) open the
-data with, so that each reads the same records the same way.
+:func:`open_source` opens one input: a file as the format its suffix names (the
+registry, :mod:`anonaudit.sources.formats`), a directory, glob or URL as a dataset
+(:mod:`anonaudit.sources.dataset`), a frame as itself. :func:`open_inputs` is what
+:func:`anonaudit.load` and every second pass over the records (``--records-out``,
+``advise --out``, the sample of undeclared columns) open the data with, so that each
+reads the same records the same way.
 """
 
 from __future__ import annotations
@@ -10,18 +13,72 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from anonaudit.errors import InputError
-from anonaudit.sources.base import Source, open_source
-from anonaudit.sources.csv import CsvOptions
-from anonaudit.sources.dataset import DatasetOptions
-from anonaudit.sources.frames import is_spark_frame
+from anonaudit.errors import InputError, SourceNotFoundError
+from anonaudit.sources.dataset import open_dataset
+from anonaudit.sources.formats import of_file
+from anonaudit.sources.frames import FrameSource, is_spark_frame
+from anonaudit.sources.options import CsvOptions, DatasetOptions
+from anonaudit.sources.protocol import Source
+from anonaudit.sources.storage import is_url
 
 if TYPE_CHECKING:
-    from anonaudit.sources.base import MissingColumns
+    from anonaudit.sources.protocol import MissingColumns
 
-__all__ = ["open_inputs", "require_rereadable"]
+__all__ = ["open_inputs", "open_source", "require_rereadable"]
+
+
+def open_source(
+    obj: Any, *, csv: CsvOptions | None = None, dataset: DatasetOptions | None = None
+) -> Source:
+    """Open ``obj`` as a :class:`~anonaudit.sources.protocol.Source`.
+
+    Parameters
+    ----------
+    obj : str, os.PathLike, pandas.DataFrame or pyarrow.Table
+        A file of a format of :mod:`anonaudit.sources.formats`, by its suffix (a CSV
+        file, optionally ``.gz``/``.bz2``/``.zst``-compressed, or any file no format's
+        suffix claims; a Parquet file), a directory, glob or object-storage URL of such
+        files or of a Delta table (:mod:`anonaudit.sources.dataset`), or an in-memory
+        frame.
+    csv : CsvOptions, optional
+        Separator, encoding and null markers for CSV files.
+    dataset : DatasetOptions, optional
+        Format, filters, storage options and Delta version. When any is set, a single
+        file is read as a dataset too.
+
+    Returns
+    -------
+    Source
+        A source whose :meth:`~anonaudit.sources.protocol.Source.batches` streams text
+        columns.
+
+    Raises
+    ------
+    SourceNotFoundError
+        No such file.
+    InputError
+        An object that is neither a path nor a frame.
+    """
+    if isinstance(obj, (str, os.PathLike)):
+        text = os.fspath(obj)
+        path = Path(text)
+        wanted = dataset is not None and dataset.given
+        if wanted or is_url(text) or path.is_dir() or any(c in text for c in "*?["):
+            return open_dataset(text, options=dataset, csv=csv)
+        if not path.exists():
+            raise SourceNotFoundError(f"{path}: no such file; check the path")
+        opener = of_file(path.name).open_file
+        assert opener is not None  # of_file gives a format that opens files
+        return opener(path, csv)
+    if FrameSource.accepts(obj):
+        return FrameSource(obj)
+    raise InputError(
+        f"cannot audit an object of type {type(obj).__name__}; "
+        "pass a path, a pandas.DataFrame or a pyarrow.Table"
+    )
 
 
 def open_inputs(

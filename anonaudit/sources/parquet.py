@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -11,9 +12,12 @@ import pyarrow.parquet as pq
 
 from anonaudit.classtable import to_text_batch
 from anonaudit.errors import InputError, MalformedFileError
-from anonaudit.sources.base import SourceInfo, local_sha256, require_flat
+from anonaudit.sources.protocol import Format, SourceInfo, local_sha256, require_flat
 
-__all__ = ["ParquetSource", "check_decoded", "check_row_groups", "damaged_pages"]
+if TYPE_CHECKING:
+    from anonaudit.sources.options import CsvOptions
+
+__all__ = ["FORMAT", "ParquetSource", "check_decoded", "check_row_groups", "damaged_pages"]
 
 _BATCH_ROWS = 1 << 20
 _MAGIC = b"PAR1"  # at the start and at the end of every Parquet file
@@ -184,3 +188,14 @@ def check_decoded(batch: pa.RecordBatch, columns: Sequence[str], name: str) -> N
                 f"more than the {_size(budget)} it may take of the memory there is; values "
                 "this long are no quasi-identifiers: check the file, or audit other columns"
             )
+
+
+def _open_file(path: Path, csv: CsvOptions | None) -> ParquetSource:
+    """A local Parquet file (the CSV options do not apply)."""
+    return ParquetSource(path)
+
+
+#: Parquet files, alone or as a dataset's (and the files of a Delta table, read as its).
+FORMAT = Format(
+    name="parquet", title="Parquet", suffixes=(".parquet", ".pq", ".parq"), open_file=_open_file
+)
