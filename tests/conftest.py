@@ -7,9 +7,10 @@
 * ``slow``: statistical tests that sample mechanisms many times (``test_dp_claims``), and
   the command line run many times over (``test_cli_exit``).
 
-``unit`` and ``integration`` split every test; ``lake``, ``browser`` and ``slow`` are
-added on top. ``python -m pytest -m unit`` runs the fast tier, ``-m "not slow"`` all but
-the statistical tests; CI runs every tier (``.ci/run``).
+``unit``, ``integration`` and ``slow`` split every test (a slow test is in neither of
+the others); ``lake`` and ``browser`` are added on top. ``python -m pytest -m unit`` runs
+the fast tier, ``-m "not slow"`` all but the statistical tests; the README's command and
+CI run every tier (``.ci/run``).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import pytest
 INTEGRATION = frozenset(
     {
         "test_advice_report",
+        "test_api_equals_cli",
         "test_bad_input",
         "test_cli",
         "test_cli_exit",
@@ -48,10 +50,11 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         module = Path(str(item.fspath)).stem
         lake = module.startswith("test_lake_")
-        item.add_marker("integration" if lake or module in INTEGRATION else "unit")
+        if module in SLOW:
+            item.add_marker("slow")
+        else:
+            item.add_marker("integration" if lake or module in INTEGRATION else "unit")
         if lake:
             item.add_marker("lake")
         if "browser" in getattr(item, "fixturenames", ()):
             item.add_marker("browser")
-        if module in SLOW:
-            item.add_marker("slow")

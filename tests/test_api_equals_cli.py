@@ -1,12 +1,12 @@
 """The Python API gives the report the command line gives, DP companion and ledger included.
 
 ``anonaudit audit ... --dp-epsilon ... --ledger ...`` and ``anonaudit.audit(...,
-dp=DPOptions(...), ledger=LedgerOptions(...))`` run the same code: these tests run both on
-two successive releases of the same records (the second judged against the first in the
-ledger: differencing and composition by record id, and not recorded as it fails) and compare the JSON reports, key by
-key, and what each left in its ledger. The DP noise is set to zero for the comparison
-(the noise is drawn afresh by each run, from a secure source); everything else is the
-code as it runs.
+dp=DPOptions(...), ledger=LedgerOptions(...))`` run the same code: these tests run both
+on two successive releases of the same records (the second judged against the first in
+the ledger: differencing and composition by record id, and not recorded as it fails) and
+compare the JSON reports, key by key, and what each left in its ledger. The DP noise is
+set to zero for the comparison (the noise is drawn afresh by each run, from a secure
+source); everything else is the code as it runs.
 """
 
 from __future__ import annotations

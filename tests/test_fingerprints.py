@@ -28,7 +28,7 @@ from anonaudit import audit_table
 from anonaudit.classtable import ClassTable, SourceStats
 from anonaudit.cli import main
 from anonaudit.engines.local import build_class_table
-from anonaudit.report.views import _digest
+from anonaudit.report.views import source_digest
 from anonaudit.sources import CsvSource, open_source
 from anonaudit.sources.base import fingerprint, fingerprint_now
 from anonaudit.sources.csv import CsvOptions
@@ -142,7 +142,7 @@ def test_each_file_of_a_dataset_is_hashed(tmp_path: Path, fmt: str) -> None:
     assert stats.sha256 is None  # a dataset: each file has its own
     assert [Path(f.name).name for f in stats.files] == [p.name for p in paths]
     assert [f.sha256 for f in stats.files] == [sha256_of(p) for p in paths]
-    shown = _digest(stats)
+    shown = source_digest(stats)
     assert shown.startswith("per file: ")
     assert all(sha256_of(p) in shown for p in paths)
     # A filter reads only some files (pruned by partition): those are the ones hashed.
@@ -153,17 +153,17 @@ def test_each_file_of_a_dataset_is_hashed(tmp_path: Path, fmt: str) -> None:
 def test_a_single_file_read_as_a_dataset_shows_its_digest(csv_file: Path) -> None:
     (stats,) = load(csv_file, dataset=DatasetOptions(format="csv")).sources
     assert len(stats.files) == 1 and stats.files[0].sha256 == sha256_of(csv_file)
-    assert _digest(stats) == sha256_of(csv_file)
+    assert source_digest(stats) == sha256_of(csv_file)
 
 
 def test_a_frame_is_not_hashed() -> None:
     (stats,) = load(records()).sources
     assert stats.format == "pandas" and stats.sha256 is None
-    assert _digest(stats) == "n/a (not a file)"
+    assert source_digest(stats) == "n/a (not a file)"
     counts = ClassTable.from_frame(
         pd.DataFrame({"zip": ["1"], "count": [3]}), quasi_identifiers=["zip"]
     )
-    assert _digest(counts.sources[0]) == "n/a (not a file)"
+    assert source_digest(counts.sources[0]) == "n/a (not a file)"
 
 
 def test_files_in_object_storage_are_not_hashed() -> None:
@@ -179,19 +179,21 @@ def test_files_in_object_storage_are_not_hashed() -> None:
         memory.rm("/fingerprints", recursive=True)
     assert stats.rows == 6000
     assert [f.sha256 for f in stats.files] == [None, None]
-    assert _digest(stats).startswith("not hashed (a URL")
+    assert source_digest(stats).startswith("not hashed (a URL")
 
 
 def test_the_report_formats_only_what_was_recorded() -> None:
     digest = "ab" * 32
-    assert _digest(SourceStats("gone.csv", "csv", 3, 10, sha256=digest)) == digest
+    assert source_digest(SourceStats("gone.csv", "csv", 3, 10, sha256=digest)) == digest
     # Nothing is read at render time: a file that exists but was never hashed says so.
-    assert _digest(SourceStats(__file__, "csv", 3, 10)).startswith("not hashed")
-    assert _digest(SourceStats("s3://bucket/a.csv", "csv", 3, 10)).startswith("not hashed (a URL")
+    assert source_digest(SourceStats(__file__, "csv", 3, 10)).startswith("not hashed")
+    assert source_digest(SourceStats("s3://bucket/a.csv", "csv", 3, 10)).startswith(
+        "not hashed (a URL"
+    )
     files = tuple(
         SourceStats(f"d/part-{i}.parquet", "parquet", 1, 1, sha256=f"{i:064x}") for i in range(60)
     )
-    listed = _digest(SourceStats("d", "parquet", 60, 60, files))
+    listed = source_digest(SourceStats("d", "parquet", 60, 60, files))
     assert f"d/part-49.parquet: {49:064x}" in listed
     assert "part-50" not in listed and listed.endswith("and 10 more files (not listed)")
 

@@ -240,7 +240,7 @@ def _render(
         sections=sections,
     )
     about = explain.report_about(_about(report))  # what the measures mean: anonaudit.report.explain
-    html = _environment().get_template("report.html.j2").render(page=page, about=about)
+    html = environment().get_template("report.html.j2").render(page=page, about=about)
     return html, listings
 
 
@@ -350,7 +350,7 @@ def _sections(report: AuditReport, *, command: str | None, options: Options) -> 
 
 
 @cache
-def _environment() -> Environment:
+def environment() -> Environment:
     return Environment(
         loader=PackageLoader("anonaudit", "report/templates"),
         autoescape=True,

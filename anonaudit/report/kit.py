@@ -228,7 +228,7 @@ class Shown:
         """``value`` as the page shows it (:data:`REDACTED` with ``redact``), counted
         when it is shown."""
         self.places += not redact
-        return _qi_value(value, redact)
+        return qi_value(value, redact)
 
 
 class _Failing(Protocol):
@@ -246,7 +246,7 @@ def _rule(*parts: str | None) -> str | None:
     return ", ".join(part for part in parts if part) or None
 
 
-def _failing(
+def failing_classes(
     result: _Failing,
     report: Audited,
     options: Options,
@@ -285,14 +285,14 @@ def _listing(
     shown = min(options.max_rows, len(frame))
 
     def values(rows: pd.DataFrame) -> list[list[str | None]]:
-        return [[_qi_value(v, options.redact) for v in rows[column].tolist()] for column in qi]
+        return [[qi_value(v, options.redact) for v in rows[column].tolist()] for column in qi]
 
     def table(limit: int | None) -> pa.Table:
         rows = frame if limit is None else frame.head(limit)
         return pa.Table.from_arrays(
             [pa.array(column, pa.string()) for column in values(rows)]
             + [
-                pa.array([_exact(v) for v in rows[column].tolist()], pa.string())
+                pa.array([exact(v) for v in rows[column].tolist()], pa.string())
                 for column, _, _ in measures
             ],
             names=[*qi, *(column for column, _, _ in measures)],
@@ -302,7 +302,7 @@ def _listing(
     numbers = [head[column].tolist() for column, _, _ in measures]
     rows = tuple(
         tuple(
-            [_none_as_null(column[i]) for column in values(head)]
+            [none_as_null(column[i]) for column in values(head)]
             + [fmt(column[i]) for column, (_, _, fmt) in zip(numbers, measures, strict=True)]
         )
         for i in range(shown)
@@ -380,17 +380,17 @@ def _csv_href(table: pa.Table) -> str:
     return "data:text/csv;charset=utf-8;base64," + base64.b64encode(data).decode("ascii")
 
 
-def _qi_value(value: Any, redact: bool) -> str | None:
+def qi_value(value: Any, redact: bool) -> str | None:
     if redact:
         return REDACTED
     return None if value is None or pd.isna(value) else str(value)
 
 
-def _none_as_null(value: str | None) -> str:
+def none_as_null(value: str | None) -> str:
     return "(null)" if value is None else value
 
 
-def _exact(value: Any) -> str:
+def exact(value: Any) -> str:
     """A number for the CSV: 12 significant digits (``inf`` for infinity).
 
     Enough to compare with any threshold, and stable where the engine's summation order
@@ -404,7 +404,7 @@ def _exact(value: Any) -> str:
     return f"{float(value):.12g}"
 
 
-def _farthest(per_class: NDArray[Any], classes: Classes) -> list[int]:
+def farthest(per_class: NDArray[Any], classes: Classes) -> list[int]:
     """Ids of the classes farthest from the whole table, ties broken by size (largest
     first) then QI values, so the choice does not depend on the engine's class order."""
     if not len(per_class):
@@ -422,7 +422,7 @@ def _farthest(per_class: NDArray[Any], classes: Classes) -> list[int]:
     return [int(candidates[i]) for i in sorted(range(len(candidates)), key=order)[:n]]
 
 
-def _class_label(
+def class_label(
     classes: Classes, class_id: int, rank: int, per_class: NDArray[Any], options: Options
 ) -> str:
     if options.redact:
@@ -430,10 +430,10 @@ def _class_label(
     else:
         key = classes.keys.slice(class_id, 1).to_pylist()[0]
         options.shown.places += 1
-        described = ", ".join(_none_as_null(_qi_value(value, False)) for value in key.values())
+        described = ", ".join(none_as_null(qi_value(value, False)) for value in key.values())
     return (
         f"{described} — {_plural(int(classes.sizes[class_id]), 'record')}, "
-        f"distance {_real(float(per_class[class_id]))}"
+        f"distance {real(float(per_class[class_id]))}"
     )
 
 
@@ -454,7 +454,7 @@ def slugs(names: Sequence[str]) -> list[str]:
     return slugs
 
 
-def _after_most_common(at_l: int) -> str:
+def after_most_common(at_l: int) -> str:
     """What recursive (c, l) weighs the most common value against, in words."""
     if at_l <= 1:
         return "all the group's values together"
@@ -472,25 +472,25 @@ def _count(value: Any) -> str:
     return f"{int(value):,}"
 
 
-def _real(value: Any) -> str:
+def real(value: Any) -> str:
     value = float(value)
     if math.isinf(value):
         return "∞"
     return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.3g}"
 
 
-def _nats(value: float) -> str:
-    return f"{_real(value)} {'nat' if _real(value) == '1' else 'nats'}"
+def nats(value: float) -> str:
+    return f"{real(value)} {'nat' if real(value) == '1' else 'nats'}"
 
 
-def _signed(value: float) -> str:
-    return ("+" if value > 0 else "−" if value < 0 else "") + _real(abs(value))
+def signed(value: float) -> str:
+    return ("+" if value > 0 else "−" if value < 0 else "") + real(abs(value))
 
 
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
-def _probability(value: float) -> str:
+def probability(value: float) -> str:
     """A small probability as printed: ``1 × 10⁻⁶`` below 0.001, else 3 digits."""
     if value == 0 or value >= 1e-3:
         return f"{value:.3g}"
@@ -505,7 +505,7 @@ def _share(value: Any) -> str:
     return "∞" if math.isinf(value) else f"{value * 100:.3g}%"
 
 
-def _bytes(size: int) -> str:
+def byte_size(size: int) -> str:
     for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
         if size >= scale:
             return f"{size / scale:.1f} {unit} ({size:,} bytes)"

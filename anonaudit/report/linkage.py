@@ -116,7 +116,7 @@ def composition_summary(results: Mapping[str, Composition], *, id: str) -> str:
             f"  composed: {result.records:,} records in two or more releases; "
             f"{result.disclosed_records:,} disclosed (one consistent value), "
             f"{result.newly_disclosed_records:,} of them by the composition alone; "
-            f"largest posterior {_fixed(result.max_posterior)}"
+            f"largest posterior {fixed(result.max_posterior)}"
         )
         if not result.records:
             lines.append(
@@ -135,14 +135,14 @@ def composition_summary(results: Mapping[str, Composition], *, id: str) -> str:
             lines.append(
                 f"  DP counterpart: {dp.releases} {dp.mechanism} releases at epsilon "
                 f"{dp.epsilon:g}" + (f", delta {dp.delta:g}" if dp.delta else "") + " each: "
-                f"total epsilon {_fixed(total.epsilon)} (pure {total.cost.epsilon:g}, "
+                f"total epsilon {fixed(total.epsilon)} (pure {total.cost.epsilon:g}, "
                 f"zCDP rho {total.cost.zcdp:.4g}); a person's value: epsilon "
-                f"{_fixed(dp.value_epsilon)}, largest posterior {_fixed(dp.posterior_bound)}"
+                f"{fixed(dp.value_epsilon)}, largest posterior {fixed(dp.posterior_bound)}"
             )
     return _lines(lines)
 
 
-def _fixed(value: float) -> str:
+def fixed(value: float) -> str:
     return "n/a" if math.isnan(value) else "inf" if math.isinf(value) else f"{value:.4f}"
 
 

@@ -29,26 +29,26 @@ from anonaudit.classtable import SourceStats
 from anonaudit.errors import ParameterError
 from anonaudit.linkage.composition import COMBINATION_RULE, Composition, DPComposition
 from anonaudit.linkage.differencing import Differencing
-from anonaudit.report.html import DEFAULT_MAX_ROWS, Section, _environment
+from anonaudit.report.html import DEFAULT_MAX_ROWS, Section, environment
 from anonaudit.report.kit import (
     Fact,
     Listing,
     Options,
-    _bytes,
     _count,
     _plural,
-    _probability,
-    _real,
+    byte_size,
     join_names,
+    probability,
+    real,
     slugs,
 )
-from anonaudit.report.linkage import _fixed
+from anonaudit.report.linkage import fixed
 from anonaudit.report.view_releases import (
     composition_facts,
     differencing_facts,
     disclosing_listing,
 )
-from anonaudit.report.views import _MECHANISM_WORDS, SourceRow, _digest, contents_notice
+from anonaudit.report.views import MECHANISM_WORDS, SourceRow, contents_notice, source_digest
 
 __all__ = [
     "CompositionView",
@@ -277,15 +277,15 @@ def _composition_view(result: Composition) -> CompositionView:
         together = (
             "Composed, they disclose no value outright, but over the "
             f"{_plural(result.records, 'record')} in two or more releases the attacker's "
-            f"belief in a value reaches {_fixed(result.max_posterior)}."
+            f"belief in a value reaches {fixed(result.max_posterior)}."
         )
     dp = result.dp
     bound = (
         ""
         if dp is None
         else f" The same {_plural(dp.releases, 'release')} made with differential privacy "
-        f"(ε = {_real(dp.epsilon)} each) would bound any attacker's posterior at "
-        f"{_fixed(dp.posterior_bound)}."
+        f"(ε = {real(dp.epsilon)} each) would bound any attacker's posterior at "
+        f"{fixed(dp.posterior_bound)}."
     )
     return CompositionView(
         status="fail" if result.disclosed_records else "none",
@@ -307,25 +307,25 @@ def _composition_view(result: Composition) -> CompositionView:
 
 def _side_by_side(result: Composition, dp: DPComposition) -> tuple[SideBySide, ...]:
     each = ", ".join(_count(r.distinct_l) for r in result.releases)
-    delta = f", δ = {_probability(dp.delta)}" if dp.delta else ""
+    delta = f", δ = {probability(dp.delta)}" if dp.delta else ""
     return (
         SideBySide(
             "each release",
             f"distinct l = {each}",
-            f"{_MECHANISM_WORDS.get(dp.mechanism, dp.mechanism)}; ε = {_real(dp.epsilon)}{delta}",
+            f"{MECHANISM_WORDS.get(dp.mechanism, dp.mechanism)}; ε = {real(dp.epsilon)}{delta}",
         ),
         SideBySide(
             f"all {dp.releases:,} together",
             f"{result.disclosed_records:,} of the {_plural(result.records, 'record')} in two "
             "or more releases disclosed",
-            f"ε = {_real(dp.accounting.epsilon)} at δ = {_probability(dp.accounting.delta)} "
+            f"ε = {real(dp.accounting.epsilon)} at δ = {probability(dp.accounting.delta)} "
             "(sequential composition)",
         ),
         SideBySide(
             "largest posterior on a person's value",
-            f"{_fixed(result.max_posterior)} (reached on these releases)",
-            f"at most {_fixed(dp.posterior_bound)} (any attacker; ε = "
-            f"{_real(dp.value_epsilon)} for a change of one person's value)",
+            f"{fixed(result.max_posterior)} (reached on these releases)",
+            f"at most {fixed(dp.posterior_bound)} (any attacker; ε = "
+            f"{real(dp.value_epsilon)} for a change of one person's value)",
         ),
     )
 
@@ -333,16 +333,14 @@ def _side_by_side(result: Composition, dp: DPComposition) -> tuple[SideBySide, .
 def _dp_facts(dp: DPComposition) -> tuple[Fact, ...]:
     total = dp.accounting
     return (
-        Fact("noise of each release", _MECHANISM_WORDS.get(dp.mechanism, dp.mechanism)),
+        Fact("noise of each release", MECHANISM_WORDS.get(dp.mechanism, dp.mechanism)),
         Fact("releases composed", _count(dp.releases)),
-        Fact("ε, δ of each release", f"{_real(dp.epsilon)}, {_probability(dp.delta)}"),
-        Fact(
-            "total ε at the summed δ", f"{_real(total.epsilon)} at δ = {_probability(total.delta)}"
-        ),
-        Fact("total pure ε", _real(total.cost.epsilon)),
-        Fact("total as ρ-zCDP", _real(total.cost.zcdp)),
-        Fact("ε of a change of one person's value", _real(dp.value_epsilon)),
-        Fact("largest posterior it allows (at the pooled prior)", _fixed(dp.posterior_bound)),
+        Fact("ε, δ of each release", f"{real(dp.epsilon)}, {probability(dp.delta)}"),
+        Fact("total ε at the summed δ", f"{real(total.epsilon)} at δ = {probability(total.delta)}"),
+        Fact("total pure ε", real(total.cost.epsilon)),
+        Fact("total as ρ-zCDP", real(total.cost.zcdp)),
+        Fact("ε of a change of one person's value", real(dp.value_epsilon)),
+        Fact("largest posterior it allows (at the pooled prior)", fixed(dp.posterior_bound)),
     )
 
 
@@ -386,8 +384,8 @@ def _page(
                 s.name,
                 s.format,
                 _count(s.rows),
-                "n/a" if s.size_bytes is None else _bytes(s.size_bytes),
-                _digest(s),
+                "n/a" if s.size_bytes is None else byte_size(s.size_bytes),
+                source_digest(s),
             )
             for s in unique.values()
         ),
@@ -400,4 +398,4 @@ def _page(
 
 
 def _render(template: str, page: LinkagePage, **extra: str) -> str:
-    return _environment().get_template(template).render(page=page, **extra)
+    return environment().get_template(template).render(page=page, **extra)

@@ -22,11 +22,11 @@ from anonaudit.report.kit import (
     Options,
     _count,
     _listing,
-    _none_as_null,
     _plural,
-    _real,
     _share,
     join_names,
+    none_as_null,
+    real,
 )
 
 if TYPE_CHECKING:
@@ -159,12 +159,12 @@ def _loss_facts(report: AuditReport, *, after: bool) -> tuple[Fact, ...]:
     if loss is None:
         return ()
     facts = [
-        Fact("Discernibility (DM, a suppressed record counts n)", _real(loss.discernibility)),
+        Fact("Discernibility (DM, a suppressed record counts n)", real(loss.discernibility)),
         Fact(
             f"Records per class divided by k (C_AVG, k = {loss.k})"
             if loss.k is not None
             else "Records per class (C_AVG)",
-            _real(loss.average_class_size),
+            real(loss.average_class_size),
         ),
         Fact("Generalization height", _count(loss.height)),
         Fact("Precision (Sweeney)", f"{loss.precision:.3g}"),
@@ -275,7 +275,7 @@ def _recoding(t: Transformation, qi: str, options: Options) -> str | None:
     hierarchy = t.generalization.hierarchies[qi]
     leaf = _example(hierarchy)
     label = hierarchy.levels[level][hierarchy.levels[0].index(leaf)]
-    shown = (_none_as_null(options.shown.value(v, options.redact)) for v in (leaf, label))
+    shown = (none_as_null(options.shown.value(v, options.redact)) for v in (leaf, label))
     return " → ".join(shown)
 
 
@@ -351,7 +351,7 @@ def answer(report: AuditReport, options: Options) -> str | None:
     loss = t.information_loss
     return (
         f"{sentence} It costs: precision {loss.precision:.3g} (1 = as is), records per class "
-        f"{_real(loss.average_class_size)} times k, {_amount(t)} suppressed. Apply it with "
+        f"{real(loss.average_class_size)} times k, {_amount(t)} suppressed. Apply it with "
         "anonaudit advise (the same policy) --out FILE, which writes the transformed data "
         "and leaves out every column neither quasi-identifier nor sensitive."
     )
@@ -397,8 +397,8 @@ def lattice_view(advice: Advice, options: Options) -> LatticeView:
             rank=str(number),
             levels=tuple(_level_cell(t, qi, options) for qi in columns),
             suppressed=_amount(t),
-            discernibility=_real(t.information_loss.discernibility),
-            average_class_size=_real(t.information_loss.average_class_size),
+            discernibility=real(t.information_loss.discernibility),
+            average_class_size=real(t.information_loss.average_class_size),
             height=_count(t.height),
             precision=f"{t.information_loss.precision:.3g}",
             k=_count(t.report.k_anonymity.k),

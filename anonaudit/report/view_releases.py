@@ -21,15 +21,15 @@ from anonaudit.report.kit import (
     Listing,
     Options,
     _count,
-    _exact,
-    _none_as_null,
     _plural,
-    _qi_value,
-    _signed,
+    exact,
     make_listing,
+    none_as_null,
+    qi_value,
+    signed,
     slugs,
 )
-from anonaudit.report.linkage import _fixed
+from anonaudit.report.linkage import fixed
 
 if TYPE_CHECKING:
     from anonaudit.linkage.composition import Composition
@@ -130,15 +130,15 @@ def disclosing_listing(result: Differencing, options: Options) -> Listing:
     qi = [c for c in frame.columns if c not in ("old_size", "new_size", "value", "change")]
     numbers = ["old_size", "new_size", "change"]
     shown = min(options.max_rows, len(frame))
-    formats: list[Callable[[Any], str]] = [_count, _count, lambda v: _signed(float(v))]
+    formats: list[Callable[[Any], str]] = [_count, _count, lambda v: signed(float(v))]
 
     def text(rows: pd.DataFrame) -> list[list[str | None]]:
-        cells = [[_qi_value(v, options.redact) for v in rows[c].tolist()] for c in qi]
-        return [*cells, [_qi_value(v, False) for v in rows["value"].tolist()]]
+        cells = [[qi_value(v, options.redact) for v in rows[c].tolist()] for c in qi]
+        return [*cells, [qi_value(v, False) for v in rows["value"].tolist()]]
 
     def table(limit: int | None) -> pa.Table:
         rows = frame.head(shown if limit is None else limit)
-        cells = [*text(rows), *([_exact(v) for v in rows[c].tolist()] for c in numbers)]
+        cells = [*text(rows), *([exact(v) for v in rows[c].tolist()] for c in numbers)]
         names = [*qi, "value", *numbers]
         return pa.Table.from_arrays([pa.array(c, pa.string()) for c in cells], names=names)
 
@@ -153,7 +153,7 @@ def disclosing_listing(result: Differencing, options: Options) -> Listing:
         headers=(*qi, f"{result.sensitive} disclosed", "records before", "records after", "change"),
         numeric_from=len(qi) + 1,
         rows=tuple(
-            tuple(_none_as_null(column[i]) for column in cells)
+            tuple(none_as_null(column[i]) for column in cells)
             + tuple(fmt(head[c].iloc[i]) for c, fmt in zip(numbers, formats, strict=True))
             for i in range(shown)
         ),
@@ -176,7 +176,7 @@ def composition_facts(result: Composition) -> tuple[Fact, ...]:
             "of those, disclosed by the composition alone (each class holds two or more values)",
             _count(result.newly_disclosed_records),
         ),
-        Fact("the attacker's largest posterior on a value", _fixed(result.max_posterior)),
+        Fact("the attacker's largest posterior on a value", fixed(result.max_posterior)),
         Fact("combinations of classes among them", _count(len(result.candidates))),
         Fact(
             "records whose value differs between releases (left out)",

@@ -29,16 +29,16 @@ from anonaudit.report.kit import (
     Fact,
     TableRow,
     VerdictRow,
-    _bytes,
     _count,
-    _nats,
-    _none_as_null,
     _plural,
-    _probability,
-    _real,
     _share,
-    _signed,
+    byte_size,
     join_names,
+    nats,
+    none_as_null,
+    probability,
+    real,
+    signed,
     slugs,
 )
 from anonaudit.report.sections import analysis_section, section
@@ -400,8 +400,8 @@ def dataset_view(report: AuditReport, command: str | None) -> DatasetView:
                 name=source.name,
                 format=source.format,
                 rows=f"{source.rows:,}",
-                size="n/a" if source.size_bytes is None else _bytes(source.size_bytes),
-                sha256=_digest(source),
+                size="n/a" if source.size_bytes is None else byte_size(source.size_bytes),
+                sha256=source_digest(source),
             )
             for source in report.sources
         ),
@@ -462,7 +462,7 @@ def identifiers_view(report: AuditReport) -> IdentifiersView:
 
 # -- differential privacy -------------------------------------------------------------
 
-_MECHANISM_WORDS = {
+MECHANISM_WORDS = {
     "discrete-laplace": "discrete Laplace noise (two-sided geometric) on each count",
     "discrete-gaussian": "discrete Gaussian noise on each count",
     "laplace": "Laplace noise on each count, then rounded",
@@ -484,11 +484,11 @@ def dp_view(dp: DPReport) -> DPView:
         units = (
             f"one person: one value of {dp.privacy_unit}, with at most {_plural(m, 'record')} each"
         )
-    additive = f", plus an additive δ = {_probability(a.delta)}" * bool(a.delta)
+    additive = f", plus an additive δ = {probability(a.delta)}" * bool(a.delta)
     guarantee = (
         f"(ε, δ)-DP: whatever an attacker knew beforehand, including every other record, "
         f"the probability of any outcome of this release grows at most by a factor "
-        f"e^ε = {_real(math.exp(a.epsilon))} (ε = {_real(a.epsilon)}){additive} when one "
+        f"e^ε = {real(math.exp(a.epsilon))} (ε = {real(a.epsilon)}){additive} when one "
         f"{unit} is {_CHANGE[r.sensitivity.neighbouring]}. It holds for every {unit}, "
         "including those in the smallest and most homogeneous groups."
     )
@@ -532,7 +532,7 @@ def dp_view(dp: DPReport) -> DPView:
             f"which ones occur is itself private. Each was noised and released only when "
             f"its noisy count reached {r.threshold}; a combination that exists because of "
             f"one {unit} passes that threshold with a probability of at most "
-            f"{_probability(a.cost.delta)}. This is why the release is (ε, δ)-DP and not "
+            f"{probability(a.cost.delta)}. This is why the release is (ε, δ)-DP and not "
             f"pure ε-DP; {u.classes_hidden:,} of {_plural(u.classes, 'group')} fell below "
             "the threshold and do not appear in it. Declaring public values of every "
             "column (--public-domain) releases every combination instead, under pure ε-DP."
@@ -557,18 +557,16 @@ def dp_view(dp: DPReport) -> DPView:
         if rr
         else Fact(
             "noise scale " + ("σ" if "gaussian" in r.mechanism else "b"),
-            _real(r.noise_scale)
-            + (
-                "" if u.expected_rmse is None else f" (standard deviation {_real(u.expected_rmse)})"
-            ),
+            real(r.noise_scale)
+            + ("" if u.expected_rmse is None else f" (standard deviation {real(u.expected_rmse)})"),
         )
     )
     release = (
-        Fact("mechanism", _MECHANISM_WORDS.get(r.mechanism, r.mechanism)),
-        Fact("ε (epsilon), the privacy budget", _real(r.epsilon)),
+        Fact("mechanism", MECHANISM_WORDS.get(r.mechanism, r.mechanism)),
+        Fact("ε (epsilon), the privacy budget", real(r.epsilon)),
         Fact(
             "δ (delta), added to the e^ε bound on the probability of any outcome",
-            _probability(r.delta) if r.delta else "0 (pure ε-DP)",
+            probability(r.delta) if r.delta else "0 (pure ε-DP)",
         ),
         noise,
         Fact("neighbouring datasets", r.sensitivity.neighbouring),
@@ -609,21 +607,21 @@ def dp_view(dp: DPReport) -> DPView:
                 "largest privacy loss",
                 "unbounded (Gaussian noise: see δ)"
                 if math.isinf(loss.epsilon)
-                else _nats(loss.epsilon),
+                else nats(loss.epsilon),
             ),
             Fact(
                 "average privacy loss: KL divergence, the mutual-information DP figure",
-                _nats(loss.mean)
+                nats(loss.mean)
                 + (
                     ""
                     if loss.kl_bound is None
-                    else f" (at most ε·tanh(ε/2) = {_real(loss.kl_bound)} at this ε)"
+                    else f" (at most ε·tanh(ε/2) = {real(loss.kl_bound)} at this ε)"
                 ),
             ),
             Fact(
-                f"chance the privacy loss exceeds ε = {_real(a.epsilon)} "
+                f"chance the privacy loss exceeds ε = {real(a.epsilon)} "
                 "(probabilistic DP), P[L > ε]",
-                _probability(loss.tail(a.epsilon)),
+                probability(loss.tail(a.epsilon)),
             ),
         ),
         profile=charts.profile_chart(dp.profile, epsilon=a.epsilon, chart_id="dp-profile")
@@ -634,40 +632,40 @@ def dp_view(dp: DPReport) -> DPView:
 
 def _dp_accounting(dp: DPReport) -> tuple[Fact, ...]:
     a = dp.accounting
-    at = f" at δ = {_probability(a.delta)}" if a.delta else " (pure ε-DP)"
-    facts = [Fact("total ε" + at, _real(a.epsilon))]
+    at = f" at δ = {probability(a.delta)}" if a.delta else " (pure ε-DP)"
+    facts = [Fact("total ε" + at, real(a.epsilon))]
     if a.cost.epsilon and a.rho is not None:
-        facts.append(Fact("pure ε part (Laplace noise)", _real(a.cost.epsilon)))
+        facts.append(Fact("pure ε part (Laplace noise)", real(a.cost.epsilon)))
     if a.rho is not None:
-        facts.append(Fact("ρ, zero-concentrated DP (zCDP) of the Gaussian noise", _real(a.rho)))
+        facts.append(Fact("ρ, zero-concentrated DP (zCDP) of the Gaussian noise", real(a.rho)))
     if a.cost.delta:
         facts.append(
             Fact(
                 "δ spent on the threshold (a one-person combination released)",
-                _probability(a.cost.delta),
+                probability(a.cost.delta),
             )
         )
     if a.epsilon_exact_gaussian is not None:
         facts.append(
-            Fact("ε at δ by the continuous Gaussian curve", _real(a.epsilon_exact_gaussian))
+            Fact("ε at δ by the continuous Gaussian curve", real(a.epsilon_exact_gaussian))
         )
     if a.epsilon_pld is not None:
         facts.append(
-            Fact("ε at δ by privacy-loss distributions (dp-accounting)", _real(a.epsilon_pld))
+            Fact("ε at δ by privacy-loss distributions (dp-accounting)", real(a.epsilon_pld))
         )
     r = dp.release
     facts.append(
         Fact(
             "ε to learn the value of a person who is in the data "
             f"({_CHANGE_STEPS[r.sensitivity.neighbouring]})"
-            + (f" at δ = {_probability(r.value_delta)}" if r.value_delta else ""),
-            _real(r.value_epsilon),
+            + (f" at δ = {probability(r.value_delta)}" if r.value_delta else ""),
+            real(r.value_epsilon),
         )
     )
     facts.append(
         Fact(
             "Rényi DP: ε(α) at order α (the α-Rényi divergence of the outputs on neighbours)",
-            ", ".join(f"α {alpha:g}: {_real(e)}" for alpha, e in a.renyi),
+            ", ".join(f"α {alpha:g}: {real(e)}" for alpha, e in a.renyi),
         )
     )
     return tuple(facts)
@@ -689,7 +687,7 @@ def _contrast_row(
     # Imported here: anonaudit.dp imports anonaudit.auditing, which imports this module.
     from anonaudit.dp.contrast import posterior_bound
 
-    sa, eps = c.sensitive, _real(c.epsilon)
+    sa, eps = c.sensitive, real(c.epsilon)
     qi = join_names(dp.release.original.quasi_identifiers)
     if c.disclosed_classes:
         sentence = (
@@ -709,7 +707,7 @@ def _contrast_row(
         f"{_share(a.informed.median)}, above 50% for {_share(a.informed.share_above_half)} "
         f"of records, whatever k, l or t. To learn the {sa} of a person who is in the data "
         f"({_CHANGE_STEPS[a.neighbouring]}) the DP release gives ε = {eps}"
-        + (f" with δ = {_probability(a.delta)}" if a.delta else "")
+        + (f" with δ = {probability(a.delta)}" if a.delta else "")
         + f": nobody's {sa} can be believed above {_share(c.dp_posterior_bound)}"
         + (" (up to the additive δ)" if a.delta else "")
         + f". Simulated on this release, that attacker's posterior on the true value has a "
@@ -720,12 +718,12 @@ def _contrast_row(
     points = c.scatter
     if len(points.prior):
         prior, posterior = float(points.prior[0]), float(points.posterior[0])
-        value = _none_as_null(points.values[0])
+        value = none_as_null(points.values[0])
         sentence += (
             f" In the most revealing group ({_plural(int(points.size[0]), 'record')}), "
             f"“{value}” goes from {_share(prior)} of the whole table to {_share(posterior)} "
-            f"of the group: a leakage of {_nats(c.max_pml)}, where an ε = {eps} release allows "
-            f"at most {_nats(c.epsilon)} and raises a {_share(prior)} prior to at most "
+            f"of the group: a leakage of {nats(c.max_pml)}, where an ε = {eps} release allows "
+            f"at most {nats(c.epsilon)} and raises a {_share(prior)} prior to at most "
             f"{_share(float(posterior_bound(prior, c.epsilon)))}."
         )
     if c.classes_above_bound:
@@ -734,7 +732,7 @@ def _contrast_row(
             f"({_plural(c.records_above_bound, 'record')}) even the attacker who knows only "
             "the quasi-identifiers believes more than that."
         )
-    sentence += f" The syntactic release amounts to ε = {_real(a.max_equivalent_epsilon)}"
+    sentence += f" The syntactic release amounts to ε = {real(a.max_equivalent_epsilon)}"
     if a.equal_gain is None:
         sentence += (
             f" ({_plural(a.infinite_classes, 'group')} give certainty, which no DP "
@@ -747,16 +745,16 @@ def _contrast_row(
         sentence += "; a DP release with the same mechanism allowing no more would " + (
             f"flip each record's value with a probability of {_share(g.noise_scale)}."
             if g.within is None
-            else f"add noise of scale {_real(g.noise_scale)}, each count within "
+            else f"add noise of scale {real(g.noise_scale)}, each count within "
             f"±{g.within:,} with {g.confidence:.0%} probability."
         )
     d, e = a.syntactic_disclosure, a.dp_disclosure
     sentence += (
-        f" Over every prior within a factor {_real(a.prior_factor)} of the table's, the "
-        f"syntactic release leaks up to {_nats(a.max_pml_family)}. A leakage below "
-        f"ε* = ln(1 / (1 − p_min)) = {_real(d.epsilon_star)} discloses nothing about {sa}; "
-        f"the syntactic release leaks {_nats(d.leakage)} and the DP release at most "
-        f"{_nats(e.leakage)}"
+        f" Over every prior within a factor {real(a.prior_factor)} of the table's, the "
+        f"syntactic release leaks up to {nats(a.max_pml_family)}. A leakage below "
+        f"ε* = ln(1 / (1 − p_min)) = {real(d.epsilon_star)} discloses nothing about {sa}; "
+        f"the syntactic release leaks {nats(d.leakage)} and the DP release at most "
+        f"{nats(e.leakage)}"
         + (
             f", so whether a person's {sa} is {_values(e.features)} may be disclosed even "
             "by the DP release."
@@ -784,12 +782,12 @@ def _equal_gain_cell(a: AttackerContrast) -> str:
         return "none: no DP release allows certainty" if a.infinite_classes else "none needed"
     if g.within is None:
         return f"{_share(g.noise_scale)} of values flipped"
-    return f"{_real(g.noise_scale)} (±{g.within:,})"
+    return f"{real(g.noise_scale)} (±{g.within:,})"
 
 
 def _values(values: Sequence[str | None], shown: int = 5) -> str:
     """Values as a list in a sentence, the first ``shown`` of them."""
-    named = [f"“{_none_as_null(v)}”" for v in values[:shown]]
+    named = [f"“{none_as_null(v)}”" for v in values[:shown]]
     more = f" or one of {len(values) - shown:,} other values" if len(values) > shown else ""
     return " or ".join(named) + more
 
@@ -802,14 +800,14 @@ def _dp_error(dp: DPReport) -> tuple[Fact, ...]:
             Fact(
                 "noise the mechanism adds to one count",
                 f"within ±{u.expected_within:,} with {u.confidence:.0%} probability; "
-                f"{_real(u.expected_mean_absolute_error)} on average",
+                f"{real(u.expected_mean_absolute_error)} on average",
             )
         )
     facts.append(
         Fact(
             "observed error",
-            f"{_real(u.mean_absolute_error)} on average (root mean square "
-            f"{_real(u.rmse)}), at most {u.max_absolute_error:,}",
+            f"{real(u.mean_absolute_error)} on average (root mean square "
+            f"{real(u.rmse)}), at most {u.max_absolute_error:,}",
         )
     )
     if u.expected_within is not None:
@@ -821,7 +819,7 @@ def _dp_error(dp: DPReport) -> tuple[Fact, ...]:
             )
         )
     facts += [
-        Fact("bias (released minus true count, on average)", _signed(u.bias)),
+        Fact("bias (released minus true count, on average)", signed(u.bias)),
         Fact("groups in the data", f"{u.classes:,}"),
         Fact("groups of the data with a released count", f"{u.classes_released:,}"),
         Fact("groups hidden (records in the data, none released)", f"{u.classes_hidden:,}"),
@@ -851,8 +849,8 @@ def _reader_rows(data: Measures, release: Measures | None) -> tuple[TableRow, ..
 def _sensitive_measures(sa: str, distance: str) -> list[tuple[str, Callable[[Measures], str]]]:
     return [
         (f"distinct l of {sa}", lambda m: f"{m.distinct_l[sa]:,}"),
-        (f"entropy l of {sa}", lambda m: _real(m.entropy_l[sa])),
-        (f"t of {sa} ({distance} ground distance)", lambda m: _real(m.t[sa])),
+        (f"entropy l of {sa}", lambda m: real(m.entropy_l[sa])),
+        (f"t of {sa} ({distance} ground distance)", lambda m: real(m.t[sa])),
     ]
 
 
@@ -862,7 +860,7 @@ def _contrast_table(
     """One row per figure of the contrast, one cell per SA: the two attackers against the
     syntactic release, then against the DP release, then the leakages."""
     rows: list[tuple[str, Callable[[SensitiveContrast, AttackerContrast], str]]] = [
-        ("ε to learn a present person's value", lambda c, a: _real(a.epsilon)),
+        ("ε to learn a present person's value", lambda c, a: real(a.epsilon)),
         ("neighbouring relation of the stated ε", lambda c, a: a.neighbouring),
         (
             "knows the quasi-identifiers, syntactic release: median / largest posterior",
@@ -902,17 +900,17 @@ def _contrast_table(
         ),
         (
             "syntactic release as an ε (largest over groups)",
-            lambda c, a: _real(a.max_equivalent_epsilon),
+            lambda c, a: real(a.max_equivalent_epsilon),
         ),
         ("DP noise at equal attacker gain (95% error bound)", lambda c, a: _equal_gain_cell(a)),
-        ("largest leakage, ln(posterior / prior), in nats", lambda c, a: _real(c.max_pml)),
+        ("largest leakage, ln(posterior / prior), in nats", lambda c, a: real(c.max_pml)),
         (
             "largest leakage over priors within a factor, in nats",
-            lambda c, a: f"{_real(a.max_pml_family)} (factor {_real(a.prior_factor)})",
+            lambda c, a: f"{real(a.max_pml_family)} (factor {real(a.prior_factor)})",
         ),
         (
             "ε* = ln(1 / (1 − p_min)): leakage below it discloses nothing",
-            lambda c, a: _real(a.syntactic_disclosure.epsilon_star),
+            lambda c, a: real(a.syntactic_disclosure.epsilon_star),
         ),
     ]
     return tuple(TableRow(label, tuple(show(c, a) for c, a in contrasts)) for label, show in rows)
@@ -967,7 +965,7 @@ _FRAMES = frozenset({"pandas", "arrow", "spark", "counts"})
 _LISTED_DIGESTS = 50
 
 
-def _digest(source: SourceStats) -> str:
+def source_digest(source: SourceStats) -> str:
     """What a report says of an input's SHA-256: only what the read recorded.
 
     The digest was taken while the audit read the file (:attr:`SourceStats.sha256`);
@@ -983,7 +981,7 @@ def _digest(source: SourceStats) -> str:
             return source.files[0].sha256
         if all(file.sha256 is None for file in source.files):
             return _not_hashed(source)
-        listed = [f"{file.name}: {_digest(file)}" for file in source.files[:_LISTED_DIGESTS]]
+        listed = [f"{file.name}: {source_digest(file)}" for file in source.files[:_LISTED_DIGESTS]]
         more = len(source.files) - _LISTED_DIGESTS
         if more > 0:
             listed.append(f"and {_plural(more, 'more file')} (not listed)")

@@ -29,7 +29,7 @@ from anonaudit.report.kit import (
     MeasureView,
     Options,
     VerdictRow,
-    _failing,
+    failing_classes,
 )
 
 if TYPE_CHECKING:
@@ -126,7 +126,7 @@ class ClassSection(MeasureSection[ClasswiseResult]):
         """The section of a measure judged class by class: ``facts`` and the policy's
         ``rule`` (``None``: no threshold), ``charts``, and the classes failing the rule,
         listed ``order`` with their QI values and ``columns``."""
-        outcome, listing = _failing(
+        outcome, listing = failing_classes(
             result,
             audited,
             options,

@@ -19,11 +19,11 @@ from anonaudit.report.kit import (
     _count,
     _fmt,
     _mark,
-    _real,
     _rule,
     _share,
     json_classes,
     json_number,
+    real,
 )
 from anonaudit.report.sections.base import ClassSection
 
@@ -104,8 +104,8 @@ class DisclosureSection(ClassSection[DisclosureResult]):
                     VerdictRow(
                         f"β-likeness of {sa}",
                         anchor,
-                        f"β = {_real(result.beta)}",
-                        f"β ≤ {_real(result.max_beta)}",
+                        f"β = {real(result.beta)}",
+                        f"β ≤ {real(result.max_beta)}",
                         passed,
                         f"In the worst group, a value of {sa} is {_share(result.beta)} more "
                         f"common than in the whole table; the policy allows at most "
@@ -113,21 +113,21 @@ class DisclosureSection(ClassSection[DisclosureResult]):
                     )
                 )
             else:
-                bound = _real(result.max_delta)
+                bound = real(result.max_delta)
                 sentence = (
                     f"Some group lacks a value of {sa} that the whole table has, which tells "
                     f"an attacker that nobody in it has that value (δ is infinite); the policy "
                     f"asks for δ < {bound}."
                     if math.isinf(result.delta)
                     else f"In the worst group, the share of a value of {sa} differs from the whole "
-                    f"table's by a log-ratio of {_real(result.delta)}; the policy asks for less "
+                    f"table's by a log-ratio of {real(result.delta)}; the policy asks for less "
                     f"than {bound}."
                 )
                 rows.append(
                     VerdictRow(
                         f"δ-disclosure of {sa}",
                         anchor,
-                        f"δ = {_real(result.delta)}",
+                        f"δ = {real(result.delta)}",
                         f"δ < {bound}",
                         passed,
                         sentence,
@@ -142,8 +142,8 @@ class DisclosureSection(ClassSection[DisclosureResult]):
         sa = result.sensitive
         rule = _rule(
             None if result.max_alpha is None else f"α ≤ {_share(result.max_alpha)}",
-            None if result.max_beta is None else f"β ≤ {_real(result.max_beta)}",
-            None if result.max_delta is None else f"δ < {_real(result.max_delta)}",
+            None if result.max_beta is None else f"β ≤ {real(result.max_beta)}",
+            None if result.max_delta is None else f"δ < {real(result.max_delta)}",
         )
         return self.classes_view(
             result,
@@ -155,16 +155,16 @@ class DisclosureSection(ClassSection[DisclosureResult]):
             columns=[
                 ("size", "records", _count),
                 ("alpha", "α", _share),
-                ("beta", "β", _real),
-                ("delta", "δ", _real),
+                ("beta", "β", real),
+                ("delta", "δ", real),
             ],
             lead=f"How much more an attacker learns about {sa} from someone's class than from "
             "the whole table: the largest share of one value in a class (α), its largest "
             "relative gain (β) and the largest log-ratio of shares (δ).",
             facts=(
                 Fact("largest share of one value in a class (α)", _share(result.alpha)),
-                Fact("largest relative gain of a value in a class (β)", _real(result.beta)),
-                Fact("largest |ln(class share / table share)| (δ)", _real(result.delta)),
+                Fact("largest relative gain of a value in a class (β)", real(result.beta)),
+                Fact("largest |ln(class share / table share)| (δ)", real(result.delta)),
             ),
         )
 

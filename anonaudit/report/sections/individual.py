@@ -18,10 +18,10 @@ from anonaudit.report.kit import (
     _fmt,
     _listing,
     _plural,
-    _real,
     _share,
     json_classes,
     json_number,
+    real,
 )
 from anonaudit.report.sections.base import AnalysisSection
 
@@ -58,18 +58,18 @@ def individual_view(result: IndividualRisk, audited: Audited, options: Options) 
     if result.weights is not None:
         basis = (
             f"Fₖ is the sum of the survey weights (column {result.weights}) of the class's "
-            f"records; together they stand for {_real(result.population_size)} people."
+            f"records; together they stand for {real(result.population_size)} people."
         )
     elif result.basis == "survey weights":
         basis = (
             "Fₖ is the sum of the survey weights of the class's records; together they "
-            f"stand for {_real(result.population_size)} people."
+            f"stand for {real(result.population_size)} people."
         )
     else:
         basis = (
             "No weight column was given, so every record stands for the same number of "
             f"people, N / n ({result.basis.removeprefix('uniform N/n = ')}), as in a simple "
-            f"random sample of {_real(result.population_size)} people: Fₖ = fₖ × N / n."
+            f"random sample of {real(result.population_size)} people: Fₖ = fₖ × N / n."
         )
     nulls = (
         "Null quasi-identifier values count as wildcards here: fₖ and Fₖ include every "
@@ -88,7 +88,7 @@ def individual_view(result: IndividualRisk, audited: Audited, options: Options) 
             f"records at risk (above {_share(result.threshold)})",
             f"{result.records_at_risk:,} ({_share(result.records_at_risk_fraction)})",
         ),
-        Fact("estimated population (sum of the weights)", _real(result.population_size)),
+        Fact("estimated population (sum of the weights)", real(result.population_size)),
         Fact("method", "sdcMicro indivRisk, approximation (Franconi & Polettini 2004)"),
     )
     frame = result.at_risk
@@ -107,7 +107,7 @@ def individual_view(result: IndividualRisk, audited: Audited, options: Options) 
             measures=(
                 ("size", "records", _count),
                 ("fk", "fₖ", _count),
-                ("Fk", "Fₖ", _real),
+                ("Fk", "Fₖ", real),
                 ("risk", "individual risk", _share),
             ),
             caption="Classes above the individual risk threshold, highest risk first",

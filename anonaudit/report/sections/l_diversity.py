@@ -16,15 +16,15 @@ from anonaudit.report.kit import (
     MeasureView,
     Options,
     VerdictRow,
-    _after_most_common,
     _count,
     _fmt,
     _mark,
     _plural,
-    _real,
     _rule,
+    after_most_common,
     json_classes,
     json_number,
+    real,
 )
 from anonaudit.report.sections.base import ClassSection
 
@@ -116,18 +116,18 @@ class LDiversitySection(ClassSection[LDiversityResult]):
                     VerdictRow(
                         f"entropy l-diversity of {sa}",
                         anchor,
-                        f"entropy l = {_real(result.entropy)}",
-                        f"entropy l ≥ {_real(result.entropy_l)}",
+                        f"entropy l = {real(result.entropy)}",
+                        f"entropy l ≥ {real(result.entropy_l)}",
                         passed,
                         f"Measured by entropy, the least varied group's {sa} is as mixed as "
-                        f"{_real(result.entropy)} equally common "
-                        f"{'value' if _real(result.entropy) == '1' else 'values'} would be; the "
-                        f"policy asks for at least {_real(result.entropy_l)}.",
+                        f"{real(result.entropy)} equally common "
+                        f"{'value' if real(result.entropy) == '1' else 'values'} would be; the "
+                        f"policy asks for at least {real(result.entropy_l)}.",
                     )
                 )
             else:
-                c, at_l = _real(result.c), result.recursive_l
-                rest = _after_most_common(at_l)
+                c, at_l = real(result.c), result.recursive_l
+                rest = after_most_common(at_l)
                 if math.isinf(result.recursive_c):
                     sentence = (
                         f"Some group has fewer than {at_l} different values of {sa}, so nothing "
@@ -137,14 +137,14 @@ class LDiversitySection(ClassSection[LDiversityResult]):
                 else:
                     sentence = (
                         f"In the worst group, the most common {sa} is "
-                        f"{_real(result.recursive_c)} times as frequent as {rest}; the policy "
+                        f"{real(result.recursive_c)} times as frequent as {rest}; the policy "
                         f"asks for less than {c} times."
                     )
                 rows.append(
                     VerdictRow(
                         f"recursive ({c}, {at_l})-diversity of {sa}",
                         anchor,
-                        f"c* = {_real(result.recursive_c)}",
+                        f"c* = {real(result.recursive_c)}",
                         f"c* < {c}",
                         passed,
                         sentence,
@@ -159,8 +159,8 @@ class LDiversitySection(ClassSection[LDiversityResult]):
         sa = result.sensitive
         rule = _rule(
             None if result.l is None else f"l ≥ {result.l}",
-            None if result.entropy_l is None else f"entropy l ≥ {_real(result.entropy_l)}",
-            None if result.c is None else f"recursive ({_real(result.c)}, {result.recursive_l})",
+            None if result.entropy_l is None else f"entropy l ≥ {real(result.entropy_l)}",
+            None if result.c is None else f"recursive ({real(result.c)}, {result.recursive_l})",
         )
         return self.classes_view(
             result,
@@ -172,17 +172,17 @@ class LDiversitySection(ClassSection[LDiversityResult]):
             columns=[
                 ("size", "records", _count),
                 ("distinct", "distinct values", _count),
-                ("entropy_l", "entropy l", _real),
-                ("recursive_c", "recursive c*", _real),
+                ("entropy_l", "entropy l", real),
+                ("recursive_c", "recursive c*", real),
             ],
             lead=f"Every class should hold several well-represented values of {sa}, so that "
             f"knowing someone's class does not reveal their {sa}.",
             facts=(
                 Fact("fewest distinct values in a class (distinct l)", f"{result.distinct:,}"),
-                Fact("entropy l", _real(result.entropy)),
+                Fact("entropy l", real(result.entropy)),
                 Fact(
                     f"recursive (c, {result.recursive_l}): c* (diverse for every c > c*)",
-                    _real(result.recursive_c),
+                    real(result.recursive_c),
                 ),
                 Fact(f"records with a null {sa}", f"{result.nulls:,}"),
             ),

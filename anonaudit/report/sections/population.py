@@ -18,9 +18,9 @@ from anonaudit.report.kit import (
     Layout,
     Options,
     _plural,
-    _real,
     _share,
     json_number,
+    real,
 )
 from anonaudit.report.sections.base import AnalysisSection
 
@@ -60,7 +60,7 @@ def population_caveats(population: PopulationUniqueness, audited: Audited) -> li
     )
     if p.uniques > combinations:
         caveats.append(
-            f"the estimate of {_real(p.uniques)} population uniques exceeds the "
+            f"the estimate of {real(p.uniques)} population uniques exceeds the "
             f"{combinations:,} combinations of the quasi-identifier values in the data, "
             "each of which can hold one unique at most: the model does not fit this data"
         )
@@ -226,12 +226,12 @@ class PopulationRiskSection(AnalysisSection[PopulationRisks]):
             for name, value in (("Pitman", p.pitman), ("Zayatz", p.zayatz), ("SNB", p.snb))
         )
         facts = (
-            Fact("population size (N)", _real(p.population_size)),
-            Fact("sampling fraction (n / N)", _real(p.sampling_fraction)),
+            Fact("population size (N)", real(p.population_size)),
+            Fact("sampling fraction (n / N)", real(p.sampling_fraction)),
             Fact("sample uniques", f"{p.sample_uniques:,}"),
             Fact(
                 f"estimated population uniques ({p.model_used})",
-                f"{_real(p.uniques)} ({_share(p.uniques_fraction)} of the population)",
+                f"{real(p.uniques)} ({_share(p.uniques_fraction)} of the population)",
             ),
             Fact("why this model", p.reason),
             Fact("each model's share of the population unique", estimates),

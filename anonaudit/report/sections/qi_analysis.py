@@ -17,11 +17,11 @@ from anonaudit.report.kit import (
     Options,
     TableRow,
     _count,
-    _exact,
-    _real,
     _share,
+    exact,
     join_names,
     make_listing,
+    real,
 )
 
 if TYPE_CHECKING:
@@ -92,8 +92,8 @@ def qi_analysis_view(result: QIAnalysis, options: Options) -> QIAnalysisView:
             [
                 pa.array(names[:limit], pa.string()),
                 pa.array([str(len(e.qi)) for e in entries], pa.string()),
-                pa.array([_exact(e.distinction) for e in entries], pa.string()),
-                pa.array([_exact(e.separation) for e in entries], pa.string()),
+                pa.array([exact(e.distinction) for e in entries], pa.string()),
+                pa.array([exact(e.separation) for e in entries], pa.string()),
             ],
             names=["columns", "size", "distinction", "separation"],
         )
@@ -107,7 +107,7 @@ def qi_analysis_view(result: QIAnalysis, options: Options) -> QIAnalysisView:
         headers=("columns", "distinction", "separation"),
         numeric_from=1,
         rows=tuple(
-            (names[i], _real(e.distinction), _real(e.separation))
+            (names[i], real(e.distinction), real(e.separation))
             for i, e in enumerate(result.entries[:shown])
         ),
         total=len(result.entries),

@@ -17,10 +17,10 @@ from anonaudit.report.kit import (
     _fmt,
     _mark,
     _plural,
-    _real,
     _share,
     join_names,
     json_number,
+    real,
 )
 
 if TYPE_CHECKING:
@@ -156,7 +156,7 @@ class ProsecutorRiskSection(MeasureSection[RiskResult]):
             outcome=f"{_plural(result.records_at_risk, 'record')} "
             f"({_share(result.records_at_risk_fraction)}) have a risk above "
             f"{_share(result.threshold)}; the classes they are in are those smaller than "
-            f"{_real(1 / result.threshold)} (see k-anonymity).",
+            f"{real(1 / result.threshold)} (see k-anonymity).",
             listing=None,
         )
 

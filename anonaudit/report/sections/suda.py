@@ -17,14 +17,14 @@ from anonaudit.report.kit import (
     Options,
     TableRow,
     _count,
-    _exact,
     _fmt,
-    _none_as_null,
     _plural,
-    _qi_value,
-    _real,
+    exact,
     join_names,
     make_listing,
+    none_as_null,
+    qi_value,
+    real,
 )
 
 if TYPE_CHECKING:
@@ -86,10 +86,10 @@ def suda_view(result: SudaResult, audited: Audited, options: Options) -> SudaVie
             f"{result.max_msu_size} of {len(result.quasi_identifiers)} columns",
         ),
         Fact("score weights", weights),
-        Fact("sampling fraction used for DIS", _real(result.dis_fraction)),
+        Fact("sampling fraction used for DIS", real(result.dis_fraction)),
         Fact(
             "probability that a unique match is correct (DIS)",
-            _real(result.dis),
+            real(result.dis),
         ),
     )
     limit = (
@@ -132,14 +132,14 @@ def _top_listing(result: SudaResult, audited: Audited, options: Options) -> List
     """The highest-scoring records: QI values, the column sets, the scores."""
     qi = list(audited.quasi_identifiers)
     shown = min(options.max_rows, len(result.top))
-    values = [[_qi_value(v, options.redact) for v in r.values] for r in result.top]
+    values = [[qi_value(v, options.redact) for v in r.values] for r in result.top]
     msus = ["; ".join(join_names(m) for m in r.msus) for r in result.top]
     rows = tuple(
         (
-            *(_none_as_null(v) for v in values[i]),
+            *(none_as_null(v) for v in values[i]),
             msus[i],
-            _real(r.score),
-            _real(r.dis_score),
+            real(r.score),
+            real(r.dis_score),
         )
         for i, r in enumerate(result.top[:shown])
     )
@@ -150,8 +150,8 @@ def _top_listing(result: SudaResult, audited: Audited, options: Options) -> List
             [pa.array([row[j] for row in values[:limit]], pa.string()) for j in range(len(qi))]
             + [
                 pa.array(msus[:limit], pa.string()),
-                pa.array([_exact(r.score) for r in top], pa.string()),
-                pa.array([_exact(r.dis_score) for r in top], pa.string()),
+                pa.array([exact(r.score) for r in top], pa.string()),
+                pa.array([exact(r.dis_score) for r in top], pa.string()),
             ],
             names=[*qi, "unique on", "suda_score", "dis_suda_score"],
         )

@@ -16,14 +16,14 @@ from anonaudit.report.kit import (
     MeasureView,
     Options,
     VerdictRow,
-    _class_label,
     _count,
-    _farthest,
     _fmt,
     _mark,
-    _real,
+    class_label,
+    farthest,
     json_classes,
     json_number,
+    real,
 )
 from anonaudit.report.sections.base import ClassSection
 from anonaudit.settings.names import DISTANCE_INPUTS
@@ -81,13 +81,13 @@ class TClosenessSection(ClassSection[TClosenessResult]):
             VerdictRow(
                 f"t-closeness of {sa}",
                 anchor,
-                f"t = {_real(result.t)}",
-                f"t ≤ {_real(result.threshold)}",
+                f"t = {real(result.t)}",
+                f"t ≤ {real(result.threshold)}",
                 result.passed,
                 f"The group whose {sa} differs most from the whole table's is at distance "
-                f"{_real(result.t)} (earth mover's distance, {result.distance} ground distance: "
+                f"{real(result.t)} (earth mover's distance, {result.distance} ground distance: "
                 f"0 is the same distribution, 1 as different as can be); the policy allows at "
-                f"most {_real(result.threshold)}.",
+                f"most {real(result.threshold)}.",
             )
         ]
 
@@ -98,11 +98,11 @@ class TClosenessSection(ClassSection[TClosenessResult]):
         whole table, and the classes farther than t."""
         sa = result.sensitive
         chart_id = anchor.replace("t-closeness", "t", 1)
-        rule = None if result.threshold is None else f"t ≤ {_real(result.threshold)}"
+        rule = None if result.threshold is None else f"t ≤ {real(result.threshold)}"
         classes = audited.table.classes
         labels = [
-            (class_id, _class_label(classes, class_id, rank, result.per_class, options))
-            for rank, class_id in enumerate(_farthest(result.per_class, classes), start=1)
+            (class_id, class_label(classes, class_id, rank, result.per_class, options))
+            for rank, class_id in enumerate(farthest(result.per_class, classes), start=1)
         ]
         return self.classes_view(
             result,
@@ -111,12 +111,12 @@ class TClosenessSection(ClassSection[TClosenessResult]):
             sensitive=sa,
             rule=rule,
             order="farthest first",
-            columns=[("size", "records", _count), ("distance", "distance (EMD)", _real)],
+            columns=[("size", "records", _count), ("distance", "distance (EMD)", real)],
             lead=f"The distribution of {sa} within every class should be close to its "
             "distribution in the whole table, so that learning someone's class tells an "
             f"attacker little more about their {sa} than the table as a whole does.",
             facts=(
-                Fact("largest distance of a class from the whole table (t)", _real(result.t)),
+                Fact("largest distance of a class from the whole table (t)", real(result.t)),
                 Fact("ground distance", result.distance),
                 Fact(
                     f"records with a null {sa} left out of the distributions",
