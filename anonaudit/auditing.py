@@ -20,6 +20,7 @@ from anonaudit.dp.companion import companion
 from anonaudit.dp.options import DPOptions
 from anonaudit.dp.utility import reader_measures
 from anonaudit.engines.load import Source, load
+from anonaudit.engines.local import limits_in_force
 from anonaudit.engines.records import release_records
 from anonaudit.errors import ColumnError, InputError, ParameterError
 from anonaudit.linkage.history import fingerprint_inputs, refuse_repeated_ids, release_history
@@ -146,6 +147,20 @@ def audit(
     options = options or AuditOptions()
     reading = reading or ReadOptions()
     engine = engine or EngineOptions()
+    with limits_in_force(engine):
+        return _audited(source, roles, options, reading, engine, dp, ledger)
+
+
+def _audited(
+    source: Source | ClassTable,
+    roles: Roles | None,
+    options: AuditOptions,
+    reading: ReadOptions,
+    engine: EngineOptions,
+    dp: DPOptions | None,
+    ledger: LedgerOptions | None,
+) -> AuditReport:
+    """:func:`audit`, its options resolved and its limits in force."""
     if ledger is not None:  # refused before any input is read
         Ledger.check(ledger.file)
     if isinstance(source, ClassTable):

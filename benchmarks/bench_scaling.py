@@ -101,15 +101,15 @@ def _work_audit(path: str, phases: dict[str, float]) -> dict[str, Any]:
     import logging
 
     import anonaudit
-    from anonaudit.engines.local import set_limits
 
     logging.getLogger("anonaudit").setLevel(logging.ERROR)  # the identifier warning
-    set_limits(memory_limit=os.environ.get(_MEMORY_LIMIT) or None)
+    engine = anonaudit.EngineOptions(memory_limit=os.environ.get(_MEMORY_LIMIT) or None)
     policy = anonaudit.Policy(k=5, l=2, entropy_l=2.0, t=0.2)
     report = anonaudit.audit(
         path,
         anonaudit.Roles(QUASI_IDENTIFIERS, [SENSITIVE]),
         anonaudit.AuditOptions(policy=policy, distances=anonaudit.EqualDistance()),
+        engine=engine,
     )
     return {"groups": len(report.table), "classes": report.k_anonymity.classes}
 

@@ -24,11 +24,12 @@ from anonaudit.engines.local import (
     Limits,
     build_class_table,
     connect,
+    engine_limits,
     group_counts,
     limits,
-    set_limits,
+    limits_in_force,
 )
-from anonaudit.errors import AnonauditError, ParameterError
+from anonaudit.errors import AnonauditError, OptionError, ParameterError
 from anonaudit.sources.csv import CsvOptions, CsvSource
 
 
@@ -327,22 +328,35 @@ def test_the_aggregation_spills_to_disk_under_a_small_memory_limit(
     pacsv.write_csv(table, path, pacsv.WriteOptions(quoting_style="none"))
     spill = tmp_path / "spill"
     spill.mkdir()
-    set_limits(memory_limit="16MB", temp_dir=str(spill))
-    try:
-        source: object = path if fast else pa.Table.from_pandas(table.to_pandas())
-        result = anonaudit.load(source, Roles(["id", "group"], ["sa"]))
-    finally:
-        set_limits()
+    source: object = path if fast else pa.Table.from_pandas(table.to_pandas())
+    engine = anonaudit.EngineOptions(memory_limit="16MB", temp_dir=str(spill))
+    result = anonaudit.load(source, Roles(["id", "group"], ["sa"]), engine=engine)
+    assert limits() == Limits()  # in force for that load only
     assert result.rows == rows and len(result) == rows
     assert int(result.counts.max()) == 1
 
 
 def test_memory_limit_and_temp_dir_are_checked(tmp_path: Path) -> None:
-    with pytest.raises(ParameterError, match="--memory-limit lots"):
-        set_limits(memory_limit="lots")
+    with pytest.raises(OptionError, match="memory_limit must be a size"):
+        anonaudit.EngineOptions(memory_limit="lots")
     with pytest.raises(ParameterError, match="not a writable directory"):
-        set_limits(temp_dir=str(tmp_path / "absent"))
+        engine_limits(anonaudit.EngineOptions(temp_dir=str(tmp_path / "absent")))
     assert limits() == Limits()
+
+
+def test_the_limits_hold_in_their_block_and_context_only(tmp_path: Path) -> None:
+    engine = anonaudit.EngineOptions(memory_limit="64MB", temp_dir=str(tmp_path))
+    with limits_in_force(engine):
+        assert limits() == Limits("64MB", str(tmp_path))
+        connection = connect()  # every aggregation in the block takes them
+        found = connection.execute("SELECT current_setting('memory_limit')").fetchone()
+        connection.close()
+        assert found is not None and found[0].replace(" ", "") in ("61.0MiB", "64.0MB", "61.0MB")
+    assert limits() == Limits()
+    connection = connect()
+    found = connection.execute("SELECT current_setting('memory_limit')").fetchone()
+    connection.close()
+    assert found is not None and found[0].replace(" ", "") not in ("61.0MiB", "64.0MB", "61.0MB")
 
 
 def test_a_subset_equals_the_table_of_its_rows() -> None:

@@ -9,6 +9,7 @@ was written to.
 from __future__ import annotations
 
 import argparse
+import contextvars
 import importlib
 import os
 import re
@@ -530,7 +531,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         module, name = COMMANDS[args.command].split(":")
         run: Callable[[argparse.Namespace, str], int]
         run = getattr(importlib.import_module(module), name)
-        return run(args, command)
+        # A context of its own: what the command puts in force (its memory limit) ends
+        # with it, however many commands a process runs.
+        return contextvars.copy_context().run(run, args, command)
     except BrokenPipeError:  # the reader left (| head): stop quietly, as Unix tools do
         _silence_stdout()
         return EXIT_BROKEN_PIPE

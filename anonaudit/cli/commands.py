@@ -29,7 +29,7 @@ from anonaudit.cli.batch import (
 from anonaudit.cli.config import AuditConfig, read_config
 from anonaudit.dp.bounding import load_bounded
 from anonaudit.engines.load import load
-from anonaudit.engines.local import set_limits
+from anonaudit.engines.local import engine_limits
 from anonaudit.engines.records import write_records, write_transformed
 from anonaudit.errors import OptionError, ParameterError
 from anonaudit.files import (
@@ -57,7 +57,7 @@ from anonaudit.settings.catalog import OPTIONS, Option
 from anonaudit.settings.names import DISTANCE_INPUTS, DistanceInput
 from anonaudit.settings.options import EngineOptions, ReadOptions, Roles
 from anonaudit.settings.policy import threshold_fields
-from anonaudit.settings.work import LISTED_CLASS_WORK, check_work
+from anonaudit.settings.work import LISTED_CLASS_WORK, check_work, put_limits
 from anonaudit.sources import require_rereadable
 
 __all__ = ["run_advise", "run_audit", "run_dp"]
@@ -74,9 +74,15 @@ def _config(args: argparse.Namespace) -> AuditConfig:
     else:
         _override(config, args)
         _validate(config)
-    set_limits(  # for the whole run, [[datasets]] included
-        memory_limit=getattr(args, "memory_limit", None) or config.memory_limit,
-        temp_dir=getattr(args, "temp_dir", None) or config.temp_dir,
+    # In force for the whole run, [[datasets]] included (cli.app.main runs each command in
+    # a context of its own): the audit's reads, and the records written after it.
+    put_limits(
+        engine_limits(
+            EngineOptions(
+                memory_limit=getattr(args, "memory_limit", None) or config.memory_limit,
+                temp_dir=getattr(args, "temp_dir", None) or config.temp_dir,
+            )
+        )
     )
     refuse_overwriting(
         [

@@ -15,7 +15,7 @@ import pandas as pd
 import pyarrow as pa
 
 from anonaudit.classtable import ClassTable
-from anonaudit.engines.local import build_class_table
+from anonaudit.engines.local import build_class_table, limits_in_force
 from anonaudit.errors import ParameterError
 from anonaudit.settings.options import (
     LOAD_KEYWORDS,
@@ -93,8 +93,6 @@ def load(
     >>> table.rows, table.quasi_identifiers
     (2, ('zip',))
     """
-    from anonaudit.engines.spark import from_spark
-
     if isinstance(engine, str):  # the deprecated engine name
         keywords["engine"], engine = engine, None
     if keywords:
@@ -112,6 +110,14 @@ def load(
         raise ParameterError("name the columns' roles: Roles(quasi_identifiers, sensitive)")
     reading = reading or ReadOptions()
     engine = engine or EngineOptions()
+    with limits_in_force(engine):
+        return _built(source, roles, reading, engine)
+
+
+def _built(source: Source, roles: Roles, reading: ReadOptions, engine: EngineOptions) -> ClassTable:
+    """:func:`load`, its options resolved and its limits in force."""
+    from anonaudit.engines.spark import from_spark
+
     quasi_identifiers, sensitive = list(roles.quasi_identifiers), list(roles.sensitive)
     items: list[Any] = list(source) if isinstance(source, (list, tuple)) else [source]
     sources = open_inputs(

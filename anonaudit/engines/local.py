@@ -40,6 +40,7 @@ import logging
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,6 +54,7 @@ from anonaudit.classtable import ClassTable, SourceStats
 from anonaudit.errors import AnonauditError, InputError, MalformedFileError, ParameterError
 from anonaudit.progress import Progress
 from anonaudit.settings import work
+from anonaudit.settings.options import EngineOptions
 from anonaudit.settings.work import Limits, limits
 from anonaudit.sources.base import (
     MultiPartSource,
@@ -71,11 +73,12 @@ __all__ = [
     "build_class_table",
     "check_columns",
     "connect",
+    "engine_limits",
     "group_counts",
     "limits",
+    "limits_in_force",
     "numbered_batches",
     "provenance",
-    "set_limits",
     "total_size",
 ]
 
@@ -107,31 +110,30 @@ _CODED_TYPE = pa.dictionary(pa.int32(), pa.string())
 _HEAD_BYTES = 1024**2
 
 
-def set_limits(*, memory_limit: str | None = None, temp_dir: str | None = None) -> None:
-    """Set the :class:`Limits` of every later aggregation in this process.
-
-    Parameters
-    ----------
-    memory_limit : str, optional
-        Such as ``"4GB"`` or ``"500MB"`` (DuckDB's units); ``None``: DuckDB's default.
-    temp_dir : str, optional
-        A directory to spill to; ``None``: the system's temporary directory.
+def engine_limits(engine: EngineOptions) -> Limits:
+    """The :class:`Limits` ``engine`` asks for, checked.
 
     Raises
     ------
     ParameterError
-        ``temp_dir`` is not a writable directory, or DuckDB does not read
-        ``memory_limit`` as a size.
+        ``engine.temp_dir`` is not a writable directory, or DuckDB does not read
+        ``engine.memory_limit`` as a size (such as ``"4GB"`` or ``"500MB"``).
     """
+    temp_dir = engine.temp_dir
     if temp_dir is not None and not (os.path.isdir(temp_dir) and os.access(temp_dir, os.W_OK)):
         raise ParameterError(f"--temp-dir {temp_dir}: not a writable directory")
-    previous = limits()
-    work.set_process_limits(Limits(memory_limit, temp_dir))
-    try:
+    value = Limits(engine.memory_limit, temp_dir)
+    with work.scoped_limits(value):
         connect().close()  # DuckDB checks the size now, not in the middle of a scan
-    except ParameterError:
-        work.set_process_limits(previous)
-        raise
+    return value
+
+
+@contextmanager
+def limits_in_force(engine: EngineOptions) -> Iterator[None]:
+    """``engine``'s memory limit and spill folder (:func:`engine_limits`) in force for
+    every aggregation and bounded read of the block, in this context only."""
+    with work.scoped_limits(engine_limits(engine)):
+        yield
 
 
 @dataclass(frozen=True)

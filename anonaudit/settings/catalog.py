@@ -433,6 +433,7 @@ OPTIONS: tuple[Option, ...] = (
         metavar="DIR",
         group=_LAKE,
         commands=_BOTH,
+        keyword="temp_dir",
     ),
     Option(
         "memory_limit",
@@ -443,6 +444,7 @@ OPTIONS: tuple[Option, ...] = (
         metavar="SIZE",
         group=_LAKE,
         commands=_BOTH,
+        keyword="memory_limit",
     ),
     # -- input and output
     Option(

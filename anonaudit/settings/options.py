@@ -63,7 +63,7 @@ from anonaudit.settings.values import number as _number
 from anonaudit.settings.values import one_of as _one_of
 from anonaudit.settings.values import require as _require
 from anonaudit.settings.values import texts
-from anonaudit.settings.work import DEFAULT_MAX_WORK
+from anonaudit.settings.work import DEFAULT_MAX_WORK, parse_size
 
 if TYPE_CHECKING:
     from anonaudit.classtable import ClassTable
@@ -254,14 +254,30 @@ class EngineOptions:
         a local one.
     progress : Progress, optional
         Where to report the progress of long scans and analyses.
+    memory_limit : str, optional
+        Memory the local engine's aggregation may take before it spills to disk, such as
+        ``"4GB"`` (DuckDB's units; default: 80% of the machine's memory); it also bounds
+        the reads of compressed files. In force while the class table is built and the
+        audit reads its inputs, for this call only.
+    temp_dir : str, optional
+        Where the local engine spills its hash table when it outgrows ``memory_limit``
+        (default: the system's temporary directory).
     """
 
     engine: str = "local"
     scheduler: Any = None
     progress: Progress | None = None
+    memory_limit: str | None = None
+    temp_dir: str | None = None
 
     def __post_init__(self) -> None:
         _one_of(self.engine, "engine", ENGINES)
+        _require(
+            self.memory_limit is None or parse_size(self.memory_limit) is not None,
+            "memory_limit",
+            "be a size such as 4GB or 500MB",
+            self.memory_limit,
+        )
 
 
 # --------------------------------------------------------------------------- distances
@@ -537,7 +553,7 @@ class AuditOptions:
 #: The flat keyword arguments of earlier versions, by the option object they now set.
 _ROLES = ("quasi_identifiers", "sensitive", "weights", "count", "allowed_identifiers")
 _READING = tuple(f.name for f in fields(ReadOptions))
-_ENGINE = ("engine", "scheduler", "progress")
+_ENGINE = ("engine", "scheduler", "progress", "memory_limit", "temp_dir")
 _AUDIT = (
     "policy",
     "distance",

@@ -14,6 +14,9 @@ import math
 import os
 import re
 import resource
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -31,7 +34,8 @@ __all__ = [
     "limits",
     "memory_budget",
     "parse_size",
-    "set_process_limits",
+    "put_limits",
+    "scoped_limits",
     "subsets",
 ]
 
@@ -191,9 +195,9 @@ def _gib(size: int) -> str:
     return f"{size / 1024**3:.1f} GiB" if size >= 1024**3 else f"{size / 1024**2:.0f} MiB"
 
 
-# The process's memory limit for aggregation and reads (set once per run by
-# anonaudit.engines.local.set_limits, which checks it with DuckDB): values only, so that
-# the sources, below the engine, read it too.
+# The memory limit of aggregation and reads, in force while a load runs (EngineOptions'
+# memory_limit and temp_dir, put in force by anonaudit.engines.local.limits_in_force):
+# values only, so that the sources, below the engine, read it too.
 @dataclass(frozen=True)
 class Limits:
     """How much memory DuckDB's aggregation may take before it spills, and where to.
@@ -212,16 +216,27 @@ class Limits:
     temp_dir: str | None = None
 
 
-_limits = Limits()
+_LIMITS: ContextVar[Limits] = ContextVar("anonaudit_limits", default=Limits())  # noqa: B039 (frozen)
 
 
 def limits() -> Limits:
-    """The :class:`Limits` in force (:func:`anonaudit.engines.local.set_limits`)."""
-    return _limits
+    """The :class:`Limits` in force: those of the load running in this context
+    (:func:`anonaudit.engines.local.limits_in_force`), else none."""
+    return _LIMITS.get()
 
 
-def set_process_limits(value: Limits) -> None:
-    """Put ``value`` in force for this process; :func:`anonaudit.engines.local.set_limits`
-    checks it first."""
-    global _limits
-    _limits = value
+def put_limits(value: Limits) -> None:
+    """Put ``value`` in force for the rest of this context (the command line runs each
+    command in a context of its own: :func:`anonaudit.cli.app.main`)."""
+    _LIMITS.set(value)
+
+
+@contextmanager
+def scoped_limits(value: Limits) -> Iterator[None]:
+    """Put ``value`` in force in this context until the block ends;
+    :func:`anonaudit.engines.local.limits_in_force` checks it first."""
+    token = _LIMITS.set(value)
+    try:
+        yield
+    finally:
+        _LIMITS.reset(token)
