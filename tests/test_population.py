@@ -364,4 +364,4 @@ def test_policy_file_keys(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert population["sampling_fraction"] == pytest.approx(0.01)
     policy.write_text(policy.read_text().replace('"zayatz"', '"chao"'))
     assert main(["audit", "--config", str(policy), "--quiet"]) == 2
-    assert "unknown population model 'chao'" in capsys.readouterr().err
+    assert "unknown --population-model 'chao'; choose one of dankar" in capsys.readouterr().err

@@ -18,7 +18,7 @@ jsonschema = pytest.importorskip("jsonschema", reason="the [test] extra installs
 
 from anonaudit.cli import main  # noqa: E402
 from anonaudit.cli.config import read_config  # noqa: E402
-from anonaudit.errors import InputError  # noqa: E402
+from anonaudit.errors import InputError, OptionError  # noqa: E402
 from anonaudit.measures import ANALYSES, MEASURES  # noqa: E402
 from anonaudit.report.json import SCHEMA_VERSION  # noqa: E402
 from anonaudit.report.schema import dumps, policy_schema, report_schema  # noqa: E402
@@ -227,7 +227,7 @@ def test_the_sample_policy_files_hold_to_the_policy_schema(name: str) -> None:
     jsonschema.validate(document, policy_schema())
 
 
-def test_the_policy_schema_refuses_what_read_config_refuses(tmp_path: Path) -> None:
+def test_the_policy_schema_refuses_what_the_settings_refuse(tmp_path: Path) -> None:
     for text, pattern in (
         ('sepp = ";"\n', "sepp"),
         ('nulls = "never"\n', "never"),
@@ -236,7 +236,10 @@ def test_the_policy_schema_refuses_what_read_config_refuses(tmp_path: Path) -> N
     ):
         path = tmp_path / "p.toml"
         path.write_text(text, encoding="utf-8")
-        with pytest.raises(InputError):
-            read_config(path)
+        with pytest.raises((InputError, OptionError)):  # read, or made into options
+            config = read_config(path)
+            config.options(), config.engine_options()
+            for dataset in config.datasets:
+                dataset.options(), dataset.engine_options()
         with pytest.raises(jsonschema.ValidationError, match=pattern):
             jsonschema.validate(tomllib.loads(text), policy_schema())

@@ -247,18 +247,10 @@ _DISTANCE = _Value(
 )
 
 
-def _choice(option: Option) -> _Value:
-    """A text among ``option.choices``."""
-    choices = option.choices or ()
-    return _Value(f"one of {', '.join(map(repr, choices))}", "", lambda v: v in choices)
-
-
 def _schema(option: Option) -> _Value | _Items | _Table:
     """How a policy file writes ``option``'s value (:data:`~anonaudit.settings.catalog.Kind`)."""
     if option.kind == "table":
         return _TABLES[option.key]
-    if option.kind == "text" and option.choices:
-        return _choice(option)
     kinds: dict[str, _Value | _Items | _Table] = {
         "text": _TEXT,
         "whole": _WHOLE,

@@ -44,6 +44,7 @@ from anonaudit.errors import ColumnError, InputError, ParameterError
 from anonaudit.files import atomic_path, defuse
 from anonaudit.progress import Progress
 from anonaudit.sources.base import Source, parts_of
+from anonaudit.sources.formats import of_file
 
 if TYPE_CHECKING:
     from anonaudit.classtable import ClassTable
@@ -103,7 +104,6 @@ class AuditedRecords(Protocol):
 
 # Packed tuple keys stay below this bound; wider products are re-numbered first.
 _KEY_BOUND = 2**62
-_PARQUET_SUFFIXES = (".parquet", ".pq", ".parq")
 
 
 def _numbered_batches(
@@ -546,7 +546,7 @@ def write_transformed(
     index = None if suppressed is None else KeyIndex(suppressed, qi)
     star = pa.scalar(suppressed_value, pa.string())
     schema = pa.schema([(name, pa.string()) for name in header])
-    parquet = Path(path).name.lower().endswith(_PARQUET_SUFFIXES)
+    parquet = of_file(Path(path).name).name == "parquet"  # the suffix says, as for inputs
     sep = getattr(sources[0], "sep", ",")
     written = 0
     output = _parquet_writer(path, schema) if parquet else _csv_writer(path, schema, sep)
