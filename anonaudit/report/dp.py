@@ -34,7 +34,7 @@ from anonaudit.dp.companion import DPReport
 from anonaudit.dp.mechanisms import ADDITIVE
 from anonaudit.dp.release import by_key
 from anonaudit.files import atomic_write_text, table_to_csv
-from anonaudit.report.json import dumps
+from anonaudit.report.kit import dumps
 from anonaudit.settings.names import SIDECAR_SUFFIX
 
 __all__ = ["SIDECAR_SUFFIX", "postprocessing", "released_frame", "sidecar", "sidecar_path", "write"]

@@ -7,17 +7,14 @@ infinity); every other number is finite. The layout is documented in docs/json.m
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
-
-import numpy as np
 
 from anonaudit import __version__
 from anonaudit.engines.local import FileStats
 from anonaudit.measures import by_key
 from anonaudit.report.criteria import criteria
-from anonaudit.report.kit import Layout, json_classes, json_number
+from anonaudit.report.kit import Layout, dumps, json_classes, json_number
 from anonaudit.report.linkage import (
     composition_entry,
     differencing_counts,
@@ -496,14 +493,3 @@ def _measures(measures: Measures | None) -> dict[str, Any] | None:
         "entropy_l": {sa: json_number(v) for sa, v in measures.entropy_l.items()},
         "t": {sa: json_number(v) for sa, v in measures.t.items()},
     }
-
-
-def dumps(data: dict[str, Any]) -> str:
-    """Serialize a report dict; refuses NaN and infinity (they must be strings by now)."""
-    return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False, default=_default)
-
-
-def _default(value: Any) -> Any:
-    if isinstance(value, np.generic):
-        return value.item()
-    raise TypeError(f"cannot write {type(value).__name__} to JSON")

@@ -11,6 +11,7 @@ measure.
 from __future__ import annotations
 
 import base64
+import json
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -40,6 +41,7 @@ __all__ = [
     "Options",
     "TableRow",
     "VerdictRow",
+    "dumps",
     "join_names",
     "json_classes",
     "json_number",
@@ -563,3 +565,15 @@ def _fmt(value: float) -> str:
 def _mark(passed: bool | None) -> str:
     """The end of a summary line: its verdict, if judged."""
     return {None: "", True: "  [pass]", False: "  [FAIL]"}[passed]
+
+
+def dumps(data: dict[str, Any]) -> str:
+    """A JSON document as anonaudit writes it (the reports, the DP release's sidecar);
+    refuses NaN and infinity (they must be strings by now)."""
+    return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False, default=_default)
+
+
+def _default(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        return value.item()
+    raise TypeError(f"cannot write {type(value).__name__} to JSON")
