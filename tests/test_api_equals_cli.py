@@ -23,11 +23,10 @@ import pytest
 from numpy.typing import NDArray
 
 import anonaudit
-from anonaudit import AuditOptions, DPOptions, Policy, PrivacyGuarantee, Roles
+from anonaudit import AuditOptions, DPOptions, LedgerOptions, Policy, PrivacyGuarantee, Roles
 from anonaudit.cli import main
 from anonaudit.linkage.ledger import Ledger
 from anonaudit.report.json import dumps, report_to_dict
-from anonaudit.settings.options import LedgerOptions
 
 ROOT = Path(__file__).resolve().parents[1]
 ADULT = ROOT / "sample_data" / "adult" / "adult.csv"
