@@ -18,8 +18,8 @@ import pytest
 from anonaudit.cli.app import _parser
 from anonaudit.cli.commands import _override
 from anonaudit.cli.config import AuditConfig, read_config
-from anonaudit.errors import InputError
-from anonaudit.settings.catalog import GROUPS, OPTIONS, Option, by_key
+from anonaudit.errors import InputError, ParameterError
+from anonaudit.settings.catalog import DP_OPTIONS, GROUPS, OPTIONS, Option, by_key, dp_flag
 from anonaudit.settings.options import KEYWORDS
 
 
@@ -148,3 +148,38 @@ def test_one_of_two_exclusive_settings_clears_the_other(tmp_path: Path) -> None:
     assert (config.population_size, config.sampling_fraction) == (None, 0.5)
     with pytest.raises(SystemExit):
         _parser().parse_args(["audit", "--population-size", "5", "--sampling-fraction", "0.5"])
+
+
+@pytest.mark.parametrize("command", ["audit", "dp"])
+def test_the_dp_flags_are_made_from_the_catalog(command: str) -> None:
+    actions = {
+        flag: action for action in _subparser(command)._actions for flag in action.option_strings
+    }
+    for option in DP_OPTIONS:
+        if command not in option.commands:
+            continue
+        action = actions[dp_flag(option, command)]
+        assert action.dest == f"dp_{option.key}"
+        assert action.choices in (None, option.choices)
+    assert actions[dp_flag(DP_OPTIONS[0], command)].required == (command == "dp")
+    assert "--dp-epsilon" in actions if command == "audit" else "--epsilon" in actions
+
+
+def test_a_dp_table_value_and_its_flag_make_one_release(tmp_path: Path) -> None:
+    from anonaudit.cli import dp as dp_cli
+
+    table = {
+        "epsilon": 0.5,
+        "delta": 1e-7,
+        "mechanism": "discrete-gaussian",
+        "postprocess": "clamp",
+    }
+    from_file = dp_cli.options(_parser().parse_args(["audit"]), policy=table)
+    argv = ["audit", "--dp-epsilon", "0.5", "--dp-delta", "1e-7"]
+    argv += ["--dp-mechanism", "discrete-gaussian"]
+    from_line = dp_cli.options(_parser().parse_args(argv))
+    assert from_file == from_line
+    with pytest.raises(ParameterError, match=r"\[dp\] epsilon"):
+        dp_cli.options(_parser().parse_args(["audit"]), policy={"epsilon": -1.0})
+    with pytest.raises(ParameterError, match="--dp-epsilon"):
+        dp_cli.options(_parser().parse_args(["audit", "--dp-epsilon", "-1"]))

@@ -23,13 +23,10 @@ from typing import Any
 from anonaudit import __version__
 from anonaudit.errors import AnonauditError, ParameterError
 from anonaudit.files import printable
-from anonaudit.settings.catalog import GROUPS, OPTIONS, Option
+from anonaudit.settings.catalog import DP_OPTIONS, GROUPS, OPTIONS, Option, dp_flag
 from anonaudit.settings.names import (
     ADDITIVE,
     DISTANCE_INPUTS,
-    MECHANISMS,
-    NEIGHBOURING,
-    POSTPROCESS,
     SIDECAR_SUFFIX,
 )
 from anonaudit.settings.policy import threshold_fields
@@ -123,9 +120,7 @@ def _parser() -> argparse.ArgumentParser:
             each.flag, action="append", default=[], metavar=each.metavar, help=each.help
         )
     _add_dp_options(
-        a.add_argument_group("differential privacy (see: anonaudit dp --help)"),
-        prefix="dp-",
-        required=False,
+        a.add_argument_group("differential privacy (see: anonaudit dp --help)"), "audit"
     )
     r = groups["input and output"]
     r.add_argument(
@@ -247,19 +242,7 @@ def _add_dp_command(commands: Any) -> None:
         "Exit 0: released; 2: error (including a release that would not be private).",
     )
     _addcolumns(d)
-    _add_dp_options(d.add_argument_group("privacy"), required=True)
-    u = d.add_argument_group("privacy unit")
-    u.add_argument(
-        "--privacy-unit",
-        metavar="COL",
-        help="column identifying a person with several rows; bounds each person's rows",
-    )
-    u.add_argument(
-        "--max-contributions",
-        type=int,
-        metavar="M",
-        help="rows kept per person with --privacy-unit (default 1)",
-    )
+    _add_dp_options(d.add_argument_group("privacy"), "dp")
     r = _add_declared(d, "dp")["input and output"]
     r.add_argument(
         "--out",
@@ -324,59 +307,17 @@ def _add_advise_command(commands: Any, audit: argparse.ArgumentParser) -> None:
     )
 
 
-def _add_dp_options(group: argparse._ArgumentGroup, *, prefix: str = "", required: bool) -> None:
-    """Add the release options to ``group``, as ``--{prefix}epsilon`` and so on."""
-    group.add_argument(
-        f"--{prefix}epsilon",
-        dest="dp_epsilon",
-        type=float,
-        required=required,
-        metavar="E",
-        help="total privacy budget epsilon of the DP release",
-    )
-    group.add_argument(
-        f"--{prefix}delta",
-        dest="dp_delta",
-        type=float,
-        metavar="D",
-        help="delta (e.g. 1e-6): needed for Gaussian noise and to release observed "
-        "QI combinations; without it the release is pure epsilon-DP over --public-domain",
-    )
-    group.add_argument(
-        f"--{prefix}mechanism",
-        dest="dp_mechanism",
-        choices=MECHANISMS,
-        help="noise (default discrete-laplace)",
-    )
-    group.add_argument(
-        f"--{prefix}neighbouring",
-        dest="dp_neighbouring",
-        choices=NEIGHBOURING,
-        help="neighbouring datasets: add or remove one unit (default), or replace one",
-    )
-    group.add_argument(
-        "--public-domain",
-        dest="public_domain",
-        action="append",
-        default=[],
-        metavar="COL=V1,V2,...|COL=@FILE",
-        help="public values of a QI or SA (repeatable); with every column declared, the "
-        "release covers their cartesian product under pure epsilon-DP",
-    )
-    group.add_argument(
-        f"--{prefix}rr-sensitive",
-        dest="dp_rr_sensitive",
-        metavar="COL",
-        help="the SA that randomized response randomizes (default: the only SA)",
-    )
-    group.add_argument(
-        f"--{prefix}postprocess",
-        dest="dp_postprocess",
-        choices=POSTPROCESS,
-        help="noisy counts over a public domain: clamp (default) sets negatives to 0, which "
-        "biases empty cells upwards (+0.43 at epsilon 1); unbiased keeps them, so that "
-        "counts and their sums are unbiased",
-    )
+def _add_dp_options(group: argparse._ArgumentGroup, command: str) -> None:
+    """Add the DP companion's options of ``command`` to ``group``
+    (:data:`~anonaudit.settings.catalog.DP_OPTIONS`), each stored as ``dp_<key>``;
+    ``anonaudit dp`` requires ``--epsilon``."""
+    for option in DP_OPTIONS:
+        if command in option.commands:
+            argument = _argument(option, command)
+            argument["dest"] = f"dp_{option.key}"
+            if option.key == "epsilon":
+                argument["required"] = command == "dp"
+            group.add_argument(dp_flag(option, command), **argument)
 
 
 def _add_linkage_commands(commands: Any) -> None:

@@ -383,9 +383,9 @@ def run_dp(args: argparse.Namespace, command: str) -> int:
     if args.ledger:  # named, and the file checked, before any input is read
         linkage_cli.ledger_name(args.dataset)
         Ledger.check(args.ledger)
-    if args.max_contributions is not None and not args.privacy_unit:
+    if args.dp_max_contributions is not None and not args.dp_privacy_unit:
         raise ParameterError("--max-contributions bounds the rows of a --privacy-unit; add it")
-    if args.count is not None and args.privacy_unit:
+    if args.count is not None and args.dp_privacy_unit:
         raise ParameterError(
             "--privacy-unit bounds each person's rows, and a frequency table (--count) "
             "has none: drop one of them"

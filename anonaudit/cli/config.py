@@ -87,7 +87,7 @@ from typing import TYPE_CHECKING, Any
 
 from anonaudit.errors import InputError, SourceNotFoundError
 from anonaudit.measures.generalization import is_builtin
-from anonaudit.settings.catalog import OPTIONS, Option, by_key
+from anonaudit.settings.catalog import DP_OPTIONS, OPTIONS, Option, by_key
 from anonaudit.settings.names import DISTANCE_INPUTS
 from anonaudit.settings.options import (
     AuditOptions,
@@ -228,17 +228,6 @@ _THRESHOLDS = _Table(
 _TABLES: dict[str, _Table] = {
     "thresholds": _THRESHOLDS,
     "ledger": _Table({"file": _TEXT, "dataset": _TEXT, "recipient": _TEXT, "id": _TEXT}),
-    "dp": _Table(
-        {
-            "epsilon": _NUMBER,
-            "delta": _NUMBER,
-            "mechanism": _TEXT,
-            "neighbouring": _TEXT,
-            "public_domain": _Items(_TEXT, table=True),
-            "rr_sensitive": _TEXT,
-            "postprocess": _TEXT,
-        }
-    ),
 }
 _DISTANCE = _Value(
     "a string or a table of strings",
@@ -268,6 +257,10 @@ def _schema(option: Option) -> _Value | _Items | _Table:
     return kinds[option.kind]
 
 
+#: A policy file's [dp] table: the DP companion's settings ``anonaudit audit`` takes.
+_TABLES["dp"] = _Table(
+    {option.key: _schema(option) for option in DP_OPTIONS if "audit" in option.commands}
+)
 _DATASET: dict[str, _Value | _Items | _Table] = {
     **{option.key: _schema(option) for option in OPTIONS},
     **{each.key: _PATHS if each.path else _Items(_TEXTS, table=True) for each in DISTANCE_INPUTS},

@@ -23,6 +23,7 @@ from anonaudit.dp.companion import DPReport, companion
 from anonaudit.dp.domain import PublicDomain
 from anonaudit.dp.options import DPOptions, PrivacyGuarantee, PrivacyUnit
 from anonaudit.errors import OptionError, ParameterError
+from anonaudit.settings.catalog import DP_OPTIONS, dp_flag
 
 __all__ = [
     "EPSILON_WARNING",
@@ -40,33 +41,6 @@ __all__ = [
 EPSILON_WARNING = 2.0
 #: ... and when the released classes hold fewer than this share of the records.
 NEARLY_EMPTY = 0.01
-
-
-#: The options' names in the Python API, by the ``args`` attribute that sets them.
-_ATTRIBUTES = {
-    "epsilon": "dp_epsilon",
-    "delta": "dp_delta",
-    "mechanism": "dp_mechanism",
-    "neighbouring": "dp_neighbouring",
-    "sensitive": "dp_rr_sensitive",
-    "postprocess": "dp_postprocess",
-    "column": "privacy_unit",
-    "contributions": "max_contributions",
-}
-#: ... their flags in ``anonaudit dp``; ``anonaudit audit`` prefixes the first six with
-#: ``dp-`` and has no privacy unit.
-_FLAGS = {
-    "epsilon": "--epsilon",
-    "delta": "--delta",
-    "mechanism": "--mechanism",
-    "neighbouring": "--neighbouring",
-    "sensitive": "--rr-sensitive",
-    "postprocess": "--postprocess",
-    "column": "--privacy-unit",
-    "contributions": "--max-contributions",
-}
-#: ... and their keys in a policy file's ``[dp]`` table.
-_KEYS = {"sensitive": "rr_sensitive"}
 
 
 def options(
@@ -95,41 +69,40 @@ def options(
         its ``[dp]`` key, or no epsilon at all.
     """
     table = dict(policy or {})
-    prefix = "" if getattr(args, "command", "dp") == "dp" else "--dp-"
-    labels: dict[str, str] = {}
+    command = getattr(args, "command", "dp")
+    values: dict[str, Any] = {}
+    labels: dict[str, str] = {}  # an option's name in messages, by its keyword
+    for option in DP_OPTIONS:
+        given = getattr(args, f"dp_{option.key}", None)
+        if option.keyword is None:
+            continue
+        labels[option.keyword] = dp_flag(option, command)
+        if given is None and option.key in table:
+            given, labels[option.keyword] = table[option.key], f"[dp] {option.key}"
+        values[option.keyword] = option.default if given is None else given
 
-    def pick(name: str, default: Any = None) -> Any:
-        value = getattr(args, _ATTRIBUTES[name], None)
-        flag = _FLAGS[name]
-        labels[name] = f"{prefix}{flag[2:]}" if prefix else flag
-        if value is None and _KEYS.get(name, name) in table:
-            labels[name] = f"[dp] {_KEYS.get(name, name)}"
-            return table[_KEYS.get(name, name)]
-        return value if value is not None else default
-
-    if args.public_domain:
-        domain = PublicDomain.parse(args.public_domain)
+    if args.dp_public_domain:
+        domain = PublicDomain.parse(args.dp_public_domain)
     elif table.get("public_domain"):
         items = [f"{column}={text}" for column, text in table["public_domain"].items()]
         domain = PublicDomain.parse(items, base=base)
     else:
         domain = None
-    epsilon = pick("epsilon")
-    if epsilon is None:
+    if values["epsilon"] is None:
         raise ParameterError("the policy file's [dp] table needs epsilon (or give --dp-epsilon)")
     try:
         unit = PrivacyUnit(
-            column=pick("column"),
-            contributions=pick("contributions", 1),
-            neighbouring=pick("neighbouring"),
+            column=values["column"],
+            contributions=values["contributions"],
+            neighbouring=values["neighbouring"],
         )
         return DPOptions(
-            PrivacyGuarantee(epsilon, pick("delta")),
+            PrivacyGuarantee(values["epsilon"], values["delta"]),
             unit=unit,
-            mechanism=pick("mechanism", "discrete-laplace"),
+            mechanism=values["mechanism"],
             domain=domain,
-            sensitive=pick("sensitive"),
-            postprocess=pick("postprocess", "clamp"),
+            sensitive=values["sensitive"],
+            postprocess=values["postprocess"],
         )
     except OptionError as error:
         raise ParameterError(error.worded(labels.get(error.option, error.option))) from None

@@ -40,7 +40,7 @@ from anonaudit import measures
 from anonaudit.files import atomic_write_text
 from anonaudit.measures import Analysis, Measure
 from anonaudit.report.sections import analysis_section, section
-from anonaudit.settings.catalog import OPTIONS, Option
+from anonaudit.settings.catalog import DP_OPTIONS, OPTIONS, Option
 from anonaudit.settings.names import DISTANCE_INPUTS
 from anonaudit.settings.policy import threshold_fields
 
@@ -179,16 +179,6 @@ _TABLES: dict[str, dict[str, Any]] = {
         "properties": {key: _TEXT for key in ("file", "dataset", "recipient", "id")},
         "additionalProperties": False,
     },
-    "dp": {
-        "type": "object",
-        "properties": {
-            "epsilon": {"type": "number"},
-            "delta": {"type": "number"},
-            **{key: _TEXT for key in ("mechanism", "neighbouring", "rr_sensitive", "postprocess")},
-            "public_domain": {"type": "object", "additionalProperties": _TEXT},
-        },
-        "additionalProperties": False,
-    },
 }
 
 
@@ -204,6 +194,12 @@ def _setting(option: Option) -> dict[str, Any]:
                 }
                 for field in threshold_fields()
             },
+            "additionalProperties": False,
+        }
+    elif option.key == "dp":
+        found = {
+            "type": "object",
+            "properties": {o.key: _setting(o) for o in DP_OPTIONS if "audit" in o.commands},
             "additionalProperties": False,
         }
     elif option.kind == "table":

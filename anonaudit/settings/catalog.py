@@ -30,13 +30,16 @@ from anonaudit.distances import DISTANCES
 from anonaudit.settings.names import (
     ENGINES,
     FORMATS,
+    MECHANISMS,
     MISSING_COLUMNS,
+    NEIGHBOURING,
     NULL_POLICIES,
     POPULATION_MODELS,
+    POSTPROCESS,
 )
 from anonaudit.settings.work import DEFAULT_MAX_WORK
 
-__all__ = ["OPTIONS", "Kind", "Option", "PathKind", "by_key"]
+__all__ = ["DP_OPTIONS", "GROUPS", "OPTIONS", "Kind", "Option", "PathKind", "by_key", "dp_flag"]
 
 #: The kind of value a setting holds, and so how the command line reads it and a policy
 #: file writes it:
@@ -580,6 +583,112 @@ OPTIONS: tuple[Option, ...] = (
         group=_OUT,
     ),
 )
+
+
+#: The settings of the differential-privacy companion: the keys of a policy file's
+#: ``[dp]`` table, the flags of ``anonaudit dp`` (``anonaudit audit`` prefixes those it
+#: takes with ``dp-``: its ``--delta`` is delta-disclosure's), each stored as ``dp_<key>``;
+#: the keyword is the name :class:`~anonaudit.dp.options.DPOptions` (or its privacy unit)
+#: takes.
+DP_OPTIONS: tuple[Option, ...] = (
+    Option(
+        "epsilon",
+        "number",
+        "total privacy budget epsilon of the DP release",
+        flag="--epsilon",
+        metavar="E",
+        commands=("dp", "audit"),
+        keyword="epsilon",
+    ),
+    Option(
+        "delta",
+        "number",
+        "delta (e.g. 1e-6): needed for Gaussian noise and to release observed QI "
+        "combinations; without it the release is pure epsilon-DP over --public-domain",
+        flag="--delta",
+        metavar="D",
+        commands=("dp", "audit"),
+        keyword="delta",
+    ),
+    Option(
+        "mechanism",
+        "text",
+        "noise (default discrete-laplace)",
+        flag="--mechanism",
+        default="discrete-laplace",
+        choices=MECHANISMS,
+        commands=("dp", "audit"),
+        keyword="mechanism",
+    ),
+    Option(
+        "neighbouring",
+        "text",
+        "neighbouring datasets: add or remove one unit (default), or replace one",
+        flag="--neighbouring",
+        choices=NEIGHBOURING,
+        commands=("dp", "audit"),
+        keyword="neighbouring",
+    ),
+    Option(
+        "public_domain",
+        "paths",
+        "public values of a QI or SA (repeatable); with every column declared, the release "
+        "covers their cartesian product under pure epsilon-DP",
+        flag="--public-domain",
+        default={},
+        metavar="COL=V1,V2,...|COL=@FILE",
+        commands=("dp", "audit"),
+    ),
+    Option(
+        "rr_sensitive",
+        "text",
+        "the SA that randomized response randomizes (default: the only SA)",
+        flag="--rr-sensitive",
+        metavar="COL",
+        commands=("dp", "audit"),
+        keyword="sensitive",
+    ),
+    Option(
+        "postprocess",
+        "text",
+        "noisy counts over a public domain: clamp (default) sets negatives to 0, which "
+        "biases empty cells upwards (+0.43 at epsilon 1); unbiased keeps them, so that "
+        "counts and their sums are unbiased",
+        flag="--postprocess",
+        default="clamp",
+        choices=POSTPROCESS,
+        commands=("dp", "audit"),
+        keyword="postprocess",
+    ),
+    Option(
+        "privacy_unit",
+        "text",
+        "column identifying a person with several rows; bounds each person's rows",
+        flag="--privacy-unit",
+        metavar="COL",
+        commands=("dp",),
+        keyword="column",
+    ),
+    Option(
+        "max_contributions",
+        "whole",
+        "rows kept per person with --privacy-unit (default 1)",
+        flag="--max-contributions",
+        default=1,
+        metavar="M",
+        commands=("dp",),
+        keyword="contributions",
+    ),
+)
+
+
+def dp_flag(option: Option, command: str) -> str:
+    """``option``'s flag in ``command``: ``--epsilon`` in ``anonaudit dp``,
+    ``--dp-epsilon`` in ``anonaudit audit`` (``--public-domain`` in both)."""
+    flag = option.flag or option.key
+    if command == "dp" or option.key == "public_domain":
+        return flag
+    return f"--dp-{flag[2:]}"
 
 
 def by_key() -> dict[str, Option]:
