@@ -28,7 +28,7 @@ from mkdocs.structure.files import File, Files  # noqa: E402
 from anonaudit.measures import MEASURES  # noqa: E402
 from anonaudit.report import explain  # noqa: E402
 from anonaudit.report.sections import explained, section  # noqa: E402
-from anonaudit.settings.catalog import OPTIONS, Option  # noqa: E402
+from anonaudit.settings.catalog import DP_OPTIONS, OPTIONS, Option, dp_flag  # noqa: E402
 from anonaudit.settings.names import DISTANCE_INPUTS  # noqa: E402
 from anonaudit.settings.policy import threshold_fields  # noqa: E402
 
@@ -200,6 +200,11 @@ def settings_table() -> str:
             for each in DISTANCE_INPUTS:
                 kind = "table column → path" if each.path else "table column → list of strings"
                 rows.append(f"| `[{each.key}]` | {kind} | `{each.flag}` | | {each.help} |")
+        elif option.key == "dp":
+            for each in DP_OPTIONS:
+                if "audit" in each.commands:
+                    row = _setting_row(each).replace(f"`{each.key}`", f"`[dp]` `{each.key}`", 1)
+                    rows.append(row.replace(f"`{each.flag}`", f"`{dp_flag(each, 'audit')}`", 1))
         elif option.kind != "table":
             rows.append(_setting_row(option))
     return "\n".join(rows)
