@@ -64,13 +64,13 @@ if TYPE_CHECKING:
     from anonaudit.distances.ordered import OrderedDistance
     from anonaudit.dp.options import DPOptions, PrivacyGuarantee, PrivacyUnit
     from anonaudit.engines.load import load
+    from anonaudit.hierarchy import GroundDistance, Hierarchy
     from anonaudit.measures.disclosure import DisclosureResult
     from anonaudit.measures.k_anonymity import KAnonymityResult
     from anonaudit.measures.l_diversity import LDiversityResult
     from anonaudit.measures.risk import RiskResult
     from anonaudit.measures.t_closeness import TClosenessResult
     from anonaudit.results import AuditReport
-    from anonaudit.settings.hierarchy import GroundDistance, Hierarchy
 
 #: Names imported on first use, so that ``import anonaudit`` (and ``anonaudit --help``)
 #: loads no heavy dependency (PEP 562 module ``__getattr__``); so is every ground
@@ -90,8 +90,8 @@ _LAZY = {
     "DPOptions": "anonaudit.dp.options",
     "PrivacyGuarantee": "anonaudit.dp.options",
     "PrivacyUnit": "anonaudit.dp.options",
-    "GroundDistance": "anonaudit.settings.hierarchy",
-    "Hierarchy": "anonaudit.settings.hierarchy",
+    "GroundDistance": "anonaudit.hierarchy",
+    "Hierarchy": "anonaudit.hierarchy",
 }
 
 

@@ -45,7 +45,6 @@ MOVED = {
     "anonaudit.dp.cli": "anonaudit.cli.dp",
     "anonaudit.explain": "anonaudit.report.explain",
     "anonaudit.generalization": "anonaudit.measures.generalization",
-    "anonaudit.hierarchy": "anonaudit.settings.hierarchy",
     "anonaudit.identifiers": "anonaudit.measures.identifiers",
     "anonaudit.linkage.cli": "anonaudit.cli.linkage",
     "anonaudit.linkage.population": "anonaudit.measures.linkage",

@@ -23,6 +23,7 @@ from anonaudit.engines.load import Source, load
 from anonaudit.engines.local import limits_in_force
 from anonaudit.engines.records import release_records
 from anonaudit.errors import ColumnError, InputError, ParameterError
+from anonaudit.hierarchy import Hierarchy
 from anonaudit.linkage.history import fingerprint_inputs, refuse_repeated_ids, release_history
 from anonaudit.linkage.ledger import Ledger
 from anonaudit.measures import Context, Setting, by_key
@@ -32,9 +33,8 @@ from anonaudit.measures.identifiers import find_identifiers, sample_sources
 from anonaudit.measures.margins import margin_values, wide_margin
 from anonaudit.measures.utility import information_loss
 from anonaudit.measures.wildcard import NullPolicy, class_frequencies
-from anonaudit.progress import Progress
+from anonaudit.progress import Progress, Steps
 from anonaudit.results import AuditReport
-from anonaudit.settings.hierarchy import Hierarchy
 from anonaudit.settings.names import SUPPRESSED
 from anonaudit.settings.options import (
     AUDIT_KEYWORDS,
@@ -49,7 +49,6 @@ from anonaudit.settings.options import (
     from_keywords,
 )
 from anonaudit.settings.policy import Policy
-from anonaudit.settings.work import Steps
 from anonaudit.sources.csv import from_decimal_comma
 from anonaudit.sources.inputs import open_inputs
 
@@ -189,7 +188,7 @@ def _audited(
         _refuse_margins(table, sources, roles)
     # ARX's convention, as advise --out writes it: a record starred in every QI is
     # suppressed, in no class and matched against no population.
-    table, suppressed = table.without_suppressed()
+    table, suppressed = table.without_suppressed(SUPPRESSED)
     if suppressed and not len(table):
         raise ColumnError(
             f"every record is suppressed (every quasi-identifier is {SUPPRESSED!r}); "

@@ -607,25 +607,24 @@ class ClassTable(_LazyKeys):
         whole = bool(np.all((per_class == 0) | (per_class == total)))
         return self._rows(keep, rows, (parent, per_class > 0, kept, whole))
 
-    def without_suppressed(self) -> tuple[ClassTable, int]:
+    def without_suppressed(self, marker: str) -> tuple[ClassTable, int]:
         """This table without its suppressed records, and how many they were.
 
-        A record is suppressed when its every QI is :data:`~anonaudit.settings.names.SUPPRESSED`
-        (``*``): ARX's convention for a suppressed record kept in place, and what
-        ``anonaudit advise --out`` writes. Such records are not an equivalence class.
+        A record is suppressed when its every QI is ``marker``
+        (:data:`~anonaudit.settings.names.SUPPRESSED`, ``*``: ARX's convention for a
+        suppressed record kept in place, and what ``anonaudit advise --out`` writes).
+        Such records are not an equivalence class.
 
         >>> t = ClassTable.from_frame(
         ...     pd.DataFrame({"a": ["*", "x", "*"], "b": ["*", "*", "y"], "n": [4, 2, 3]}),
         ...     quasi_identifiers=["a", "b"], count="n")
-        >>> kept, suppressed = t.without_suppressed()
+        >>> kept, suppressed = t.without_suppressed("*")
         >>> kept.rows, suppressed
         (5, 4)
         """
-        from anonaudit.settings.names import SUPPRESSED
-
         starred = np.ones(len(self), dtype=bool)
         for name in self.quasi_identifiers:
-            equal = pc.equal(self.keys.column(name), SUPPRESSED)
+            equal = pc.equal(self.keys.column(name), marker)
             starred &= pc.fill_null(equal, False).to_numpy(zero_copy_only=False)
         if not starred.any():
             return self, 0

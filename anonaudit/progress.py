@@ -5,11 +5,20 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Literal, TextIO
+from typing import Literal, Protocol, TextIO
 
-from anonaudit.settings.work import Steps
+__all__ = ["Progress", "Steps"]
 
-__all__ = ["Progress"]
+
+class Steps(Protocol):
+    """Counts the steps of a long analysis as they are done (a progress display).
+
+    :meth:`Progress.steps` makes one; an analysis calls it once
+    per step (a QI subset, a lattice node) and never needs to know what it displays.
+    """
+
+    def __call__(self, count: int = 1) -> None:
+        """Count ``count`` more steps done."""
 
 
 class Progress:

@@ -48,7 +48,7 @@ sys.path.insert(0, str(ROOT))
 
 from anonaudit import Policy, ReadOptions, Roles, load  # noqa: E402
 from anonaudit.auditing import advise  # noqa: E402
-from anonaudit.settings.hierarchy import Hierarchy  # noqa: E402
+from anonaudit.hierarchy import Hierarchy  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "tests"))
 from adult_data import ADULT_DIR as ADULT  # noqa: E402

@@ -30,8 +30,8 @@ from anonaudit.auditing import advise
 from anonaudit.classtable import ClassTable
 from anonaudit.cli import main
 from anonaudit.errors import ParameterError
+from anonaudit.hierarchy import Hierarchy
 from anonaudit.report.text import summary
-from anonaudit.settings.hierarchy import Hierarchy
 from anonaudit.settings.policy import Policy
 
 ROOT = Path(__file__).resolve().parents[1]

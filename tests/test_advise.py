@@ -38,8 +38,8 @@ from anonaudit.auditing import advise
 from anonaudit.classtable import ClassTable
 from anonaudit.cli import main
 from anonaudit.errors import ColumnError, HierarchyError, ParameterError
+from anonaudit.hierarchy import Hierarchy
 from anonaudit.measures.generalization import Generalization
-from anonaudit.settings.hierarchy import Hierarchy
 from anonaudit.settings.policy import Policy
 
 # ARX data/test.csv and its hierarchies (rows for the values present).

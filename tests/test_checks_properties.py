@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from strategies import class_table, rows
 
 from anonaudit.classtable import ClassTable
+from anonaudit.hierarchy import Hierarchy
 from anonaudit.measures._classes import TOLERANCE
 from anonaudit.measures.disclosure import attribute_disclosure
 from anonaudit.measures.emd import Distributions, pot_distance
@@ -28,7 +29,6 @@ from anonaudit.measures.k_anonymity import k_anonymity
 from anonaudit.measures.l_diversity import l_diversity
 from anonaudit.measures.risk import RISK_BANDS, prosecutor_risk
 from anonaudit.measures.t_closeness import t_closeness
-from anonaudit.settings.hierarchy import Hierarchy
 
 QI1 = ("a", "b", "c")
 QI2 = ("x", "y", None)

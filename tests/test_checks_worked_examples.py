@@ -15,12 +15,12 @@ import pytest
 
 from anonaudit.classtable import ClassTable
 from anonaudit.errors import HierarchyError, ParameterError
+from anonaudit.hierarchy import GroundDistance, Hierarchy
 from anonaudit.measures.disclosure import attribute_disclosure
 from anonaudit.measures.k_anonymity import k_anonymity
 from anonaudit.measures.l_diversity import l_diversity
 from anonaudit.measures.risk import RISK_BANDS, prosecutor_risk
 from anonaudit.measures.t_closeness import t_closeness
-from anonaudit.settings.hierarchy import GroundDistance, Hierarchy
 
 # -- helpers ----------------------------------------------------------------------------
 

@@ -2,8 +2,8 @@
 
 From the bottom (docs/architecture.md draws them):
 
-0. the ground floor: ``errors``, ``files``, ``progress``, ``classtable``, ``settings/``
-   (policy, options, names, work: values), ``distances/``;
+0. the ground floor: ``errors``, ``files``, ``progress``, ``classtable``, ``hierarchy``,
+   ``settings/`` (policy, options, catalog, names, work: values), ``distances/``;
 1. ``sources/``: the only code that opens inputs;
 2. ``engines/``: the only code that iterates record batches into a class table;
 3. ``measures/``: one module per measure, functions of the class table;
@@ -30,7 +30,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "anonaudit"
 FLOORS: tuple[frozenset[str], ...] = tuple(
     frozenset(names.split())
     for names in (
-        "errors files progress classtable settings distances _moved",
+        "errors files progress classtable hierarchy settings distances _moved",
         "sources",
         "engines",
         "measures",

@@ -93,13 +93,14 @@ from numpy.typing import NDArray
 from anonaudit.advice.suppression import advice_and_audit
 from anonaudit.classtable import ClassTable, _combine
 from anonaudit.errors import ColumnError, HierarchyError, ParameterError
+from anonaudit.hierarchy import Hierarchy
 from anonaudit.measures._classes import TOLERANCE
 from anonaudit.measures.generalization import Generalization, qi_hierarchy
 from anonaudit.measures.utility import InformationLoss, information_loss
-from anonaudit.settings.hierarchy import Hierarchy
+from anonaudit.progress import Steps
 from anonaudit.settings.options import Analyses, AuditOptions
 from anonaudit.settings.policy import Policy
-from anonaudit.settings.work import Steps, check_work
+from anonaudit.settings.work import check_work
 
 if TYPE_CHECKING:  # anonaudit.auditing imports this package
     from anonaudit.advice.audit import Audit, Auditor, Check
@@ -570,7 +571,7 @@ def search(
     Examples
     --------
     >>> import pandas as pd
-    >>> from anonaudit.settings.hierarchy import Hierarchy
+    >>> from anonaudit.hierarchy import Hierarchy
     >>> t = ClassTable.from_frame(
     ...     pd.DataFrame({"age": ["31", "32", "47", "48"], "count": [2, 1, 1, 2]}),
     ...     quasi_identifiers=["age"])

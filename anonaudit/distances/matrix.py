@@ -21,7 +21,7 @@ from numpy.typing import NDArray
 
 from anonaudit.distances._transport import Distributions, in_any_order, required
 from anonaudit.distances.base import Distance
-from anonaudit.settings.hierarchy import GroundDistance
+from anonaudit.hierarchy import GroundDistance
 
 if TYPE_CHECKING:
     from anonaudit.classtable import SensitiveCounts

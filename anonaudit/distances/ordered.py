@@ -20,9 +20,8 @@ from numpy.typing import NDArray
 
 from anonaudit.distances._transport import Distributions, Placement, without_nulls
 from anonaudit.distances.base import Distance
-from anonaudit.errors import HierarchyError, OptionError, ParameterError
+from anonaudit.errors import HierarchyError, OptionError, ParameterError, texts
 from anonaudit.files import from_decimal_comma
-from anonaudit.settings.values import texts
 
 if TYPE_CHECKING:
     from anonaudit.classtable import SensitiveCounts

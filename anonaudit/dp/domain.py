@@ -27,7 +27,7 @@ from numpy.typing import NDArray
 
 from anonaudit.errors import ParameterError
 from anonaudit.files import read_lines
-from anonaudit.settings.hierarchy import Hierarchy
+from anonaudit.hierarchy import Hierarchy
 
 __all__ = ["MAX_CELLS", "PublicDomain"]
 

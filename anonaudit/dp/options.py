@@ -48,6 +48,9 @@ from anonaudit.dp.accounting import Budget
 from anonaudit.dp.domain import MAX_CELLS, PublicDomain
 from anonaudit.dp.sensitivity import MAX_CONTRIBUTIONS
 from anonaudit.errors import OptionError, ParameterError
+from anonaudit.errors import number as _number
+from anonaudit.errors import one_of as _one_of
+from anonaudit.errors import require as _require
 from anonaudit.settings.names import (
     MECHANISMS,
     NEIGHBOURING,
@@ -58,9 +61,6 @@ from anonaudit.settings.names import (
 )
 from anonaudit.settings.options import EngineOptions, ReadOptions, Roles
 from anonaudit.settings.options import from_keywords as audit_keywords
-from anonaudit.settings.values import number as _number
-from anonaudit.settings.values import one_of as _one_of
-from anonaudit.settings.values import require as _require
 
 __all__ = [
     "EPSILON_RANGE",

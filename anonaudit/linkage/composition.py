@@ -59,9 +59,9 @@ from anonaudit.dp.sensitivity import histogram_sensitivity
 from anonaudit.engines.local import connect
 from anonaudit.engines.records import read_records, recode_columns
 from anonaudit.errors import AnonauditError, ColumnError, InputError, ParameterError
+from anonaudit.hierarchy import Hierarchy
 from anonaudit.measures._matching import common_class_ids
 from anonaudit.measures.generalization import Generalization, qi_hierarchy
-from anonaudit.settings.hierarchy import Hierarchy
 from anonaudit.sources.base import (
     Source,
     fingerprint_now,
@@ -240,7 +240,7 @@ def generalized_releases(
         Column roles.
     hierarchies : mapping
         Per QI generalized, its hierarchy: an ARX file, ``interval:W1,W2,...``,
-        ``prefix[:N]`` or a :class:`~anonaudit.settings.hierarchy.Hierarchy`
+        ``prefix[:N]`` or a :class:`~anonaudit.hierarchy.Hierarchy`
         (:func:`~anonaudit.measures.generalization.qi_hierarchy`).
     csv : CsvOptions, optional
         Separator, encoding and null markers for a CSV input.

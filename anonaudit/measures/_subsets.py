@@ -17,8 +17,8 @@ from anonaudit.measures.base import Analysis, Result, Setting
 from anonaudit.settings.work import SUBSET_OVERHEAD, check_work, subsets
 
 if TYPE_CHECKING:
+    from anonaudit.progress import Steps
     from anonaudit.settings.options import AuditOptions
-    from anonaudit.settings.work import Steps
 
 from collections.abc import Sequence
 from dataclasses import dataclass

@@ -42,7 +42,7 @@ import numpy as np
 
 from anonaudit.classtable import ClassTable
 from anonaudit.errors import HierarchyError, ParameterError
-from anonaudit.settings.hierarchy import Hierarchy
+from anonaudit.hierarchy import Hierarchy
 
 __all__ = ["BUILTIN_HIERARCHIES", "Generalization", "is_builtin", "qi_hierarchy"]
 
@@ -68,7 +68,7 @@ def qi_hierarchy(
     Parameters
     ----------
     spec : str, Hierarchy or path
-        A :class:`~anonaudit.settings.hierarchy.Hierarchy`; a built-in, ``"interval:5,10,20"``
+        A :class:`~anonaudit.hierarchy.Hierarchy`; a built-in, ``"interval:5,10,20"``
         or ``"prefix"`` / ``"prefix:N"`` (see the module docstring); or the path of an
         ARX hierarchy file.
     values : sequence of str or None

@@ -40,11 +40,11 @@ from anonaudit.classtable import ClassTable
 from anonaudit.errors import ParameterError
 from anonaudit.measures._subsets import SubsetAnalysis, SubsetClasses, default_max_subset_size
 from anonaudit.measures.base import Setting
-from anonaudit.settings.work import Steps
+from anonaudit.progress import Steps
 
 if TYPE_CHECKING:
+    from anonaudit.progress import Steps
     from anonaudit.settings.options import AuditOptions
-    from anonaudit.settings.work import Steps
 
 __all__ = ["ANALYSIS", "QIAnalysis", "QIDrop", "QIRisk", "QuasiIdentifierAnalysis", "qi_analysis"]
 

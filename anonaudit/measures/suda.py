@@ -79,11 +79,12 @@ from anonaudit.errors import ParameterError
 from anonaudit.measures._subsets import SubsetAnalysis, SubsetClasses, default_max_subset_size
 from anonaudit.measures.base import Setting
 from anonaudit.measures.population import resolve_population
-from anonaudit.settings.work import Steps, check_memory
+from anonaudit.progress import Steps
+from anonaudit.settings.work import check_memory
 
 if TYPE_CHECKING:
+    from anonaudit.progress import Steps
     from anonaudit.settings.options import AuditOptions
-    from anonaudit.settings.work import Steps
 
 __all__ = [
     "ANALYSIS",

@@ -28,9 +28,9 @@ from numpy.typing import NDArray
 from anonaudit.classtable import ClassTable
 from anonaudit.distances import DISTANCES, Distance, named
 from anonaudit.errors import ParameterError
+from anonaudit.hierarchy import GroundDistance, Hierarchy
 from anonaudit.measures._classes import TOLERANCE, FailingClasses
 from anonaudit.measures.base import ClassMeasure, Context
-from anonaudit.settings.hierarchy import GroundDistance, Hierarchy
 from anonaudit.settings.names import Judged
 
 __all__ = ["DISTANCES", "MEASURE", "TCloseness", "TClosenessResult", "t_closeness"]

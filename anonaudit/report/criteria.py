@@ -18,7 +18,7 @@ from anonaudit.measures import analyses, in_order
 from anonaudit.settings.names import Judged
 
 if TYPE_CHECKING:
-    from anonaudit.results import AuditReport
+    from anonaudit.report.reported import Reported
 
 __all__ = ["CRITERIA", "Criterion", "criteria"]
 
@@ -59,7 +59,7 @@ class Criterion:
         return None if not self.verdicts else all(ok for _, ok in self.verdicts)
 
 
-def criteria(report: AuditReport) -> tuple[Criterion, ...]:
+def criteria(report: Reported) -> tuple[Criterion, ...]:
     """The three criteria of ``report``, in :data:`CRITERIA` order.
 
     Each measure and each analysis that ran declares the criteria it backs

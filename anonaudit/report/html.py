@@ -66,7 +66,7 @@ from anonaudit.report.views import contents_notice, describe_call
 from anonaudit.settings.names import DEFAULT_MAX_ROWS
 
 if TYPE_CHECKING:
-    from anonaudit.results import AuditReport
+    from anonaudit.report.reported import Reported
 
 __all__ = [
     "DEFAULT_MAX_CLASSES",
@@ -118,7 +118,7 @@ class _Page:
 
 
 def render_html(
-    report: AuditReport,
+    report: Reported,
     *,
     redact: bool = True,
     command: str | None = None,
@@ -130,7 +130,7 @@ def render_html(
 
     Parameters
     ----------
-    report : AuditReport
+    report : Reported
         The audit.
     redact : bool
         Replace the quasi-identifier values of every listed class (tables, CSV downloads,
@@ -158,7 +158,7 @@ def render_html(
 
 
 def save_html(
-    report: AuditReport,
+    report: Reported,
     path: str | os.PathLike[str],
     *,
     redact: bool = True,
@@ -186,7 +186,7 @@ def save_html(
 
 
 def write_listings(
-    report: AuditReport, directory: str | os.PathLike[str], *, redact: bool = True
+    report: Reported, directory: str | os.PathLike[str], *, redact: bool = True
 ) -> list[Path]:
     """Write every listing of the HTML report of ``report`` in full, one CSV file each
     (``<name>.csv``, formula-safe, UTF-8), in ``directory``; returns their paths."""
@@ -212,7 +212,7 @@ def _options(
 
 
 def _render(
-    report: AuditReport, redact: bool, command: str | None, options: Options
+    report: Reported, redact: bool, command: str | None, options: Options
 ) -> tuple[str, list[Listing]]:
     """The page, and the listings it holds."""
     sections = tuple(_sections(report, command=command, options=options))
@@ -244,7 +244,7 @@ def _render(
     return html, listings
 
 
-def _about(report: AuditReport) -> tuple[explain.Measure, ...]:
+def _about(report: Reported) -> tuple[explain.Measure, ...]:
     """The measures the page explains: every measure's, every optional analysis's that ran
     (and has an explanation), and with earlier releases, the attacks run on them."""
     history = report.history
@@ -281,7 +281,7 @@ def _write(listings: list[Listing], directory: Path) -> list[Path]:
     return written
 
 
-def _sections(report: AuditReport, *, command: str | None, options: Options) -> list[Section]:
+def _sections(report: Reported, *, command: str | None, options: Options) -> list[Section]:
     """Every section of the page, in order: the one list to extend with a new section."""
     sections = [
         Section(

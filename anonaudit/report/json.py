@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from anonaudit.dp.companion import DPReport
     from anonaudit.dp.utility import Measures
     from anonaudit.measures.utility import InformationLoss
-    from anonaudit.results import AuditReport
+    from anonaudit.report.reported import Reported
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -45,7 +45,7 @@ __all__ = [
 
 
 def _contents(
-    report: AuditReport, document: dict[str, Any], layout: Layout, listings_dir: str | None
+    report: Reported, document: dict[str, Any], layout: Layout, listings_dir: str | None
 ) -> dict[str, Any]:
     """The ``contents`` notice: rows of QI values the document holds, listings capped."""
     listings = [
@@ -114,7 +114,7 @@ def coverage(sources: Sequence[SourceStats]) -> dict[str, int]:
 
 
 def report_to_dict(
-    report: AuditReport,
+    report: Reported,
     *,
     max_classes: int | None = 100,
     redact: bool = True,
@@ -124,7 +124,7 @@ def report_to_dict(
 
     Parameters
     ----------
-    report : AuditReport
+    report : Reported
         The audit.
     max_classes : int or None
         Violating classes listed per measure (worst first); ``None`` lists all. The
@@ -141,7 +141,7 @@ def report_to_dict(
     return {"schema_version": document.pop("schema_version"), "contents": contents, **document}
 
 
-def _report(report: AuditReport, layout: Layout) -> dict[str, Any]:
+def _report(report: Reported, layout: Layout) -> dict[str, Any]:
     measured = _measured(report, layout)
     # The population, individual and linkage risks extend the prosecutor risk's entry.
     # An optional analysis's keys join the entry of the measure it extends, or the top.
@@ -199,7 +199,7 @@ def _report(report: AuditReport, layout: Layout) -> dict[str, Any]:
     }
 
 
-def _measured(report: AuditReport, layout: Layout) -> dict[str, Any]:
+def _measured(report: Reported, layout: Layout) -> dict[str, Any]:
     """Every measure's entry (:data:`anonaudit.measures.MEASURES`): ``key`` or
     ``key.<SA>``."""
     return by_key(
@@ -208,7 +208,7 @@ def _measured(report: AuditReport, layout: Layout) -> dict[str, Any]:
     )
 
 
-def _history(report: AuditReport, layout: Layout) -> dict[str, Any]:
+def _history(report: Reported, layout: Layout) -> dict[str, Any]:
     """``releases``: the release against the earlier ones in the ledger (else none)."""
     history = report.history
     if history is None:
@@ -238,7 +238,7 @@ def _history(report: AuditReport, layout: Layout) -> dict[str, Any]:
     }
 
 
-def _advice(report: AuditReport, layout: Layout) -> dict[str, Any]:
+def _advice(report: Reported, layout: Layout) -> dict[str, Any]:
     """``utility``, ``generalization`` and ``suppression`` (the last two may be null)."""
     g, s = report.generalization, report.suppression
     return {

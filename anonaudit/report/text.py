@@ -16,12 +16,12 @@ if TYPE_CHECKING:
     from anonaudit.advice.lattice import Advice
     from anonaudit.dp.companion import DPReport
     from anonaudit.dp.contrast import AttackerContrast
-    from anonaudit.results import AuditReport
+    from anonaudit.report.reported import Reported
 
 __all__ = ["advice_summary", "dp_summary", "summary"]
 
 
-def summary(report: AuditReport) -> str:
+def summary(report: Reported) -> str:
     """A few lines per measure, with pass/fail marks where the policy sets a threshold."""
     lines = [
         f"anonaudit: {report.rows:,} records, {len(report.table.classes):,} equivalence "
@@ -83,7 +83,7 @@ def summary(report: AuditReport) -> str:
     return "\n".join(lines)
 
 
-def _nulls_of(report: AuditReport, sensitive: str | None) -> list[str]:
+def _nulls_of(report: Reported, sensitive: str | None) -> list[str]:
     """The line closing an SA's measures: its null values, if any."""
     if sensitive is None:
         return []
@@ -91,7 +91,7 @@ def _nulls_of(report: AuditReport, sensitive: str | None) -> list[str]:
     return [f"  records with a null {sensitive}: {nulls:,}"] if nulls else []
 
 
-def identifier_lines(report: AuditReport) -> list[str]:
+def identifier_lines(report: Reported) -> list[str]:
     """A line per column that likely identifies a person directly: a failure for those
     declared neither QI nor sensitive and not allowed, a warning for the others."""
     failing = {i.column for i in report.undeclared_identifiers}
@@ -110,7 +110,7 @@ def identifier_lines(report: AuditReport) -> list[str]:
     return lines
 
 
-def _advice(report: AuditReport) -> list[str]:
+def _advice(report: Reported) -> list[str]:
     """The generalization, information loss and suppression advice lines."""
     g, loss = report.generalization, report.utility
     lines = []
@@ -132,7 +132,7 @@ def _advice(report: AuditReport) -> list[str]:
     return lines
 
 
-def _analysed(report: AuditReport, *, extending: bool) -> list[str]:
+def _analysed(report: Reported, *, extending: bool) -> list[str]:
     """The lines of the optional analyses that ran: of those extending a measure's entry
     (which follow the measures), or of the others."""
     return [
@@ -307,7 +307,7 @@ def advice_summary(advice: Advice) -> str:
     return "\n".join(lines)
 
 
-def _history(report: AuditReport) -> list[str]:
+def _history(report: Reported) -> list[str]:
     """The release against the earlier releases of its dataset in the ledger."""
     history = report.history
     if history is None:

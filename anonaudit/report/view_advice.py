@@ -31,8 +31,8 @@ from anonaudit.report.kit import (
 
 if TYPE_CHECKING:
     from anonaudit.advice.lattice import Advice, Blocker, Transformation
-    from anonaudit.results import AuditReport
-    from anonaudit.settings.hierarchy import Hierarchy
+    from anonaudit.hierarchy import Hierarchy
+    from anonaudit.report.reported import Reported
     from anonaudit.settings.policy import Policy
 
 __all__ = [
@@ -113,7 +113,7 @@ def policy_text(policy: Policy) -> str:
     return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
-def suppression_sentence(report: AuditReport) -> str | None:
+def suppression_sentence(report: Reported) -> str | None:
     """The suppression advice in one sentence, or ``None`` when there is none."""
     advice = report.suppression
     if advice is None:
@@ -142,7 +142,7 @@ def suppression_sentence(report: AuditReport) -> str | None:
     )
 
 
-def _generalization(report: AuditReport) -> str:
+def _generalization(report: Reported) -> str:
     g = report.generalization
     if g is None or not g.height():
         return "The quasi-identifiers were audited as they are (no generalization)."
@@ -154,7 +154,7 @@ def _generalization(report: AuditReport) -> str:
     return f"The data was audited as it would be after generalizing {levels}."
 
 
-def _loss_facts(report: AuditReport, *, after: bool) -> tuple[Fact, ...]:
+def _loss_facts(report: Reported, *, after: bool) -> tuple[Fact, ...]:
     loss = report.suppression.utility if after and report.suppression else report.utility
     if loss is None:
         return ()
@@ -174,7 +174,7 @@ def _loss_facts(report: AuditReport, *, after: bool) -> tuple[Fact, ...]:
     return tuple(facts)
 
 
-def advice_view(report: AuditReport, options: Options) -> AdviceView:
+def advice_view(report: Reported, options: Options) -> AdviceView:
     """The information loss and suppression advice of ``report``, ready to print."""
     advice = report.suppression
     listing = None
@@ -338,7 +338,7 @@ def _first_sentence(advice: Advice, options: Options) -> str:
     return f"{action} meets {goal}."
 
 
-def answer(report: AuditReport, options: Options) -> str | None:
+def answer(report: Reported, options: Options) -> str | None:
     """The answer an advice report leads with: the best passing transformation, what it
     costs and how to apply it (or why none passes); ``None`` without a search."""
     advice = report.advice

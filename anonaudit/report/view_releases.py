@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from anonaudit.linkage.composition import Composition
     from anonaudit.linkage.differencing import Differencing
     from anonaudit.linkage.history import ReleaseHistory
-    from anonaudit.results import AuditReport
+    from anonaudit.report.reported import Reported
 
 __all__ = [
     "AttackView",
@@ -70,7 +70,7 @@ class ReleasesView:
     not_checked: tuple[str, ...]
 
 
-def recording(history: ReleaseHistory, report: AuditReport) -> str:
+def recording(history: ReleaseHistory, report: Reported) -> str:
     """Whether the release was recorded in the ledger, and why not, in a few words."""
     if history.recorded is not None:
         return f"recorded as release #{history.recorded}"
@@ -79,7 +79,7 @@ def recording(history: ReleaseHistory, report: AuditReport) -> str:
     return "not recorded: the ledger holds this file for this dataset and recipient already"
 
 
-def releases_view(history: ReleaseHistory, report: AuditReport, options: Options) -> ReleasesView:
+def releases_view(history: ReleaseHistory, report: Reported, options: Options) -> ReleasesView:
     """The view of ``history``, the release ``report`` against the earlier ones."""
     attacks = []
     slug = dict(zip(report.sensitive, slugs(report.sensitive), strict=True))

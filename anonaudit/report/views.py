@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from anonaudit.dp.companion import DPReport
     from anonaudit.dp.contrast import AttackerContrast, SensitiveContrast
     from anonaudit.dp.utility import Measures
-    from anonaudit.results import AuditReport
+    from anonaudit.report.reported import Reported
 
 __all__ = [
     "REDACTED",
@@ -203,7 +203,7 @@ class IdentifiersView:
 # -- builders ------------------------------------------------------------------------
 
 
-def describe_call(report: AuditReport) -> str:
+def describe_call(report: Reported) -> str:
     """The :func:`anonaudit.audit` call that reproduces ``report``, as far as it records it.
 
     Hierarchy, order and matrix arguments are not kept in the report: the call names
@@ -245,7 +245,7 @@ anonaudit.AuditOptions(policy=anonaudit.Policy(k=2), nulls='value', risk_thresho
     )
 
 
-def _identifiers_verdict(report: AuditReport) -> list[VerdictRow]:
+def _identifiers_verdict(report: Reported) -> list[VerdictRow]:
     """The first verdict row: no column that looks like a direct identifier is left
     undeclared (:attr:`~anonaudit.results.AuditReport.undeclared_identifiers`)."""
     if not report.identifiers_checked:
@@ -277,7 +277,7 @@ def _identifiers_verdict(report: AuditReport) -> list[VerdictRow]:
     ]
 
 
-def verdict_view(report: AuditReport, answer: str | None = None) -> VerdictView:
+def verdict_view(report: Reported, answer: str | None = None) -> VerdictView:
     """Every threshold of the policy: measured value, bound, pass or fail, in words;
     ``answer``: the advice the page leads with, when a search ran
     (:func:`anonaudit.report.view_advice.answer`)."""
@@ -339,7 +339,7 @@ def section_anchor(measure: Measure[Any], sensitive: str | None, names: Sequence
     return f"{section(measure).anchor}-{slugs(names)[list(names).index(sensitive)]}"
 
 
-def _releases_verdicts(report: AuditReport) -> list[VerdictRow]:
+def _releases_verdicts(report: Reported) -> list[VerdictRow]:
     """The rows of the composition and differencing against earlier releases."""
     history = report.history
     if history is None:
@@ -377,7 +377,7 @@ def _releases_verdicts(report: AuditReport) -> list[VerdictRow]:
     return rows
 
 
-def dataset_view(report: AuditReport, command: str | None) -> DatasetView:
+def dataset_view(report: Reported, command: str | None) -> DatasetView:
     """The inputs (with their SHA-256), the columns and how to reproduce the audit.
 
     ``command`` is the command line as typed; ``None`` describes the Python call.
@@ -426,7 +426,7 @@ def dataset_view(report: AuditReport, command: str | None) -> DatasetView:
     )
 
 
-def _identifier_role(report: AuditReport, found: Identifier) -> str:
+def _identifier_role(report: Reported, found: Identifier) -> str:
     """How the audit treats a likely direct identifier: it fails the audit unless it is
     declared (QI, sensitive) or allowed."""
     if found in report.undeclared_identifiers:
@@ -436,7 +436,7 @@ def _identifier_role(report: AuditReport, found: Identifier) -> str:
     return found.declared_role
 
 
-def identifiers_view(report: AuditReport) -> IdentifiersView:
+def identifiers_view(report: Reported) -> IdentifiersView:
     """The likely direct identifiers of ``report``: to drop before any release."""
     n = len(report.identifiers)
     return IdentifiersView(
@@ -996,6 +996,6 @@ def _not_hashed(source: SourceStats) -> str:
     return "not hashed (the reader did not record one)"
 
 
-def audit_time(report: AuditReport) -> str:
+def audit_time(report: Reported) -> str:
     """When the audit ran, as printed."""
     return report.audited_at.strftime("%Y-%m-%d %H:%M:%S %Z").strip()

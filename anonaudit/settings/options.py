@@ -46,7 +46,10 @@ from typing import TYPE_CHECKING, Any
 
 from anonaudit import distances as ground_distances
 from anonaudit.distances.base import Distance
-from anonaudit.errors import OptionError, ParameterError
+from anonaudit.errors import OptionError, ParameterError, texts
+from anonaudit.errors import number as _number
+from anonaudit.errors import one_of as _one_of
+from anonaudit.errors import require as _require
 from anonaudit.settings.names import (
     DISTANCE_INPUTS,
     ENGINES,
@@ -59,10 +62,6 @@ from anonaudit.settings.names import (
     PopulationModel,
 )
 from anonaudit.settings.policy import Policy
-from anonaudit.settings.values import number as _number
-from anonaudit.settings.values import one_of as _one_of
-from anonaudit.settings.values import require as _require
-from anonaudit.settings.values import texts
 from anonaudit.settings.work import DEFAULT_MAX_WORK, parse_size
 
 if TYPE_CHECKING:
@@ -72,8 +71,8 @@ if TYPE_CHECKING:
     from anonaudit.distances.matrix import MatrixDistance
     from anonaudit.distances.numeric import NumericDistance
     from anonaudit.distances.ordered import OrderedDistance
+    from anonaudit.hierarchy import Hierarchy
     from anonaudit.progress import Progress
-    from anonaudit.settings.hierarchy import Hierarchy
 
 __all__ = [
     "Analyses",
@@ -479,7 +478,7 @@ class AuditOptions:
         The t-closeness ground distance of every SA, or per SA (an SA not named:
         :class:`EqualDistance`).
     hierarchies : mapping of str to Hierarchy, path or built-in spec
-        Per QI, its hierarchy (a :class:`~anonaudit.settings.hierarchy.Hierarchy`, the path of an
+        Per QI, its hierarchy (a :class:`~anonaudit.hierarchy.Hierarchy`, the path of an
         ARX hierarchy file, or ``"interval:5,10,20"``, ``"prefix"``, ``"prefix:N"``: see
         :mod:`anonaudit.measures.generalization`), for ``generalize`` and the advice search.
     generalize : mapping of str to int, optional

@@ -18,7 +18,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Protocol
 
 from anonaudit.errors import ParameterError
 
@@ -27,7 +26,6 @@ __all__ = [
     "LISTED_CLASS_WORK",
     "SUBSET_OVERHEAD",
     "Limits",
-    "Steps",
     "available_memory",
     "check_memory",
     "check_work",
@@ -46,17 +44,6 @@ DEFAULT_MAX_WORK = 50_000_000
 SUBSET_OVERHEAD = 100
 #: Units of work one class listed in a JSON report counts for (about 1 KB written).
 LISTED_CLASS_WORK = 1_000
-
-
-class Steps(Protocol):
-    """Counts the steps of a long analysis as they are done (a progress display).
-
-    :meth:`anonaudit.progress.Progress.steps` makes one; an analysis calls it once
-    per step (a QI subset, a lattice node) and never needs to know what it displays.
-    """
-
-    def __call__(self, count: int = 1) -> None:
-        """Count ``count`` more steps done."""
 
 
 def subsets(n: int, max_size: int) -> int:
