@@ -10,50 +10,37 @@ rendered).
 from __future__ import annotations
 
 import datetime as _dt
-from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Protocol
+
+from anonaudit.advice.audit import Audit
 
 if TYPE_CHECKING:
     from anonaudit.advice.lattice import Advice
     from anonaudit.advice.suppression import SuppressionAdvice
-    from anonaudit.classtable import ClassTable, SourceStats
+    from anonaudit.classtable import SourceStats
     from anonaudit.dp.companion import DPReport
     from anonaudit.linkage.history import ReleaseHistory
-    from anonaudit.measures.base import Analysis, Measure
-    from anonaudit.measures.disclosure import DisclosureResult
-    from anonaudit.measures.generalization import Generalization
     from anonaudit.measures.identifiers import Identifier
     from anonaudit.measures.individual import IndividualRisk
-    from anonaudit.measures.k_anonymity import KAnonymityResult
-    from anonaudit.measures.l_diversity import LDiversityResult
     from anonaudit.measures.linkage import PopulationLinkage
     from anonaudit.measures.population import JournalistRisk, MarketerRisk, PopulationUniqueness
     from anonaudit.measures.qi_analysis import QIAnalysis
-    from anonaudit.measures.risk import RiskResult
     from anonaudit.measures.suda import SudaResult
-    from anonaudit.measures.t_closeness import TClosenessResult
     from anonaudit.measures.utility import InformationLoss
     from anonaudit.measures.wildcard import NullPolicy
-    from anonaudit.settings.names import Verdict
-    from anonaudit.settings.policy import Policy
 
 __all__ = ["Reported"]
 
-_Result = TypeVar("_Result")
 
-
-class Reported(Protocol):
-    """An audit as the reports read it: its results, verdicts and provenance (see
-    :class:`~anonaudit.results.AuditReport` for each member)."""
+class Reported(Audit, Protocol):
+    """An audit as the reports read it: what the advice reads of one
+    (:class:`~anonaudit.advice.audit.Audit`: the table, the policy, the measures'
+    results and verdicts), and its provenance, optional analyses, DP companion, advice
+    and releases (see :class:`~anonaudit.results.AuditReport` for each member)."""
 
     @property
     def quasi_identifiers(self) -> tuple[str, ...]: ...
-
-    @property
-    def sensitive(self) -> tuple[str, ...]: ...
-
-    @property
-    def rows(self) -> int: ...
 
     @property
     def sources(self) -> tuple[SourceStats, ...]: ...
@@ -71,13 +58,7 @@ class Reported(Protocol):
     def suppressed_records(self) -> int: ...
 
     @property
-    def policy(self) -> Policy: ...
-
-    @property
     def utility(self) -> InformationLoss: ...
-
-    @property
-    def table(self) -> ClassTable: ...
 
     @property
     def audited_at(self) -> _dt.datetime: ...
@@ -87,9 +68,6 @@ class Reported(Protocol):
 
     @property
     def dp(self) -> DPReport | None: ...
-
-    @property
-    def generalization(self) -> Generalization | None: ...
 
     @property
     def suppression(self) -> SuppressionAdvice | None: ...
@@ -108,21 +86,6 @@ class Reported(Protocol):
 
     @property
     def history(self) -> ReleaseHistory | None: ...
-
-    @property
-    def k_anonymity(self) -> KAnonymityResult: ...
-
-    @property
-    def l_diversity(self) -> dict[str, LDiversityResult]: ...
-
-    @property
-    def t_closeness(self) -> dict[str, TClosenessResult]: ...
-
-    @property
-    def disclosure(self) -> dict[str, DisclosureResult]: ...
-
-    @property
-    def risk(self) -> RiskResult: ...
 
     @property
     def population(self) -> PopulationUniqueness | None: ...
@@ -147,18 +110,3 @@ class Reported(Protocol):
 
     @property
     def undeclared_identifiers(self) -> tuple[Identifier, ...]: ...
-
-    @property
-    def passed(self) -> bool | None: ...
-
-    def result(self, measure: Measure[_Result], sensitive: str | None = None) -> _Result:
-        """The result of ``measure`` (of SA ``sensitive``, for a measure per SA)."""
-        ...
-
-    def analysed(self) -> Iterator[tuple[Analysis[Any], Any]]:
-        """Each optional analysis that ran, with its result."""
-        ...
-
-    def verdicts(self) -> list[Verdict]:
-        """One verdict per threshold the policy sets, and the direct identifiers'."""
-        ...
