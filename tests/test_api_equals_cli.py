@@ -162,3 +162,22 @@ def test_a_ledger_in_the_api_is_refused_before_any_input_is_read(tmp_path: Path)
             Roles(["zip"], []),
             ledger=LedgerOptions(folder, "visits"),
         )
+
+
+def test_two_frames_released_through_the_api_are_two_releases(tmp_path: Path) -> None:
+    """A frame has no file to fingerprint: each audit of one is a release of its own,
+    judged against the earlier ones (a file audited twice is recorded once)."""
+    records = pd.read_csv(ADULT, sep=";").reset_index().rename(columns={"index": "rid"})
+    ledger = LedgerOptions(tmp_path / "ledger.sqlite", "adult", id="rid")
+    roles = Roles(QI, ["salary-class"], allowed_identifiers=["rid"])
+    first = anonaudit.audit(records.iloc[:500], roles, ledger=ledger)
+    second = anonaudit.audit(records.iloc[500:1000], roles, ledger=ledger)
+    assert first.history is not None and first.history.recorded == 1
+    assert second.history is not None and second.history.recorded == 2
+    path = tmp_path / "r.csv"
+    records.iloc[:300].to_csv(path, index=False)
+    of_file = LedgerOptions(tmp_path / "ledger.sqlite", "adult-file", id="rid")
+    once = anonaudit.audit(path, roles, ledger=of_file).history
+    twice = anonaudit.audit(path, roles, ledger=of_file).history
+    assert once is not None and once.recorded == 3
+    assert twice is not None and twice.recorded is None  # the same bytes: recorded once
