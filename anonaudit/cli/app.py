@@ -262,7 +262,9 @@ def _add_dp_command(commands: Any) -> None:
     ledger.add_argument(
         "--budget",
         metavar="EPS[,DELTA]",
-        help="with --ledger: refuse a release that would take the dataset's total past this",
+        help="with --ledger: the dataset's privacy budget; stored in the ledger the first "
+        "time, after which it bounds every release of the dataset (raise it with "
+        "anonaudit ledger FILE budget)",
     )
 
 
@@ -407,7 +409,7 @@ def _add_linkage_commands(commands: Any) -> None:
         dest="action",
         metavar="ACTION",
         parser_class=_Parser,
-        help="none: list the releases; retire: see anonaudit ledger FILE retire --help",
+        help="none: list the releases; retire, budget: see anonaudit ledger FILE ACTION --help",
     )
     retire = actions.add_parser(
         "retire",
@@ -420,6 +422,20 @@ def _add_linkage_commands(commands: Any) -> None:
     retire.add_argument("release", type=int, metavar="RELEASE", help="its number (#N)")
     retire.add_argument("--reason", required=True, metavar="TEXT", help="why it is retired")
     retire.add_argument("--debug", action="store_true", help="show tracebacks")
+    budget = actions.add_parser(
+        "budget",
+        help="set a dataset's privacy budget (the first time, or to raise or lower it)",
+        description="Set the privacy budget of DATASET: every later DP release of it "
+        "(anonaudit dp --ledger) must fit, composed with those recorded. The ledger keeps "
+        "every budget set, with the time and --reason, and lists them. A budget below "
+        "what the dataset's releases spent is refused. Exit 0: set; 2: error.",
+    )
+    budget.add_argument("budget_dataset", metavar="DATASET", help="the dataset")
+    budget.add_argument(
+        "--set", required=True, metavar="EPS[,DELTA]", help="the total epsilon (and delta)"
+    )
+    budget.add_argument("--reason", required=True, metavar="TEXT", help="why it is set")
+    budget.add_argument("--debug", action="store_true", help="show tracebacks")
 
 
 def _add_linkage_roles(parser: argparse.ArgumentParser) -> None:

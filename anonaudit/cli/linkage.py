@@ -284,13 +284,13 @@ def record_dp_release(
     """
     inputs = [str(path) for path in args.inputs]
     dataset, fingerprint = ledger_name(args.dataset), fingerprint_inputs(inputs)
-    budget = _budget(args.budget)
+    given = _budget(args.budget)
     release = report.release
     written: list[Path] = []
     with Ledger.open(args.ledger) as ledger:
         try:
             with ledger.transaction():
-                if budget is not None:
+                for budget in _budgets(ledger, dataset, given, args.ledger):
                     ledger.check_budget(release.cost, budget, dataset=dataset)
                 if write is not None:
                     written.extend(write())
@@ -316,9 +316,49 @@ def _budget(text: str | None) -> Budget | None:
     return dp_cli.budget(text)
 
 
+def _budgets(ledger: Ledger, dataset: str, given: Budget | None, path: str) -> list[Budget]:
+    """The budgets a release of ``dataset`` must fit: the one the ledger holds for the
+    dataset, and a ``--budget`` given below it.
+
+    A dataset's budget is stored in the ledger the first time ``--budget`` names one;
+    from then on it bounds every release of the dataset, with ``--budget`` or without.
+    A ``--budget`` above it is refused: raising a budget is an act of its own, recorded
+    with its reason (``anonaudit ledger FILE budget DATASET --set ... --reason ...``).
+    """
+    stored = ledger.budget(dataset)
+    if stored is None and given is not None:
+        stored = ledger.set_budget(
+            dataset, given.epsilon, given.delta, "the first --budget of anonaudit dp"
+        )
+    if stored is None:
+        return []
+    held = Budget(stored.epsilon, stored.delta)
+    if given is not None and (given.epsilon > held.epsilon or given.delta > held.delta):
+        raise ParameterError(
+            f"--budget {given.epsilon:g},{given.delta:g} is above the budget the ledger holds "
+            f"for {printable(dataset)!r} (epsilon {held.epsilon:g}, delta {held.delta:g}, set "
+            f"{stored.time}: {printable(stored.reason)}); to raise it, run anonaudit ledger "
+            f"{printable(path)} budget {printable(dataset)} --set EPS[,DELTA] --reason TEXT"
+        )
+    return [held] if given is None or given == held else [held, given]
+
+
 def _run_ledger(args: argparse.Namespace) -> int:
     if not Path(args.file).is_file():
         raise ParameterError(f"{printable(args.file)}: no such ledger; check the path")
+    if getattr(args, "action", None) == "budget":
+        budget = dp_cli.budget(args.set)
+        if budget is None:
+            raise ParameterError("--set takes EPS[,DELTA], such as 2 or 1,1e-6")
+        with Ledger.open(args.file, create=False) as ledger:
+            setting = ledger.set_budget(
+                args.budget_dataset, budget.epsilon, budget.delta, args.reason
+            )
+        print(
+            f"budget of {printable(setting.dataset)}: epsilon {setting.epsilon:g}, delta "
+            f"{setting.delta:g}, set {setting.time}: {printable(setting.reason)}"
+        )
+        return _OK
     if getattr(args, "action", None) == "retire":
         with Ledger.open(args.file, create=False) as ledger:
             entry = ledger.retire(args.release, dataset=args.retire_dataset, reason=args.reason)

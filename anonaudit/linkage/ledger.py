@@ -55,10 +55,10 @@ import pyarrow as pa
 
 from anonaudit.classtable import ClassTable
 from anonaudit.dp.accounting import Budget, PrivacyCost, sequential
-from anonaudit.errors import BudgetError, InputError
+from anonaudit.errors import BudgetError, InputError, ParameterError
 from anonaudit.files import printable
 
-__all__ = ["APPLICATION_ID", "LEDGER_NOTE", "Ledger", "LedgerEntry"]
+__all__ = ["APPLICATION_ID", "LEDGER_NOTE", "BudgetSetting", "Ledger", "LedgerEntry"]
 
 #: The SQLite header's application id of an anonaudit ledger (``PRAGMA application_id``):
 #: the bytes ``anAL``.
@@ -66,7 +66,7 @@ APPLICATION_ID = 0x616E414C
 
 #: What the ``meta`` table says of the file.
 LEDGER_NOTE = "internal: holds the exact class table of every release; do not publish"
-_SCHEMA_VERSION = "3"  # 2: the records column; 3: the retirements table
+_SCHEMA_VERSION = "4"  # 2: the records column; 3: the retirements table; 4: budgets
 _BUSY_SECONDS = 60.0
 #: The columns of the ``releases`` table of every version (version 2 added ``records``).
 _RELEASE_COLUMNS = frozenset(
@@ -97,6 +97,14 @@ CREATE TABLE IF NOT EXISTS releases (
 CREATE INDEX IF NOT EXISTS releases_dataset ON releases (dataset, recipient);
 CREATE TABLE IF NOT EXISTS retirements (
     release INTEGER PRIMARY KEY REFERENCES releases (id),
+    time TEXT NOT NULL,
+    reason TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS budgets (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    dataset TEXT NOT NULL,
+    epsilon REAL NOT NULL,
+    delta REAL NOT NULL,
     time TEXT NOT NULL,
     reason TEXT NOT NULL
 );
@@ -175,6 +183,29 @@ class LedgerEntry:
         to = f" to {self.recipient}" if self.recipient else ""
         retired = f", retired {self.retired}" if self.retired else ""
         return f"#{self.id} ({self.time}{to}, {self.source}, {cost}{retired})"
+
+
+@dataclass(frozen=True)
+class BudgetSetting:
+    """A privacy budget set for a dataset in the ledger.
+
+    Attributes
+    ----------
+    dataset : str
+        The dataset whose releases it bounds (every recipient's).
+    epsilon, delta : float
+        The total its releases may spend, composed sequentially.
+    time : str
+        When it was set (UTC, ISO 8601).
+    reason : str
+        Why, as given when it was set.
+    """
+
+    dataset: str
+    epsilon: float
+    delta: float
+    time: str
+    reason: str
 
 
 class Ledger:
@@ -281,7 +312,8 @@ class Ledger:
             }
         )
         version = self.meta().get("schema_version") if "meta" in tables else None
-        if version == _SCHEMA_VERSION and marked[0] == APPLICATION_ID and "retirements" in tables:
+        current = {"retirements", "budgets"} <= tables
+        if version == _SCHEMA_VERSION and marked[0] == APPLICATION_ID and current:
             return
         with self._write() as cursor:
             for statement in _SCHEMA.split(";"):
@@ -290,8 +322,8 @@ class Ledger:
             columns = {row[1] for row in cursor.execute("PRAGMA table_info(releases)")}
             if "records" not in columns:  # a version 1 ledger
                 cursor.execute("ALTER TABLE releases ADD COLUMN records BLOB")
-            # An older ledger has gained what it lacked (the retirements table, by
-            # the schema above): it is of this version now.
+            # An older ledger has gained what it lacked (the retirements and budgets
+            # tables, by the schema above): it is of this version now.
             cursor.execute(
                 "UPDATE meta SET value = ? WHERE key = 'schema_version' "
                 "AND CAST(value AS INTEGER) < ?",
@@ -546,6 +578,57 @@ class Ledger:
             ).fetchone()
         )
         return bool(row and row[0])
+
+    def budget(self, dataset: str) -> BudgetSetting | None:
+        """The budget of ``dataset`` in force: the last one set (``None``: none set)."""
+        row = self._run(
+            lambda: self._connection.execute(
+                "SELECT epsilon, delta, time, reason FROM budgets WHERE dataset = ? "
+                "ORDER BY id DESC LIMIT 1",
+                (dataset,),
+            ).fetchone()
+        )
+        return None if row is None else BudgetSetting(dataset, *row)
+
+    def budgets(self, dataset: str | None = None) -> list[BudgetSetting]:
+        """Every budget set (of ``dataset``), oldest first: the budgets' history."""
+        query = "SELECT dataset, epsilon, delta, time, reason FROM budgets"
+        arguments: tuple[str, ...] = ()
+        if dataset is not None:
+            query, arguments = query + " WHERE dataset = ?", (dataset,)
+        rows = self._run(
+            lambda: self._connection.execute(query + " ORDER BY id", arguments).fetchall()
+        )
+        return [BudgetSetting(*row) for row in rows]
+
+    def set_budget(self, dataset: str, epsilon: float, delta: float, reason: str) -> BudgetSetting:
+        """Set the budget of ``dataset`` (the first time, or to raise or lower it): recorded
+        with the time and ``reason``, and kept in the budgets' history.
+
+        Raises
+        ------
+        ParameterError
+            No reason given, or a budget below what the dataset's releases spent.
+        """
+        if not reason.strip():
+            raise ParameterError("say why the budget is set (--reason TEXT)")
+        budget = Budget(epsilon, delta)  # checks the values
+        spent = self.spent(dataset)
+        try:
+            Budget(budget.epsilon, budget.delta).spend(spent)
+        except BudgetError as exc:
+            raise ParameterError(
+                f"a budget of epsilon {epsilon:g}, delta {delta:g} for {printable(dataset)!r} "
+                f"is below what its releases spent: {exc}"
+            ) from None
+        now = datetime.now(UTC).isoformat(timespec="seconds")
+        with self._write() as cursor:
+            cursor.execute(
+                "INSERT INTO budgets (dataset, epsilon, delta, time, reason) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (dataset, float(epsilon), float(delta), now, reason),
+            )
+        return BudgetSetting(dataset, float(epsilon), float(delta), now, reason)
 
     def spent(self, dataset: str | None = None, recipient: str | None = None) -> PrivacyCost:
         """What the releases (of ``dataset``, to ``recipient``) spent, composed sequentially.

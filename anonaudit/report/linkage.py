@@ -238,7 +238,8 @@ def ledger_to_dict(
     """The ``anonaudit ledger`` JSON document: releases and spend per dataset.
 
     Each release says whether it was retired (``retired``: ``null``, or its ``time`` and
-    ``reason``); a retired release's cost is still spent.
+    ``reason``); a retired release's cost is still spent. ``budgets`` is every budget set
+    (of ``dataset``), oldest first: the last of a dataset's is in force.
     """
     entries = ledger.releases(dataset, recipient)
     spend = {}
@@ -263,6 +264,16 @@ def ledger_to_dict(
             for entry in entries
         ],
         "spent": spend,
+        "budgets": [
+            {
+                "dataset": b.dataset,
+                "epsilon": b.epsilon,
+                "delta": b.delta,
+                "time": b.time,
+                "reason": b.reason,
+            }
+            for b in ledger.budgets(dataset)
+        ],
     }
 
 
@@ -293,5 +304,13 @@ def ledger_summary(document: Mapping[str, Any]) -> str:
         lines.append(
             f"  spent on {printable(name)}: epsilon {cost['epsilon_pure']}, rho {cost['rho']:g}, "
             f"delta {cost['delta']:g}"
+        )
+    budgets = document.get("budgets", [])
+    in_force = {b["dataset"]: b for b in budgets}  # the last set of each dataset
+    for b in budgets:
+        state = "in force" if in_force[b["dataset"]] is b else "replaced"
+        lines.append(
+            f"  budget of {printable(b['dataset'])}: epsilon {b['epsilon']:g}, delta "
+            f"{b['delta']:g}, set {b['time']} ({state}): {printable(b['reason'])}"
         )
     return _lines(lines)
