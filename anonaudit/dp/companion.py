@@ -60,7 +60,13 @@ class DPReport:
     privacy_loss : PrivacyLoss
         The privacy loss random variable on the worst neighbouring pair.
     profile : tuple of (float, float)
-        ``(ε', δ(ε'))`` points of the privacy profile.
+        ``(ε', δ(ε'))`` points of the privacy profile, the keys' δ included (an output
+        showing a combination one person's records alone make has infinite loss).
+    infinite_loss : float
+        The chance of an output whose privacy loss is infinite: over the observed
+        combinations, one that one person's records alone make shown (the stability
+        threshold's δ, :func:`~anonaudit.dp.accounting.delta_threshold`); 0 over a
+        public domain.
     utility : Utility
         Expected and observed error; classes hidden and fabricated.
     measures : ReaderMeasures
@@ -88,6 +94,7 @@ class DPReport:
     accounting: Accounting
     privacy_loss: PrivacyLoss
     profile: tuple[tuple[float, float], ...]
+    infinite_loss: float
     utility: Utility
     measures: ReaderMeasures
     contrast: dict[str, SensitiveContrast]
@@ -174,6 +181,11 @@ def companion(
         categories=categories,
     )
     loss = privacy_loss(mechanism, scale=scale, shifts=shifts, categories=categories)
+    # Over the observed combinations, an output may show one a single person's records
+    # make: its loss is infinite, and that happens with the threshold's δ (the release's
+    # δ, cost.delta). The noise's loss variable does not hold that event; the profile
+    # and every figure of the loss add it.
+    infinite = result.cost.delta if result.domain == "observed" else 0.0
     top = (
         max(2 * accounting.epsilon, 1.0) if np.isfinite(accounting.epsilon) else 2 * options.epsilon
     )
@@ -181,7 +193,11 @@ def companion(
         release=result,
         accounting=accounting,
         privacy_loss=loss,
-        profile=loss.profile(np.linspace(0, top, _PROFILE_POINTS).tolist()),
+        profile=tuple(
+            (e, min(1.0, d + infinite))
+            for e, d in loss.profile(np.linspace(0, top, _PROFILE_POINTS).tolist())
+        ),
+        infinite_loss=infinite,
         utility=utility(result),
         measures=reader_measures(result),
         contrast={

@@ -387,6 +387,7 @@ def _dp_internal(report: DPReport) -> dict[str, Any]:
         },
         "privacy_loss": {
             "epsilon": json_number(loss.epsilon),
+            "infinite_with_probability": json_number(report.infinite_loss),
             "mean": json_number(loss.mean),
             "kl_bound": json_number(loss.kl_bound),
             "profile": [{"epsilon": e, "delta": json_number(d)} for e, d in report.profile],

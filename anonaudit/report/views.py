@@ -605,9 +605,17 @@ def dp_view(dp: DPReport) -> DPView:
         loss=(
             Fact(
                 "largest privacy loss",
-                "unbounded (Gaussian noise: see δ)"
-                if math.isinf(loss.epsilon)
-                else nats(loss.epsilon),
+                (
+                    "unbounded (Gaussian noise: see δ)"
+                    if math.isinf(loss.epsilon)
+                    else nats(loss.epsilon)
+                )
+                + (
+                    f" on the counts; infinite with probability {probability(dp.infinite_loss)}"
+                    " (an output showing a combination one person's records alone make)"
+                    if dp.infinite_loss
+                    else ""
+                ),
             ),
             Fact(
                 "average privacy loss: KL divergence, the mutual-information DP figure",
@@ -621,7 +629,8 @@ def dp_view(dp: DPReport) -> DPView:
             Fact(
                 f"chance the privacy loss exceeds ε = {real(a.epsilon)} "
                 "(probabilistic DP), P[L > ε]",
-                probability(loss.tail(a.epsilon)),
+                probability(min(1.0, loss.tail(a.epsilon) + dp.infinite_loss))
+                + (" (the infinite loss included)" if dp.infinite_loss else ""),
             ),
         ),
         profile=charts.profile_chart(dp.profile, epsilon=a.epsilon, chart_id="dp-profile")
