@@ -108,7 +108,10 @@ def test_the_contrast_per_sensitive_attribute(page: str) -> None:
         "person&#39;s value: two add-remove steps) the DP release gives ε = 2" in section
     )
     assert "raises a 24.9% prior to at most 71%" in section
-    assert "nobody&#39;s salary-class can be believed above 95.7% (up to the additive δ)" in section
+    # observed keys: the bound fails when a key of the changed values shows (the keys' δ)
+    assert (
+        "nobody&#39;s salary-class can be believed above 95.7%, except with probability " in section
+    )
     assert "“Armed-Forces” goes from 0.0298% of the whole table to 33.3% of the group" in section
     assert "a leakage of 7.02 nats, where an ε = 2 release allows at most 2 nats" in section
     table = section.split("<caption>What an attacker believes")[1].split("</table>")[0]
@@ -123,6 +126,8 @@ def test_the_contrast_per_sensitive_attribute(page: str) -> None:
     assert cells[informed] == ["100%, 100%", "100%, 100%"]
     assert cells["largest leakage, ln(posterior / prior), in nats"] == ["1.39", "7.02"]
     assert cells["largest posterior an ε-DP release allows"] == ["95.7%", "53.3%"]
+    breaks = cells["chance an output breaks that bound (its privacy loss exceeds ε)"]
+    assert breaks == ["1.22 × 10⁻⁶"] * 2  # the keys' δ of the value pair: Laplace noise
     assert cells["ε to learn a present person&#39;s value"] == ["2", "2"]
     assert cells["neighbouring relation of the stated ε"] == ["add-remove", "add-remove"]
     assert cells["DP release: records above 50%, records above the bound"][1] == "0%, 0%"

@@ -527,7 +527,7 @@ def equal_gain(release: Release, epsilon: float, *, confidence: float = 0.95) ->
         pair = histogram_sensitivity("replace", max_contributions=m)
 
         def gap(log_scale: float) -> float:
-            value, _ = value_guarantee(
+            value, _, _ = value_guarantee(
                 mechanism, math.exp(log_scale), m, release.delta, threshold=None
             )
             return value - epsilon

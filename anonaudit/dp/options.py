@@ -86,7 +86,9 @@ class PrivacyGuarantee:
 
     OpenDP's context states it as ``privacy_loss=dp.loss_of(epsilon=..., delta=...)``
     (``opendp.context.loss_of``): the largest privacy loss allowed. ε is the total of the
-    release; δ the probability with which the ε bound may fail.
+    release; δ the additive slack of the ε bound on the probability of every output
+    (the chance that a posterior bound at ε fails may be larger:
+    :attr:`~anonaudit.dp.release.Release.value_failure`).
 
     Parameters
     ----------

@@ -53,6 +53,7 @@ from typing import Any, Literal, TypeAlias
 import numpy as np
 import pyarrow as pa
 from numpy.typing import NDArray
+from scipy import special
 
 from anonaudit.classtable import ClassTable
 from anonaudit.dp.accounting import (
@@ -140,6 +141,10 @@ class Release:
         values of one person who is in both (``replace`` of that person's records): what
         bounds an attacker's posterior on a present person's value. Under add-remove
         with Laplace noise that is twice the stated ε.
+    value_failure : float
+        The chance that the posterior bound at ``value_epsilon`` fails: the pair's
+        ``P[L > value_epsilon]`` plus the keys' δ (:func:`value_guarantee`); 0 when no
+        output breaks it.
     table : ClassTable
         The released class table (non-negative whole counts; zero cells left out).
     original : ClassTable
@@ -163,6 +168,7 @@ class Release:
     cost: PrivacyCost
     value_epsilon: float
     value_delta: float
+    value_failure: float
     table: ClassTable = field(repr=False)
     original: ClassTable = field(repr=False)
     true_counts: NDArray[Any] = field(repr=False)
@@ -344,7 +350,7 @@ def _public(
         )
     scale, cost = _calibrate(mechanism, sensitivity, epsilon, delta)
     _spend(budget, epsilon, delta, cost)
-    value_epsilon, value_delta = value_guarantee(
+    value_epsilon, value_delta, value_failure = value_guarantee(
         mechanism, scale, sensitivity.max_contributions, delta, threshold=None
     )
     cell = domain.cell_index(table.keys, columns)
@@ -368,6 +374,7 @@ def _public(
         cost=cost,
         value_epsilon=value_epsilon,
         value_delta=value_delta,
+        value_failure=value_failure,
         table=released_table,
         original=table,
         true_counts=true,
@@ -406,7 +413,7 @@ def _observed(
         profile=None if shared.profile is None else (epsilon, shared.profile[1] + keys_delta),
     )
     _spend(budget, epsilon, delta, cost)
-    value_epsilon, value_delta = value_guarantee(
+    value_epsilon, value_delta, value_failure = value_guarantee(
         mechanism, scale, s.max_contributions, delta - keys_delta, threshold=threshold
     )
     true = table.counts
@@ -430,6 +437,7 @@ def _observed(
         cost=cost,
         value_epsilon=value_epsilon,
         value_delta=value_delta,
+        value_failure=value_failure,
         table=released_table,
         original=table,
         true_counts=true,
@@ -468,8 +476,9 @@ def value_guarantee(
     delta: float,
     *,
     threshold: int | None,
-) -> tuple[float, float]:
-    """(ε, δ) for one present person's values changed: the ``replace`` pair.
+) -> tuple[float, float, float]:
+    """(ε, δ) for one present person's values changed: the ``replace`` pair, and the
+    chance that a posterior bound at that ε fails.
 
     Laplace noise: ``ε = ||Δx||_1 / b`` with the replace L1 bound ``2m`` (Dwork et al.
     2006), twice the add-remove ε. Gaussian noise: the ε of the replace pair's exact
@@ -477,6 +486,14 @@ def value_guarantee(
     for the continuous Gaussian, the exact privacy-loss distribution for the discrete one.
     A stability threshold adds its δ for the replace pair (cells of the changed values
     that exist in one dataset only).
+
+    The third figure is what an (ε, δ) guarantee does not state: the chance that the
+    pair's privacy loss exceeds ε, ``P[L > ε]``, plus the keys' δ. An attacker's
+    posterior odds grow by at most ``e^ε`` on every output whose loss is at most ε
+    (Kasiviswanathan & Smith 2014, "On the 'semantics' of differential privacy: a
+    Bayesian formulation", Journal of Privacy and Confidentiality 6(1)), so the bound
+    fails with that chance, which may exceed δ (``δ(ε) <= P[L > ε]``; Meiser 2018,
+    IACR ePrint 2018/277). 0 for Laplace noise, whose loss never exceeds ε.
     """
     pair = histogram_sensitivity("replace", max_contributions=max_contributions)
     keys = (
@@ -487,13 +504,18 @@ def value_guarantee(
         )
     )
     if mechanism in ("discrete-laplace", "laplace"):
-        return pair.l1 / scale, keys
+        return pair.l1 / scale, keys, keys
     if delta <= 0:
-        return math.inf, keys
+        return math.inf, keys, keys
     if mechanism == "gaussian":
-        return gaussian_epsilon(delta, mu=pair.l2 / scale), delta + keys
+        mu = pair.l2 / scale
+        epsilon = gaussian_epsilon(delta, mu=mu)
+        # The loss of the Gaussian pair is N(mu^2 / 2, mu^2) (Balle & Wang 2018).
+        tail = float(special.ndtr((mu * mu / 2 - epsilon) / mu))
+        return epsilon, delta + keys, min(1.0, tail + keys)
     loss = privacy_loss(mechanism, scale=scale, shifts=pair.shifts(laplace=False))
-    return loss.epsilon_for(delta), delta + keys
+    epsilon = loss.epsilon_for(delta)
+    return epsilon, delta + keys, min(1.0, loss.tail(epsilon) + keys)
 
 
 def _randomized_response(
@@ -571,6 +593,7 @@ def _randomized_response(
         cost=cost,
         value_epsilon=cost.epsilon,
         value_delta=0.0,
+        value_failure=0.0,
         table=_table(original, columns, released[class_ids, codes]),
         original=original,
         true_counts=true.ravel(),

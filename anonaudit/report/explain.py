@@ -755,7 +755,9 @@ DIFFERENTIAL_PRIVACY = Measure(
     summary=(
         "A randomized release is *ε-differentially private* when adding or removing one "
         "person’s records changes the probability of any output by at most a factor e^ε "
-        "[@dwork]; *(ε, δ)-differential privacy* lets that bound fail with probability δ "
+        "[@dwork]; *(ε, δ)-differential privacy* adds δ to that bound, and an attacker's "
+        "posterior is bounded on every output whose privacy loss stays within ε, so that "
+        "bound fails with the chance the loss exceeds ε, which δ does not bound "
         "[@dworkroth]. anonaudit’s companion releases the class table with noise under "
         "that guarantee and sets what an attacker may believe after the syntactic release "
         "beside what they could after an ε-DP one."

@@ -429,6 +429,7 @@ def _contrast_to_dict(report: DPReport) -> dict[str, Any]:
             "neighbouring": a.neighbouring,
             "max_posterior": json_number(c.max_posterior),
             "dp_posterior_bound": json_number(c.dp_posterior_bound),
+            "dp_posterior_bound_fails_with_probability": json_number(report.release.value_failure),
             "max_pml": json_number(c.max_pml),
             "min_entropy": json_number(c.min_entropy),
             "disclosed_classes": c.disclosed_classes,

@@ -220,7 +220,12 @@ def dp_summary(report: DPReport) -> str:
             f"    {sa}: to learn the value of a person who is in the data ({_change(att)}) "
             f"the DP release gives epsilon {_fmt(att.epsilon)}"
             + (f" at delta {att.delta:g}" if att.delta else "")
-            + f": no posterior above {_fmt(c.dp_posterior_bound)}",
+            + f": no posterior above {_fmt(c.dp_posterior_bound)}"
+            + (
+                f" except with probability {report.release.value_failure:.3g}"
+                if report.release.value_failure
+                else ""
+            ),
             f"      attacker who knows the QIs: largest posterior {_fmt(c.max_posterior)} "
             f"after the syntactic release ({c.disclosed_classes:,} classes disclose a value); "
             f"leakage {_fmt(c.max_pml)} nats",

@@ -588,7 +588,9 @@ def dp_view(dp: DPReport) -> DPView:
             _contrast_row(dp, dp.contrast[sa], dp.attackers[sa], slug)
             for sa, slug in zip(dp.contrast, slugs(list(dp.contrast)), strict=True)
         ),
-        contrast_table=_contrast_table([(dp.contrast[sa], dp.attackers[sa]) for sa in dp.contrast]),
+        contrast_table=_contrast_table(
+            [(dp.contrast[sa], dp.attackers[sa]) for sa in dp.contrast], dp.release.value_failure
+        ),
         error=_dp_error(dp),
         error_note=(
             "Randomized response changes values, not counts: the error is in each group's "
@@ -718,7 +720,12 @@ def _contrast_row(
         f"({_CHANGE_STEPS[a.neighbouring]}) the DP release gives ε = {eps}"
         + (f" with δ = {probability(a.delta)}" if a.delta else "")
         + f": nobody's {sa} can be believed above {_share(c.dp_posterior_bound)}"
-        + (" (up to the additive δ)" if a.delta else "")
+        + (
+            f", except with probability {probability(dp.release.value_failure)} (the chance "
+            "this release's privacy loss for that change exceeds ε, which δ does not bound)"
+            if dp.release.value_failure
+            else ""
+        )
         + f". Simulated on this release, that attacker's posterior on the true value has a "
         f"median of {_share(a.dp_informed.median)} and a maximum of "
         f"{_share(a.dp_informed.max)}; {_share(a.dp_informed.share_above_bound)} of records "
@@ -864,7 +871,7 @@ def _sensitive_measures(sa: str, distance: str) -> list[tuple[str, Callable[[Mea
 
 
 def _contrast_table(
-    contrasts: Sequence[tuple[SensitiveContrast, AttackerContrast]],
+    contrasts: Sequence[tuple[SensitiveContrast, AttackerContrast]], failure: float
 ) -> tuple[TableRow, ...]:
     """One row per figure of the contrast, one cell per SA: the two attackers against the
     syntactic release, then against the DP release, then the leakages."""
@@ -888,6 +895,16 @@ def _contrast_table(
             lambda c, a: f"{_share(a.informed.median)}, {_share(a.informed.share_above_half)}",
         ),
         ("largest posterior an ε-DP release allows", lambda c, a: _share(c.dp_posterior_bound)),
+        *(
+            [
+                (
+                    "chance an output breaks that bound (its privacy loss exceeds ε)",
+                    lambda c, a: probability(failure),
+                )
+            ]
+            if failure
+            else []
+        ),
         (
             "knows every other record, DP release: median / 90th / 99th percentile / largest",
             lambda c, a: " / ".join(
