@@ -317,16 +317,28 @@ def test_warns_of_a_nearly_empty_release(
 def test_warns_of_a_large_epsilon(
     data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    # add-remove with Laplace noise: a present person's value moves at twice --epsilon
     code, _, err = run(
-        capsys, "dp", str(data), *ROLES, "--epsilon", "2", *domain(tmp_path), "--quiet"
+        capsys, "dp", str(data), *ROLES, "--epsilon", "1", *domain(tmp_path), "--quiet"
     )
     assert code == 0 and err == ""
     code, _, err = run(
-        capsys, "dp", str(data), *ROLES, "--epsilon", "3", *domain(tmp_path), "--quiet"
+        capsys, "dp", str(data), *ROLES, "--epsilon", "1.5", *domain(tmp_path), "--quiet"
     )
     assert code == 0
     [line] = warning_lines(err)
-    assert "epsilon 3 is above 2" in line
+    assert "epsilon 3 for learning a present person's value (with --epsilon 1.5)" in line
+    assert "may grow 20.1-fold" in line
+
+
+def test_a_release_refused_by_its_budget_warns_of_nothing(
+    data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ledger = ["--ledger", str(tmp_path / "l.sqlite"), "--dataset", "visits", "--quiet"]
+    refused = ["--epsilon", "1.5", "--budget", "1", *domain(tmp_path), *ledger]
+    code, _, err = run(capsys, "dp", str(data), *ROLES, *refused)
+    assert code == 2
+    assert "warning" not in err and "more than" in err
 
 
 def test_warns_of_a_delta_at_or_above_one_over_n(
@@ -340,8 +352,8 @@ def test_warns_of_a_delta_at_or_above_one_over_n(
     code, _, err = run(capsys, "dp", str(data), *ROLES, "--epsilon", "1", "--delta", "0.2",
                        *gaussian)  # fmt: skip
     assert code == 0
-    [line] = warning_lines(err)
-    assert "delta 0.2 is at or above 1/n = 1/6 records" in line
+    lines = warning_lines(err)
+    assert any("delta 0.2 is at or above 1/n = 1/6 records" in line for line in lines)
 
 
 # -- options mapped onto DPOptions: a bad value is named by its flag or [dp] key -------------

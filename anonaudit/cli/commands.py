@@ -415,8 +415,6 @@ def run_dp(args: argparse.Namespace, command: str) -> int:
     if args.budget is not None and not args.ledger:
         raise ParameterError("--budget is checked against a ledger; add --ledger FILE")
     report = dp_cli.run(data, dp_options)
-    for warning in dp_cli.release_warnings(report):
-        print(f"anonaudit: warning: {warning}", file=sys.stderr)
     if args.ledger:
         # The budget checked, the release written, then recorded, in one transaction of
         # the ledger: a release past the budget is never written, and one whose record
@@ -426,6 +424,9 @@ def run_dp(args: argparse.Namespace, command: str) -> int:
         linkage_cli.record_dp_release(args, report, write)
     elif args.out:
         artefact.write(report, Path(args.out))
+    # Only for a release that is made: a refused one's figures were never published.
+    for warning in dp_cli.release_warnings(report):
+        print(f"anonaudit: warning: {warning}", file=sys.stderr)
     document = {"schema_version": SCHEMA_VERSION, "anonaudit_version": __version__}
     document |= dp_to_dict(report)
     if args.json == "-":

@@ -184,7 +184,9 @@ def release_warnings(report: DPReport) -> list[str]:
 
     * An empty release, or one whose released classes hold fewer than
       :data:`NEARLY_EMPTY` of the records: the noise or the threshold hid nearly all.
-    * ε above :data:`EPSILON_WARNING`.
+    * the ε of learning a present person's value above :data:`EPSILON_WARNING`
+      (:attr:`~anonaudit.dp.release.Release.value_epsilon`: twice ``--epsilon`` under
+      add-remove with Laplace noise), the change the odds on that value grow by.
     * δ at or above ``1/n`` (``n`` records released from): a mechanism that publishes
       each record in full with probability δ meets such a δ and still exposes about
       ``δ n`` people (Dwork & Roth 2014, "The algorithmic foundations of differential
@@ -204,11 +206,12 @@ def release_warnings(report: DPReport) -> list[str]:
             f"the release is nearly empty: its classes hold {share:.2%} of the {n:,} records "
             f"(under {NEARLY_EMPTY:.0%}); raise --epsilon (or --delta), or coarsen the QIs"
         )
-    if r.epsilon > EPSILON_WARNING:
+    if r.value_epsilon > EPSILON_WARNING:
         found.append(
-            f"epsilon {r.epsilon:g} is above {EPSILON_WARNING:g}: an attacker's odds on a "
-            f"person may grow {math.exp(r.epsilon):,.3g}-fold; common choices lie between "
-            "0.1 and 2"
+            f"epsilon {r.value_epsilon:g} for learning a present person's value (with "
+            f"--epsilon {r.epsilon:g}) is above {EPSILON_WARNING:g}: an attacker's odds on a "
+            f"person's value may grow {math.exp(r.value_epsilon):,.3g}-fold; common choices "
+            "keep it between 0.1 and 2"
         )
     if n and r.delta >= 1 / n:
         found.append(
