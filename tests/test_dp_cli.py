@@ -144,6 +144,17 @@ def test_randomized_response(
     )  # fmt: skip
     assert code == 0, err
     assert "records randomized" in out
+    # the sidecar says, machine-readable, what the local model leaves unprotected
+    out_path = tmp_path / "rr.csv"
+    code, _, err = run(
+        capsys,
+        "dp", str(data), *ROLES, "--epsilon", "1", "--mechanism", "randomized-response",
+        "--public-domain", "disease=flu,cold,cancer", "--out", str(out_path), "--quiet",
+    )  # fmt: skip
+    assert code == 0, err
+    protects = json.loads(out_path.with_suffix(".release.json").read_text("utf-8"))["protects"]
+    assert (protects["membership"], protects["class_sizes"]) == (False, False)
+    assert protects["sensitive_values"] is True and "unprotected" in protects["note"]
 
 
 def test_audit_with_a_dp_section(
@@ -196,7 +207,7 @@ def test_audit_refusal_names_the_audit_flag(tmp_path, capsys):
 SIDECAR_KEYS = {
     "anonaudit_version", "opendp_version", "mechanism", "epsilon", "delta", "noise_scale",
     "neighbouring", "privacy_unit", "max_contributions", "quasi_identifiers", "sensitive",
-    "domain", "threshold", "error", "postprocessing",
+    "domain", "threshold", "error", "postprocessing", "protects",
 }  # fmt: skip
 INTERNAL_KEYS = {
     "cells", "outside_domain", "not_released", "bounded_records", "released", "utility",
@@ -229,6 +240,12 @@ def test_out_writes_the_table_and_a_sidecar_of_public_facts(
     assert sidecar["neighbouring"] == "add-remove" and sidecar["max_contributions"] == 1
     assert sidecar["privacy_unit"] is None and sidecar["threshold"] is None
     assert sidecar["opendp_version"].startswith("0.16")
+    protects = sidecar["protects"]  # add-remove with noisy counts: all of it
+    assert (protects["membership"], protects["class_sizes"], protects["sensitive_values"]) == (
+        True,
+        True,
+        True,
+    )
     assert sidecar["domain"]["kind"] == "public"
     assert sidecar["domain"]["values"] == {
         "zip": ["02134", "02139", "=HYPERLINK(1)"],

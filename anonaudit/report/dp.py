@@ -37,7 +37,15 @@ from anonaudit.files import atomic_write_text, table_to_csv
 from anonaudit.report.kit import dumps
 from anonaudit.settings.names import SIDECAR_SUFFIX
 
-__all__ = ["SIDECAR_SUFFIX", "postprocessing", "released_frame", "sidecar", "sidecar_path", "write"]
+__all__ = [
+    "SIDECAR_SUFFIX",
+    "postprocessing",
+    "protects",
+    "released_frame",
+    "sidecar",
+    "sidecar_path",
+    "write",
+]
 
 #: What replaces the CSV's suffix in the sidecar's name: ``release.csv`` gets
 #: ``release.release.json``.
@@ -138,8 +146,8 @@ def sidecar(report: DPReport) -> dict[str, Any]:
     ``description``, ``values``: the declared values, or null for observed
     combinations), ``threshold`` (τ, observed combinations only), ``error`` (the noise
     added to each count lies within ±``within`` with probability ``confidence``; null for
-    randomized response) and
-    ``postprocessing`` (:func:`postprocessing`).
+    randomized response), ``postprocessing`` (:func:`postprocessing`) and
+    ``protects`` (:func:`protects`).
     """
     r, u = report.release, report.utility
     return {
@@ -160,6 +168,38 @@ def sidecar(report: DPReport) -> dict[str, Any]:
         if u.expected_within is None
         else {"within": u.expected_within, "confidence": u.confidence},
         "postprocessing": postprocessing(report),
+        "protects": protects(report),
+    }
+
+
+def protects(report: DPReport) -> dict[str, Any]:
+    """What the release's guarantee covers, machine-readable: whether a person's
+    ``membership`` (their records present or not: add-remove neighbours only), the
+    ``class_sizes`` (noisy counts; randomized response publishes them exactly) and the
+    ``sensitive_values`` of a present person are protected, and in words (``note``).
+
+    >>> from types import SimpleNamespace as N
+    >>> rr = N(release=N(mechanism="randomized-response", sensitivity=N(neighbouring="replace")))
+    >>> {k: v for k, v in protects(rr).items() if k != "note"}
+    {'membership': False, 'class_sizes': False, 'sensitive_values': True}
+    """
+    r = report.release
+    local = r.mechanism == "randomized-response"
+    membership = r.sensitivity.neighbouring == "add-remove" and not local
+    note = (
+        "the local model: each record's sensitive value is randomized; the classes, their "
+        "sizes and so every person's presence are published exactly, unprotected"
+        if local
+        else "add-remove: a person's presence and values are protected"
+        if membership
+        else "replace: a present person's values are protected; the number of records, and "
+        "so a person's presence, is not"
+    )
+    return {
+        "membership": membership,
+        "class_sizes": not local,
+        "sensitive_values": True,
+        "note": note,
     }
 
 
