@@ -393,7 +393,12 @@ def test_no_sentence_makes_k_anonymity_look_stronger() -> None:
     eq = math.log((100 / 112) * (68 / 224) / ((156 / 224) * (12 / 112)))
     b = 2 / eq
     within = dp.NoiseDistribution("discrete-laplace", b).within(0.95)
-    assert f"The syntactic release amounts to ε = {eq:.3g}" in section
+    assert "For the attacker differential privacy is stated against" in section
+    assert "the exact table amounts to ε = ∞" in section
+    assert (
+        "For the attacker who knows only the quasi-identifiers, the syntactic release "
+        f"amounts to ε = {eq:.3g}" in section
+    )
     assert f"add noise of scale {b:.3g}, each count within ±{within} with 95% probability" in (
         section
     )

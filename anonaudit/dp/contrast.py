@@ -316,7 +316,13 @@ class AttackerContrast:
         Largest pointwise maximal leakage of the syntactic release over that family.
     syntactic_disclosure, dp_disclosure : Disclosure
         The disclosure theorem at each release's leakage: the largest PML at the
-        table's prior, and ε (an ε-DP release leaks at most ε).
+        table's prior (the attacker who knows the QIs), and ε (an ε-DP release leaks at
+        most ε, to every attacker).
+    informed_leakage : float
+        The leakage of the syntactic release to the attacker DP is stated against, who
+        knows every other record: the exact table gives them each present person's
+        value (posterior 1, an infinite ε), a leakage of ``ln(1 / p)`` for a value of
+        prior ``p``; the largest, over the values present, ``ln(1 / p_min)``.
     """
 
     sensitive: str
@@ -335,6 +341,7 @@ class AttackerContrast:
     max_pml_family: float
     syntactic_disclosure: Disclosure
     dp_disclosure: Disclosure
+    informed_leakage: float
 
 
 def attacker_contrast(
@@ -401,4 +408,5 @@ def attacker_contrast(
         max_pml_family=float(pml_over_priors(table, sensitive, factor=prior_factor).max()),
         syntactic_disclosure=disclosure(counts.values, prior, leakage),
         dp_disclosure=disclosure(counts.values, prior, epsilon),
+        informed_leakage=float(-np.log(prior[prior > 0].min())),
     )

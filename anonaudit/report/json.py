@@ -7,6 +7,7 @@ infinity); every other number is finite. The layout is documented in docs/json.m
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -441,7 +442,10 @@ def _contrast_to_dict(report: DPReport) -> dict[str, Any]:
                 "syntactic_informed": _posteriors(a.informed),
                 "dp_informed": _posteriors(a.dp_informed),
             },
+            "informed_equivalent_epsilon": json_number(math.inf),
+            "informed_leakage": json_number(a.informed_leakage),
             "equivalent_epsilon": {
+                "attacker": "knows the quasi-identifiers",
                 "max": json_number(a.max_equivalent_epsilon),
                 "infinite_classes": a.infinite_classes,
                 "infinite_records": a.infinite_records,

@@ -234,7 +234,7 @@ def dp_summary(report: DPReport) -> str:
             f"{att.informed.share_above_half:.0%} of records above 1/2; after the DP release "
             f"median {_fmt(att.dp_informed.median)}, max {_fmt(att.dp_informed.max)}, "
             f"{att.dp_informed.share_above_bound:.1%} above the bound",
-            f"      syntactic release as epsilon: {_fmt(eq)}"
+            f"      syntactic release as epsilon, to the attacker who knows the QIs: {_fmt(eq)}"
             + (
                 f" ({att.infinite_classes:,} classes certain: no DP release matches)"
                 if att.equal_gain is None
@@ -242,6 +242,10 @@ def dp_summary(report: DPReport) -> str:
             )
             + f"; PML over priors within x{_fmt(att.prior_factor)} {_fmt(att.max_pml_family)} "
             f"nats, disclosure threshold epsilon* {_fmt(att.syntactic_disclosure.epsilon_star)}",
+            f"      syntactic release as epsilon, to the attacker who knows every other record "
+            f"(whom DP is stated against): inf (the exact table gives each present person's "
+            f"value); leakage up to {_fmt(att.informed_leakage)} nats, where the DP release "
+            f"allows at most {_fmt(att.epsilon)}",
         ]
     if r.outside_domain or report.bounded_records:
         lines.append(

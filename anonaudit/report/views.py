@@ -748,7 +748,16 @@ def _contrast_row(
             f"({_plural(c.records_above_bound, 'record')}) even the attacker who knows only "
             "the quasi-identifiers believes more than that."
         )
-    sentence += f" The syntactic release amounts to ε = {real(a.max_equivalent_epsilon)}"
+    sentence += (
+        " For the attacker differential privacy is stated against, who knows every other "
+        f"record, the exact table amounts to ε = ∞: it gives each present person's {sa}, "
+        f"a leakage of up to {nats(a.informed_leakage)}, where the DP release allows at "
+        f"most {nats(a.epsilon)}."
+    )
+    sentence += (
+        " For the attacker who knows only the quasi-identifiers, the syntactic release "
+        f"amounts to ε = {real(a.max_equivalent_epsilon)}"
+    )
     if a.equal_gain is None:
         sentence += (
             f" ({_plural(a.infinite_classes, 'group')} give certainty, which no DP "
@@ -769,7 +778,9 @@ def _contrast_row(
         f" Over every prior within a factor {real(a.prior_factor)} of the table's, the "
         f"syntactic release leaks up to {nats(a.max_pml_family)}. A leakage below "
         f"ε* = ln(1 / (1 − p_min)) = {real(d.epsilon_star)} discloses nothing about {sa}; "
-        f"the syntactic release leaks {nats(d.leakage)} and the DP release at most "
+        f"the syntactic release leaks {nats(d.leakage)} to the attacker who knows the "
+        f"quasi-identifiers ({nats(a.informed_leakage)} to the one who knows every other "
+        "record) and the DP release at most "
         f"{nats(e.leakage)}"
         + (
             f", so whether a person's {sa} is {_values(e.features)} may be disclosed even "
@@ -925,8 +936,13 @@ def _contrast_table(
             ),
         ),
         (
-            "syntactic release as an ε (largest over groups)",
+            "syntactic release as an ε, attacker who knows the QIs (largest over groups)",
             lambda c, a: real(a.max_equivalent_epsilon),
+        ),
+        ("syntactic release as an ε, attacker who knows every other record", lambda c, a: "∞"),
+        (
+            "its leakage to that attacker, ln(1 / p_min), in nats",
+            lambda c, a: real(a.informed_leakage),
         ),
         ("DP noise at equal attacker gain (95% error bound)", lambda c, a: _equal_gain_cell(a)),
         ("largest leakage, ln(posterior / prior), in nats", lambda c, a: real(c.max_pml)),
