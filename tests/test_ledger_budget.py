@@ -105,7 +105,53 @@ def test_a_ledger_of_version_3_gains_the_budgets_table(data: Path, tmp_path: Pat
     connection.close()
     assert _dp(ledger, data, "1", "--budget", "5") == 0
     with Ledger.open(ledger) as book:
-        assert book.meta()["schema_version"] == "4"
+        assert book.meta()["schema_version"] == "5"
         stored = book.budget("visits")
         assert stored is not None and stored.epsilon == 5.0
         assert len(book.releases("visits")) == 2
+
+
+def test_releases_under_two_relations_are_not_one_total(
+    data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 25, item 1: randomized response (replace: class sizes exact) at epsilon 1
+    and discrete Laplace (add-remove) at epsilon 1 are not "epsilon 2": for a present
+    person's value they total 1 + 2 = 3 (an add-remove release counts twice for a
+    change of one person's records); under add-remove there is no finite total."""
+    ledger = tmp_path / "ledger.sqlite"
+    rr = ["--mechanism", "randomized-response"]
+    assert _dp(ledger, data, "1", *rr) == 0
+    assert _dp(ledger, data, "1") == 0
+    with Ledger.open(ledger) as book:
+        entries = book.releases("visits")
+        assert [e.parameters["neighbouring"] for e in entries] == ["replace", "add-remove"]  # type: ignore[index]
+        assert entries[1].parameters["sensitivity"]["l1"] == 1  # type: ignore[index]
+    capsys.readouterr()
+    assert main(["ledger", str(ledger), "--json", "-"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    relations = document["spent_by_relation"]["visits"]
+    assert relations["replace"]["epsilon_at_delta"] == 1.0
+    assert relations["add-remove"]["epsilon_at_delta"] == 1.0
+    total = document["a_present_persons_value"]["visits"]
+    assert total["relation"] == "replace" and total["epsilon_at_delta"] == 3.0
+    assert "no finite total" in total["add_remove"]
+    assert main(["ledger", str(ledger)]) == 0
+    listing = capsys.readouterr().out
+    assert "under replace neighbours: 1 release(s), epsilon 1 (pure)" in listing
+    assert "under add-remove neighbours: 1 release(s), epsilon 1 (pure)" in listing
+    assert "for a present person's value (replace): epsilon 3" in listing
+
+
+def test_a_gaussian_release_is_listed_as_epsilon_at_its_delta(
+    data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ledger = tmp_path / "ledger.sqlite"
+    assert _dp(ledger, data, "1", "--delta", "1e-6", "--mechanism", "discrete-gaussian") == 0
+    capsys.readouterr()
+    assert main(["ledger", str(ledger), "--json", "-"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    spent = document["spent_by_relation"]["visits"]["add-remove"]
+    assert spent["delta"] == 1e-6 and spent["rho"] > 0
+    # epsilon at the stated delta, not "epsilon 0": the zCDP and Renyi conversions of the
+    # recorded rho, sound and a little above the 1 the release's exact curve gives
+    assert 1.0 <= spent["epsilon_at_delta"] < 1.2

@@ -49,7 +49,14 @@ from anonaudit.settings.options import LedgerOptions, ReadOptions, Roles
 from anonaudit.sources.base import file_sha256, open_source
 from anonaudit.sources.csv import CsvOptions
 
-__all__ = ["audit_dataset", "ledger_name", "ledger_options", "record_dp_release", "run"]
+__all__ = [
+    "audit_dataset",
+    "ledger_name",
+    "ledger_options",
+    "record_dp_release",
+    "release_parameters",
+    "run",
+]
 
 _OK, _DISCLOSED = 0, 1
 #: Why a ledger run needs a dataset's name: the releases of one dataset are attacked and
@@ -304,11 +311,33 @@ def record_dp_release(
                     mechanism=release.mechanism,
                     cost=release.cost,
                     recipient=args.recipient,
+                    parameters=release_parameters(report),
                 )
         except BaseException:
             for path in written:
                 path.unlink(missing_ok=True)
             raise
+
+
+def release_parameters(report: DPReport) -> dict[str, Any]:
+    """What the ledger keeps of a DP release to rebuild its privacy loss: the relation
+    it is stated for, the privacy unit, the noise scale, the δ it was stated at and the
+    sensitivities (:attr:`~anonaudit.linkage.ledger.LedgerEntry.parameters`)."""
+    release, s = report.release, report.release.sensitivity
+    return {
+        "neighbouring": s.neighbouring,
+        "privacy_unit": report.privacy_unit,
+        "noise_scale": release.noise_scale,
+        "stated_delta": release.delta,
+        "domain": release.domain,
+        "sensitivity": {
+            "l0": s.l0,
+            "l1": s.l1,
+            "l2": s.l2,
+            "linf": s.linf,
+            "max_contributions": s.max_contributions,
+        },
+    }
 
 
 def _budget(text: str | None) -> Budget | None:

@@ -63,6 +63,7 @@ __all__ = [
     "gaussian_delta",
     "gaussian_epsilon",
     "gaussian_mu",
+    "group_of_two",
     "mechanism_cost",
     "noise_scale",
     "parallel",
@@ -140,6 +141,25 @@ def sequential(*costs: PrivacyCost) -> PrivacyCost:
         epsilon=sum(c.epsilon for c in costs),
         rho=sum(c.rho for c in costs),
         delta=sum(c.delta for c in costs),
+    )
+
+
+def group_of_two(cost: PrivacyCost) -> PrivacyCost:
+    """``cost`` for two neighbouring steps: what an add-remove guarantee gives for a
+    change of one person's records (``replace``, one removal and one addition).
+
+    Group privacy: an (ε, δ)-DP mechanism is (2ε, (1 + e^ε) δ)-DP for datasets two
+    steps apart (Dwork & Roth 2014, "The algorithmic foundations of differential
+    privacy", Theorem 2.2 and its (ε, δ) form), and ρ-zCDP is 4ρ-zCDP (Bun & Steinke
+    2016, Proposition 1.9, k² ρ for a group of k).
+
+    >>> group_of_two(PrivacyCost(epsilon=1.0))
+    PrivacyCost(epsilon=2.0, rho=0.0, delta=0.0, profile=None)
+    """
+    return PrivacyCost(
+        epsilon=2 * cost.epsilon,
+        rho=4 * cost.rho,
+        delta=(1 + math.exp(cost.epsilon)) * cost.delta if cost.delta else 0.0,
     )
 
 

@@ -54,11 +54,19 @@ import numpy as np
 import pyarrow as pa
 
 from anonaudit.classtable import ClassTable
-from anonaudit.dp.accounting import Budget, PrivacyCost, sequential
+from anonaudit.dp.accounting import Budget, PrivacyCost, group_of_two, sequential
 from anonaudit.errors import BudgetError, InputError, ParameterError
 from anonaudit.files import printable
 
-__all__ = ["APPLICATION_ID", "LEDGER_NOTE", "BudgetSetting", "Ledger", "LedgerEntry"]
+__all__ = [
+    "APPLICATION_ID",
+    "LEDGER_NOTE",
+    "BudgetSetting",
+    "Ledger",
+    "LedgerEntry",
+    "RelationSpend",
+    "present_value_spend",
+]
 
 #: The SQLite header's application id of an anonaudit ledger (``PRAGMA application_id``):
 #: the bytes ``anAL``.
@@ -66,7 +74,7 @@ APPLICATION_ID = 0x616E414C
 
 #: What the ``meta`` table says of the file.
 LEDGER_NOTE = "internal: holds the exact class table of every release; do not publish"
-_SCHEMA_VERSION = "4"  # 2: the records column; 3: the retirements table; 4: budgets
+_SCHEMA_VERSION = "5"  # 2: records; 3: retirements; 4: budgets; 5: parameters of DP releases
 _BUSY_SECONDS = 60.0
 #: The columns of the ``releases`` table of every version (version 2 added ``records``).
 _RELEASE_COLUMNS = frozenset(
@@ -92,7 +100,8 @@ CREATE TABLE IF NOT EXISTS releases (
     delta REAL,
     rho REAL,
     recipient TEXT,
-    records BLOB
+    records BLOB,
+    parameters TEXT
 );
 CREATE INDEX IF NOT EXISTS releases_dataset ON releases (dataset, recipient);
 CREATE TABLE IF NOT EXISTS retirements (
@@ -112,7 +121,7 @@ CREATE TABLE IF NOT EXISTS budgets (
 _FIELDS = (
     "id, releases.time, dataset, fingerprint, source, quasi_identifiers, sensitive, "
     "transformation, mechanism, epsilon, delta, rho, recipient, retirements.time, "
-    "retirements.reason"
+    "retirements.reason, parameters"
 )
 _FROM = "FROM releases LEFT JOIN retirements ON retirements.release = releases.id"
 
@@ -148,6 +157,11 @@ class LedgerEntry:
         is in force.
     retired_reason : str or None
         Why it was retired.
+    parameters : mapping or None
+        For a DP release recorded since schema 5, what rebuilds its privacy loss: the
+        neighbouring relation it is stated for (``neighbouring``), the privacy unit,
+        the noise scale, the δ it was stated at and the sensitivities (``l0``, ``l1``,
+        ``l2``, ``linf``, ``max_contributions``).
     """
 
     id: int
@@ -165,6 +179,7 @@ class LedgerEntry:
     recipient: str | None
     retired: str | None = None
     retired_reason: str | None = None
+    parameters: Mapping[str, Any] | None = None
 
     @property
     def cost(self) -> PrivacyCost:
@@ -206,6 +221,52 @@ class BudgetSetting:
     delta: float
     time: str
     reason: str
+
+
+@dataclass(frozen=True)
+class RelationSpend:
+    """What the DP releases of a dataset stated for one neighbouring relation spent.
+
+    Attributes
+    ----------
+    relation : str
+        ``add-remove``, ``replace``, or ``unrecorded`` (releases recorded before schema 5).
+    releases : int
+        How many.
+    cost : PrivacyCost
+        Their costs composed sequentially.
+    delta : float
+        The δ they were stated at, summed (each Gaussian release's and each threshold's).
+    """
+
+    relation: str
+    releases: int
+    cost: PrivacyCost
+    delta: float
+
+    @property
+    def epsilon(self) -> float:
+        """ε at :attr:`delta`: the pure ε, or the Gaussian part converted at that δ."""
+        return self.cost.epsilon_at(max(self.delta, self.cost.delta))
+
+
+def present_value_spend(relations: Mapping[str, RelationSpend]) -> RelationSpend:
+    """Releases stated under several relations as one total for a present person's
+    value (the ``replace`` change, one removal and one addition): an add-remove release
+    counts as two steps (:func:`~anonaudit.dp.accounting.group_of_two`). There is no
+    such total under add-remove: a release stated for replace (randomized response,
+    which publishes class sizes exactly, too) does not protect presence.
+    """
+    costs = [
+        group_of_two(s.cost) if relation == "add-remove" else s.cost
+        for relation, s in relations.items()
+    ]
+    delta = sum(
+        (1 + math.exp(s.cost.epsilon)) * s.delta if relation == "add-remove" else s.delta
+        for relation, s in relations.items()
+    )
+    releases = sum(s.releases for s in relations.values())
+    return RelationSpend("replace", releases, sequential(*costs), delta)
 
 
 class Ledger:
@@ -322,6 +383,8 @@ class Ledger:
             columns = {row[1] for row in cursor.execute("PRAGMA table_info(releases)")}
             if "records" not in columns:  # a version 1 ledger
                 cursor.execute("ALTER TABLE releases ADD COLUMN records BLOB")
+            if "parameters" not in columns:  # before version 5
+                cursor.execute("ALTER TABLE releases ADD COLUMN parameters TEXT")
             # An older ledger has gained what it lacked (the retirements and budgets
             # tables, by the schema above): it is of this version now.
             cursor.execute(
@@ -409,6 +472,7 @@ class Ledger:
         recipient: str | None = None,
         budget: Budget | None = None,
         records: pa.Table | None = None,
+        parameters: Mapping[str, Any] | None = None,
     ) -> int:
         """Record one release; returns its number.
 
@@ -420,7 +484,8 @@ class Ledger:
 
         ``records`` are the release's records, its first column the office's record id
         and then the QIs (as released) and SAs, kept for composition with later releases
-        (:meth:`records`).
+        (:meth:`records`). ``parameters`` are a DP release's (see
+        :attr:`LedgerEntry.parameters`).
         """
         if (mechanism is None) != (cost is None):
             raise ValueError("give both mechanism and cost for a DP release, or neither")
@@ -440,6 +505,7 @@ class Ledger:
             cost.rho,
             recipient,
             None if records is None else _arrow_bytes(records),
+            None if parameters is None else json.dumps(dict(parameters)),
         )
         with self._write() as cursor:
             if budget is not None:
@@ -448,8 +514,8 @@ class Ledger:
                 lambda: cursor.execute(
                     "INSERT INTO releases (time, dataset, fingerprint, source, "
                     "quasi_identifiers, sensitive, transformation, class_table, mechanism, "
-                    "epsilon, delta, rho, recipient, records) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "epsilon, delta, rho, recipient, records, parameters) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     row,
                 )
             )
@@ -637,6 +703,30 @@ class Ledger:
         """
         return sequential(PrivacyCost(), *(e.cost for e in self.releases(dataset, recipient)))
 
+    def spent_by_relation(
+        self, dataset: str | None = None, recipient: str | None = None
+    ) -> dict[str, dict[str, RelationSpend]]:
+        """What the DP releases spent, per dataset and per the neighbouring relation
+        each was stated for: releases under different relations are not one total."""
+        groups: dict[str, dict[str, list[LedgerEntry]]] = {}
+        for entry in self.releases(dataset, recipient):
+            if entry.mechanism is None:
+                continue
+            relation = (entry.parameters or {}).get("neighbouring", "unrecorded")
+            groups.setdefault(entry.dataset, {}).setdefault(str(relation), []).append(entry)
+        return {
+            name: {
+                relation: RelationSpend(
+                    relation,
+                    len(entries),
+                    sequential(*(e.cost for e in entries)),
+                    sum(float((e.parameters or {}).get("stated_delta", e.delta)) for e in entries),
+                )
+                for relation, entries in sorted(relations.items())
+            }
+            for name, relations in sorted(groups.items())
+        }
+
     def check_budget(
         self,
         cost: PrivacyCost,
@@ -679,6 +769,9 @@ def _entry(row: tuple[Any, ...]) -> LedgerEntry:
     transformation = None if row[7] is None else json.loads(row[7])
     if transformation is not None and not isinstance(transformation, dict):
         raise ValueError("its transformation is not a JSON object")
+    parameters = None if row[15] is None else json.loads(row[15])
+    if parameters is not None and not isinstance(parameters, dict):
+        raise ValueError("its parameters are not a JSON object")
     return LedgerEntry(
         id=int(row[0]),
         time=row[1],
@@ -695,6 +788,7 @@ def _entry(row: tuple[Any, ...]) -> LedgerEntry:
         recipient=row[12],
         retired=row[13],
         retired_reason=row[14],
+        parameters=parameters,
     )
 
 

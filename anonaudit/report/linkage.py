@@ -11,7 +11,7 @@ from anonaudit.classtable import SourceStats
 from anonaudit.files import printable
 from anonaudit.linkage.composition import COMBINATION_RULE, Composition, DPComposition
 from anonaudit.linkage.differencing import Differencing
-from anonaudit.linkage.ledger import Ledger, LedgerEntry
+from anonaudit.linkage.ledger import Ledger, LedgerEntry, RelationSpend, present_value_spend
 from anonaudit.settings.names import REDACTED, SCHEMA_VERSION
 
 __all__ = [
@@ -264,6 +264,24 @@ def ledger_to_dict(
             for entry in entries
         ],
         "spent": spend,
+        "spent_by_relation": {
+            name: {
+                relation: {
+                    "releases": s.releases,
+                    "epsilon_pure": _number(s.cost.epsilon),
+                    "rho": s.cost.rho,
+                    "delta": s.delta,
+                    "epsilon_at_delta": _number(s.epsilon),
+                }
+                for relation, s in relations.items()
+            }
+            for name, relations in ledger.spent_by_relation(dataset, recipient).items()
+        },
+        "a_present_persons_value": {
+            name: _value_total(relations)
+            for name, relations in ledger.spent_by_relation(dataset, recipient).items()
+            if len(relations) > 1
+        },
         "budgets": [
             {
                 "dataset": b.dataset,
@@ -275,6 +293,22 @@ def ledger_to_dict(
             for b in ledger.budgets(dataset)
         ],
     }
+
+
+def _value_total(relations: Mapping[str, RelationSpend]) -> dict[str, Any]:
+    """The JSON of :func:`~anonaudit.linkage.ledger.present_value_spend`."""
+    total = present_value_spend(relations)
+    return {
+        "relation": total.relation,
+        "epsilon_at_delta": _number(total.epsilon),
+        "delta": total.delta,
+        "add_remove": "no finite total: a release stated for replace does not protect presence",
+    }
+
+
+def _g(value: float | str) -> str:
+    """A number of the listing (``"inf"`` stays as written)."""
+    return value if isinstance(value, str) else f"{value:g}"
 
 
 def ledger_summary(document: Mapping[str, Any]) -> str:
@@ -300,10 +334,19 @@ def ledger_summary(document: Mapping[str, Any]) -> str:
                 else f"; RETIRED {retired['time']}: {printable(retired['reason'])}"
             )
         )
-    for name, cost in document["spent"].items():
+    for name, relations in document.get("spent_by_relation", {}).items():
+        for relation, s in relations.items():
+            at = f" at delta {s['delta']:g}" if s["delta"] else " (pure)"
+            lines.append(
+                f"  spent on {printable(name)} under {relation} neighbours: "
+                f"{s['releases']} release(s), epsilon {_g(s['epsilon_at_delta'])}{at}"
+                + (f" (rho {s['rho']:g})" if s["rho"] else "")
+            )
+    for name, total in document.get("a_present_persons_value", {}).items():
         lines.append(
-            f"  spent on {printable(name)}: epsilon {cost['epsilon_pure']}, rho {cost['rho']:g}, "
-            f"delta {cost['delta']:g}"
+            f"  {printable(name)}: releases under several relations are not one total; for "
+            f"a present person's value (replace): epsilon {_g(total['epsilon_at_delta'])} at "
+            f"delta {total['delta']:g}; under add-remove: {total['add_remove']}"
         )
     budgets = document.get("budgets", [])
     in_force = {b["dataset"]: b for b in budgets}  # the last set of each dataset
