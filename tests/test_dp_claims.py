@@ -37,7 +37,8 @@ from anonaudit.dp import (
     posterior_bound,
     release,
 )
-from anonaudit.dp.accounting import delta_threshold
+from anonaudit.dp.accounting import PrivacyCost, delta_threshold
+from anonaudit.dp.budgets import Recorded, compose
 from anonaudit.dp.mechanisms import NoiseDistribution, add_noise, opendp_contrib
 from anonaudit.dp.plrv import privacy_loss
 from anonaudit.dp.release import Release
@@ -360,3 +361,49 @@ def test_two_releases_compose_to_the_stated_total_and_value_epsilon() -> None:
     assert not added.refutes(stated.accounting.epsilon)
     assert added.refutes(1.0)  # one release's ε
     assert added.refutes(0.85 * stated.accounting.epsilon)
+
+
+# -- 5. a dataset's total in the ledger: `anonaudit ledger`, the budget check ---------
+
+
+def test_ten_laplace_releases_meet_their_pld_total() -> None:
+    """Ten discrete Laplace releases at epsilon 0.5 of a count of 1 against 0: the PLD
+    total at delta 0.05 (2.94, where the sum says 5) holds on the event "at least j of
+    the ten released counts are >= 1" for every j, and 0.8 of it is refuted: the figure
+    is tight."""
+    n, k, epsilon, delta = 50_000, 10, 0.5, 0.05
+    domain = PublicDomain.of({"q": [str(i) for i in range(n)], "s": ["a", "b"]})
+    options = DPOptions(PrivacyGuarantee(epsilon), domain=domain)
+    present = sum((pairs(release(table_of(n, "a"), options), n)[:, 0] >= 1) for _ in range(k))
+    absent = sum((pairs(release(table_of(n, "b"), options), n)[:, 0] >= 1) for _ in range(k))
+    one = Recorded(
+        "discrete-laplace", PrivacyCost(epsilon=epsilon), "add-remove", None, 1, 1 / epsilon, True
+    )
+    total = compose([one] * k, relation="add-remove", unit=None, delta=delta)
+    assert total.method == "pld" and 2.9 < total.epsilon < 3.0
+    events = [event(np.asarray(present >= j), np.asarray(absent >= j)) for j in range(1, k + 1)]
+    assert not any(e.refutes(total.epsilon, delta) for e in events)
+    assert any(e.refutes(0.8 * total.epsilon, delta) for e in events)
+
+
+def test_the_present_value_total_of_two_relations_holds() -> None:
+    """Randomized response (replace) at epsilon 1 and discrete Laplace (add-remove) at
+    epsilon 1 total 3 for a present person's value: sampled on "a" against "b" in both
+    releases, 3 holds and 2.4 is refuted. Their add-remove sum, 2, would be false."""
+    n = 50_000
+    domain = PublicDomain.of({"q": [str(i) for i in range(n)], "s": ["a", "b"]})
+    options = DPOptions(PrivacyGuarantee(1.0), domain=domain, mechanism="randomized-response")
+    rr_a, rr_b = (pairs(release(table_of(n, v), options), n) for v in "ab")
+    dl_a, dl_b = (pairs(r, n) for r in value_pair(1.0, n))
+    tight = event(
+        (rr_a[:, 0] == 1) & (dl_a[:, 0] >= 1) & (dl_a[:, 1] == 0),
+        (rr_b[:, 0] == 1) & (dl_b[:, 0] >= 1) & (dl_b[:, 1] == 0),
+    )
+    recorded = [
+        Recorded("randomized-response", PrivacyCost(epsilon=1.0), "replace", None, 1, 0.5),
+        Recorded("discrete-laplace", PrivacyCost(epsilon=1.0), "add-remove", None, 1, 1.0, True),
+    ]
+    stated = compose(recorded, relation="replace", unit=None, delta=0.0)
+    assert stated.epsilon == pytest.approx(3.0)
+    assert not tight.refutes(stated.epsilon)
+    assert tight.refutes(2.0) and tight.refutes(0.8 * stated.epsilon)

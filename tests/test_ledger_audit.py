@@ -251,7 +251,7 @@ def test_a_version_1_ledger_gains_the_records_column(tmp_path: Path) -> None:
     )
     connection.close()
     with Ledger.open(path) as ledger:
-        assert ledger.meta()["schema_version"] == "5"
+        assert ledger.meta()["schema_version"] == "6"
         [entry] = ledger.releases()
         assert ledger.records(entry.id) is None and not ledger.has_records(entry.id)
         kept = pa.table({"pid": ["1"], "zip": ["130"], "dx": ["flu"]})
@@ -527,7 +527,7 @@ def test_a_version_2_ledger_gains_the_retirements(tmp_path: Path) -> None:
     )
     connection.close()
     with Ledger.open(path) as ledger:
-        assert ledger.meta()["schema_version"] == "5"
+        assert ledger.meta()["schema_version"] == "6"
         [entry] = ledger.releases()
         assert entry.retired is None and entry.source == "q1.csv"
         retired = ledger.retire(entry.id, dataset="d", reason="test")

@@ -120,7 +120,7 @@ def test_a_new_ledger_is_marked_and_an_older_one_recognised_and_marked(tmp_path:
     connection.commit()
     connection.close()
     with Ledger.open(path) as ledger:
-        assert ledger.meta()["schema_version"] == "5"
+        assert ledger.meta()["schema_version"] == "6"
     connection = sqlite3.connect(path)
     assert connection.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
     connection.close()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import multiprocessing as mp
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -17,12 +18,12 @@ from hypothesis import strategies as st
 from anonaudit.classtable import ClassTable
 from anonaudit.cli import main
 from anonaudit.dp.accounting import (
-    Budget,
     PrivacyCost,
     mechanism_cost,
     noise_scale,
     sequential,
 )
+from anonaudit.dp.budgets import Recorded
 from anonaudit.dp.contrast import posterior_bound
 from anonaudit.errors import BudgetError, InputError
 from anonaudit.linkage import (
@@ -37,6 +38,7 @@ from anonaudit.linkage import (
     read_releases,
     unique_matches,
 )
+from anonaudit.linkage.ledger import BudgetSetting
 
 ROLES = {"id": "pid", "quasi_identifiers": ["zip", "age"], "sensitive": ["disease"]}
 
@@ -212,6 +214,11 @@ def test_k_map_delta_presence_by_hand() -> None:
     assert combined.k_map.k == 0 and combined.unique_matches.classes == 1
 
 
+def _laplace(epsilon: float) -> Recorded:
+    """A discrete Laplace release under add-remove, known by its ε."""
+    return Recorded("discrete-laplace", PrivacyCost(epsilon=epsilon), "add-remove", None, 1, None)
+
+
 def test_ledger_records_spends_and_refuses(tmp_path: Path) -> None:
     table = _table([("130", "flu", 2), ("130", "hiv", 2)])
     with Ledger.open(tmp_path / "ledger.sqlite") as ledger:
@@ -227,16 +234,28 @@ def test_ledger_records_spends_and_refuses(tmp_path: Path) -> None:
                 mechanism="discrete-laplace",
                 cost=PrivacyCost(epsilon=0.4),
                 recipient=recipient,
+                parameters={"neighbouring": "add-remove"},
             )
         first = ledger.releases("visits")[0]
         assert ledger.class_table(first.id).rows == 4  # type: ignore[union-attr]
         assert ledger.spent("visits").epsilon == pytest.approx(1.2)
         assert ledger.spent("visits", "univ").epsilon == pytest.approx(0.8)
-        ledger.check_budget(
-            PrivacyCost(epsilon=0.2), Budget(1.0), dataset="visits", recipient="univ"
-        )
+        budget = BudgetSetting("visits", 1.0, 0.0, "", "")
+        ledger.check_budget(_laplace(0.2), budget, recipient="univ")
         with pytest.raises(BudgetError, match=r"spent by #1 .*univ.*#2"):
-            ledger.check_budget(PrivacyCost(epsilon=0.5), Budget(1.0), dataset="visits")
+            ledger.check_budget(_laplace(0.5), budget)
+        # a DP release recorded without its relation has no cost under add-remove
+        ledger.record(
+            dataset="old",
+            fingerprint="f" * 64,
+            source="q.csv",
+            quasi_identifiers=["zip"],
+            sensitive=["dx"],
+            mechanism="discrete-laplace",
+            cost=PrivacyCost(epsilon=0.1),
+        )
+        with pytest.raises(BudgetError, match="recorded without its neighbouring relation"):
+            ledger.check_budget(_laplace(0.1), replace(budget, dataset="old"))
         ledger.record(
             dataset="visits",
             fingerprint="e" * 64,
@@ -366,7 +385,8 @@ def test_dp_with_a_ledger_refuses_a_release_past_the_budget(
     capsys.readouterr()
     assert main(_dp(data, ledger, second, "--budget", "1.5", "--recipient", "y")) == 2
     err = capsys.readouterr().err
-    assert "would cost epsilon 2, more than the budget's 1.5" in err
+    assert "would cost epsilon 2 under add-remove neighbours (the sum), more than the " in err
+    assert "budget of 'clinic' (epsilon 1.5, delta 0 under add-remove neighbours, one" in err
     assert "discrete-laplace" in err and "to x" in err  # the release that spent it
     assert first.exists() and not second.exists()  # nothing written past the budget
     with Ledger.open(ledger) as recorded:

@@ -27,6 +27,7 @@ from anonaudit.settings.catalog import DP_OPTIONS, GROUPS, OPTIONS, Option, dp_f
 from anonaudit.settings.names import (
     ADDITIVE,
     DISTANCE_INPUTS,
+    NEIGHBOURING,
     SIDECAR_SUFFIX,
 )
 from anonaudit.settings.policy import threshold_fields
@@ -433,6 +434,19 @@ def _add_linkage_commands(commands: Any) -> None:
     budget.add_argument("budget_dataset", metavar="DATASET", help="the dataset")
     budget.add_argument(
         "--set", required=True, metavar="EPS[,DELTA]", help="the total epsilon (and delta)"
+    )
+    budget.add_argument(
+        "--relation",
+        choices=NEIGHBOURING,
+        help="the neighbouring relation the budget is stated for (default: the budget's "
+        "stored one, else add-remove); releases under another are converted where a "
+        "sound conversion exists and count as infinite where none does",
+    )
+    budget.add_argument(
+        "--unit",
+        metavar="COLUMN|record",
+        help="the privacy unit it is stated for: the column naming a person, or record "
+        "(default: the stored one, else record)",
     )
     budget.add_argument("--reason", required=True, metavar="TEXT", help="why it is set")
     budget.add_argument("--debug", action="store_true", help="show tracebacks")

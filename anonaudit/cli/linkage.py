@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from anonaudit.cli import dp as dp_cli
 from anonaudit.cli.app import assignments, levels
 from anonaudit.cli.config import AuditConfig
 from anonaudit.dp.accounting import Budget
+from anonaudit.dp.budgets import Recorded
 from anonaudit.dp.companion import DPReport
 from anonaudit.engines.load import load
 from anonaudit.engines.records import read_records
@@ -33,7 +35,7 @@ from anonaudit.files import (
 from anonaudit.linkage.composition import Releases, compose, generalized_releases, read_releases
 from anonaudit.linkage.differencing import difference
 from anonaudit.linkage.history import fingerprint_inputs, refuse_repeated_ids
-from anonaudit.linkage.ledger import Ledger
+from anonaudit.linkage.ledger import BudgetSetting, Ledger
 from anonaudit.measures.generalization import is_builtin
 from anonaudit.report.json import dumps
 from anonaudit.report.linkage import (
@@ -297,8 +299,10 @@ def record_dp_release(
     with Ledger.open(args.ledger) as ledger:
         try:
             with ledger.transaction():
-                for budget in _budgets(ledger, dataset, given, args.ledger):
-                    ledger.check_budget(release.cost, budget, dataset=dataset)
+                parameters = release_parameters(report)
+                recorded = Recorded.from_parameters(release.mechanism, release.cost, parameters)
+                for budget in _budgets(ledger, dataset, given, args.ledger, recorded):
+                    ledger.check_budget(recorded, budget)
                 if write is not None:
                     written.extend(write())
                 ledger.record(
@@ -311,7 +315,7 @@ def record_dp_release(
                     mechanism=release.mechanism,
                     cost=release.cost,
                     recipient=args.recipient,
-                    parameters=release_parameters(report),
+                    parameters=parameters,
                 )
         except BaseException:
             for path in written:
@@ -345,11 +349,14 @@ def _budget(text: str | None) -> Budget | None:
     return dp_cli.budget(text)
 
 
-def _budgets(ledger: Ledger, dataset: str, given: Budget | None, path: str) -> list[Budget]:
+def _budgets(
+    ledger: Ledger, dataset: str, given: Budget | None, path: str, recorded: Recorded
+) -> list[BudgetSetting]:
     """The budgets a release of ``dataset`` must fit: the one the ledger holds for the
-    dataset, and a ``--budget`` given below it.
+    dataset, and a ``--budget`` given below it (stated in the same relation and unit).
 
-    A dataset's budget is stored in the ledger the first time ``--budget`` names one;
+    A dataset's budget is stored in the ledger the first time ``--budget`` names one,
+    stated for the relation and privacy unit of the release that names it (``recorded``);
     from then on it bounds every release of the dataset, with ``--budget`` or without.
     A ``--budget`` above it is refused: raising a budget is an act of its own, recorded
     with its reason (``anonaudit ledger FILE budget DATASET --set ... --reason ...``).
@@ -357,19 +364,25 @@ def _budgets(ledger: Ledger, dataset: str, given: Budget | None, path: str) -> l
     stored = ledger.budget(dataset)
     if stored is None and given is not None:
         stored = ledger.set_budget(
-            dataset, given.epsilon, given.delta, "the first --budget of anonaudit dp"
+            dataset,
+            given.epsilon,
+            given.delta,
+            "the first --budget of anonaudit dp",
+            relation=recorded.neighbouring or "add-remove",
+            unit=recorded.privacy_unit,
         )
     if stored is None:
         return []
-    held = Budget(stored.epsilon, stored.delta)
-    if given is not None and (given.epsilon > held.epsilon or given.delta > held.delta):
+    if given is not None and (given.epsilon > stored.epsilon or given.delta > stored.delta):
         raise ParameterError(
             f"--budget {given.epsilon:g},{given.delta:g} is above the budget the ledger holds "
-            f"for {printable(dataset)!r} (epsilon {held.epsilon:g}, delta {held.delta:g}, set "
-            f"{stored.time}: {printable(stored.reason)}); to raise it, run anonaudit ledger "
-            f"{printable(path)} budget {printable(dataset)} --set EPS[,DELTA] --reason TEXT"
+            f"for {printable(dataset)!r} ({stored.describe()}, set {stored.time}: "
+            f"{printable(stored.reason)}); to raise it, run anonaudit ledger {printable(path)} "
+            f"budget {printable(dataset)} --set EPS[,DELTA] --reason TEXT"
         )
-    return [held] if given is None or given == held else [held, given]
+    if given is None or (given.epsilon, given.delta) == (stored.epsilon, stored.delta):
+        return [stored]
+    return [stored, replace(stored, epsilon=given.epsilon, delta=given.delta, reason="--budget")]
 
 
 def _run_ledger(args: argparse.Namespace) -> int:
@@ -380,12 +393,19 @@ def _run_ledger(args: argparse.Namespace) -> int:
         if budget is None:
             raise ParameterError("--set takes EPS[,DELTA], such as 2 or 1,1e-6")
         with Ledger.open(args.file, create=False) as ledger:
+            stored = ledger.budget(args.budget_dataset)
+            unit = args.unit or (stored.unit if stored else "record")
             setting = ledger.set_budget(
-                args.budget_dataset, budget.epsilon, budget.delta, args.reason
+                args.budget_dataset,
+                budget.epsilon,
+                budget.delta,
+                args.reason,
+                relation=args.relation or (stored.relation if stored else "add-remove"),
+                unit=None if unit == "record" else unit,
             )
         print(
-            f"budget of {printable(setting.dataset)}: epsilon {setting.epsilon:g}, delta "
-            f"{setting.delta:g}, set {setting.time}: {printable(setting.reason)}"
+            f"budget of {printable(setting.dataset)}: {printable(setting.describe())}, "
+            f"set {setting.time}: {printable(setting.reason)}"
         )
         return _OK
     if getattr(args, "action", None) == "retire":

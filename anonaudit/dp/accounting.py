@@ -19,7 +19,7 @@ noise is the exact privacy profile of Balle & Wang 2018 ("Improving the Gaussian
 mechanism for differential privacy: analytical calibration and optimal denoising",
 ICML, Theorem 8), and for any mechanism the privacy-loss distribution (PLD) accountant
 of Google's ``dp-accounting`` (Koskela, Jälkö & Honkela 2020; Doroshenko et al. 2022),
-used when that optional package is installed (``pip install "anonaudit[pld]"``).
+which composes the releases of a ledger (:mod:`anonaudit.dp.budgets`).
 
 Rényi DP (Mironov 2017, "Rényi differential privacy", CSF) is reported as a curve
 ``ε(α)``: ρ-zCDP is (α, αρ)-RDP for every α > 1, ε-DP is (α, min(ε, αε²/2))-RDP, and an
@@ -64,6 +64,7 @@ __all__ = [
     "gaussian_epsilon",
     "gaussian_mu",
     "group_of_two",
+    "loss_distribution",
     "mechanism_cost",
     "noise_scale",
     "parallel",
@@ -358,28 +359,35 @@ def renyi_to_epsilon(cost: PrivacyCost, delta: float) -> float:
     return float((renyi_curve(cost) + math.log(1 / delta) / (alpha - 1)).min())
 
 
-def pld_epsilon(
-    mechanism: Mechanism,
+def loss_distribution(
+    mechanism: Mechanism | None,
     *,
     scale: float,
-    shifts: Sequence[int],
-    delta: float,
+    shifts: Sequence[int] = (1,),
     categories: int = 2,
-) -> float | None:
-    """Tight ε at ``delta`` from privacy-loss distributions, or ``None`` without dp-accounting.
+) -> Any:
+    """The privacy-loss distribution (dp-accounting's, pessimistic) of one release.
 
     Each shifted cell contributes one PLD (the cell's noise on neighbouring inputs
     ``x`` and ``x + shift``); the PLDs are composed. For randomized response ``scale``
     is the per-report ε and ``shifts`` holds one entry per report: dp-accounting's
     randomized-response event ignores a repetition count, so the reports' PLDs are
-    composed here instead.
+    composed here instead. ``mechanism=None`` is any ε-DP mechanism with ε = ``scale``
+    (one per entry of ``shifts``): the pair that dominates every ε-DP mechanism
+    (Kairouz, Oh & Viswanath 2015, "The composition theorem for differential privacy",
+    ICML, Theorem 3.4; Murtagh & Vadhan 2016 for different ε).
+
+    The distributions are discretized pessimistically: ε read from their composition
+    is an upper bound (Doroshenko, Ghazi, Kamath, Kumar & Manurangsi 2022,
+    "Connect the dots: tighter discrete approximations of privacy loss
+    distributions", PoPETs).
     """
-    try:
-        from dp_accounting.pld import privacy_loss_distribution as pld
-    except ImportError:
-        return None
+    from dp_accounting.pld import common
+    from dp_accounting.pld import privacy_loss_distribution as pld
 
     def one(shift: int) -> Any:
+        if mechanism is None:
+            return pld.from_privacy_parameters(common.DifferentialPrivacyParameters(scale, 0.0))
         if mechanism == "discrete-laplace":
             return pld.from_discrete_laplace_mechanism(1 / scale, sensitivity=int(shift))
         if mechanism == "laplace":
@@ -395,6 +403,19 @@ def pld_epsilon(
     total = parts[0]
     for part in parts[1:]:
         total = total.compose(part)
+    return total
+
+
+def pld_epsilon(
+    mechanism: Mechanism,
+    *,
+    scale: float,
+    shifts: Sequence[int],
+    delta: float,
+    categories: int = 2,
+) -> float:
+    """Tight ε at ``delta`` from privacy-loss distributions (:func:`loss_distribution`)."""
+    total = loss_distribution(mechanism, scale=scale, shifts=shifts, categories=categories)
     return float(total.get_epsilon_for_delta(delta))
 
 

@@ -30,10 +30,13 @@ application's database, an empty file, a ledger of a newer anonaudit, one whose 
 were changed) is refused untouched, as is a ledger that cannot be written (read-only,
 locked past the wait, no space), with a message saying which.
 
-Spend composes sequentially (:func:`anonaudit.dp.accounting.sequential`; McSherry 2009,
-Theorem 3): releases of the same dataset add their ε, ρ and δ. A release made without a
-DP mechanism (an exact class table) is not differentially private at all: it counts as
-ε = inf, so a budget check over a dataset with such a release always fails.
+Spend composes sequentially (McSherry 2009, Theorem 3): releases of the same dataset
+compose, tightly by privacy-loss distributions (:mod:`anonaudit.dp.budgets`). A dataset's
+budget is stated for one neighbouring relation and one privacy unit (schema 6); each
+release's cost is converted into them where a sound conversion exists and counts as
+infinite where none does (a replace release under an add-remove budget). A release made
+without a DP mechanism (an exact class table) is not differentially private at all: it
+counts as ε = inf, so a budget check over a dataset with such a release always fails.
 """
 
 from __future__ import annotations
@@ -54,9 +57,11 @@ import numpy as np
 import pyarrow as pa
 
 from anonaudit.classtable import ClassTable
-from anonaudit.dp.accounting import Budget, PrivacyCost, group_of_two, sequential
+from anonaudit.dp.accounting import Budget, PrivacyCost, sequential
+from anonaudit.dp.budgets import Recorded, Spend, compose, stated_delta, unit_name
 from anonaudit.errors import BudgetError, InputError, ParameterError
 from anonaudit.files import printable
+from anonaudit.settings.names import NEIGHBOURING
 
 __all__ = [
     "APPLICATION_ID",
@@ -64,8 +69,6 @@ __all__ = [
     "BudgetSetting",
     "Ledger",
     "LedgerEntry",
-    "RelationSpend",
-    "present_value_spend",
 ]
 
 #: The SQLite header's application id of an anonaudit ledger (``PRAGMA application_id``):
@@ -74,7 +77,8 @@ APPLICATION_ID = 0x616E414C
 
 #: What the ``meta`` table says of the file.
 LEDGER_NOTE = "internal: holds the exact class table of every release; do not publish"
-_SCHEMA_VERSION = "5"  # 2: records; 3: retirements; 4: budgets; 5: parameters of DP releases
+_SCHEMA_VERSION = "6"  # 2: records; 3: retirements; 4: budgets; 5: parameters of DP
+# releases; 6: a budget's relation and unit
 _BUSY_SECONDS = 60.0
 #: The columns of the ``releases`` table of every version (version 2 added ``records``).
 _RELEASE_COLUMNS = frozenset(
@@ -115,7 +119,9 @@ CREATE TABLE IF NOT EXISTS budgets (
     epsilon REAL NOT NULL,
     delta REAL NOT NULL,
     time TEXT NOT NULL,
-    reason TEXT NOT NULL
+    reason TEXT NOT NULL,
+    relation TEXT NOT NULL DEFAULT 'add-remove',
+    unit TEXT
 );
 """
 _FIELDS = (
@@ -188,6 +194,11 @@ class LedgerEntry:
             return PrivacyCost(epsilon=math.inf)
         return PrivacyCost(epsilon=self.epsilon, rho=self.rho, delta=self.delta)
 
+    @property
+    def recorded(self) -> Recorded:
+        """The release as a budget sees it (:class:`~anonaudit.dp.budgets.Recorded`)."""
+        return Recorded.from_parameters(self.mechanism or "exact", self.cost, self.parameters)
+
     def describe(self) -> str:
         """One line naming the release: number, time, recipient, source and cost."""
         cost = "not DP" if self.mechanism is None else f"{self.mechanism} epsilon {self.epsilon:g}"
@@ -214,6 +225,12 @@ class BudgetSetting:
         When it was set (UTC, ISO 8601).
     reason : str
         Why, as given when it was set.
+    relation : {"add-remove", "replace"}
+        The neighbouring relation it is stated for: ``replace`` bounds only what is
+        learnt of a present person's value, not whether they are in the data.
+    unit : str or None
+        The privacy unit it is stated for: a column naming a person, or ``None``: one
+        record.
     """
 
     dataset: str
@@ -221,52 +238,15 @@ class BudgetSetting:
     delta: float
     time: str
     reason: str
+    relation: str = "add-remove"
+    unit: str | None = None
 
-
-@dataclass(frozen=True)
-class RelationSpend:
-    """What the DP releases of a dataset stated for one neighbouring relation spent.
-
-    Attributes
-    ----------
-    relation : str
-        ``add-remove``, ``replace``, or ``unrecorded`` (releases recorded before schema 5).
-    releases : int
-        How many.
-    cost : PrivacyCost
-        Their costs composed sequentially.
-    delta : float
-        The δ they were stated at, summed (each Gaussian release's and each threshold's).
-    """
-
-    relation: str
-    releases: int
-    cost: PrivacyCost
-    delta: float
-
-    @property
-    def epsilon(self) -> float:
-        """ε at :attr:`delta`: the pure ε, or the Gaussian part converted at that δ."""
-        return self.cost.epsilon_at(max(self.delta, self.cost.delta))
-
-
-def present_value_spend(relations: Mapping[str, RelationSpend]) -> RelationSpend:
-    """Releases stated under several relations as one total for a present person's
-    value (the ``replace`` change, one removal and one addition): an add-remove release
-    counts as two steps (:func:`~anonaudit.dp.accounting.group_of_two`). There is no
-    such total under add-remove: a release stated for replace (randomized response,
-    which publishes class sizes exactly, too) does not protect presence.
-    """
-    costs = [
-        group_of_two(s.cost) if relation == "add-remove" else s.cost
-        for relation, s in relations.items()
-    ]
-    delta = sum(
-        (1 + math.exp(s.cost.epsilon)) * s.delta if relation == "add-remove" else s.delta
-        for relation, s in relations.items()
-    )
-    releases = sum(s.releases for s in relations.values())
-    return RelationSpend("replace", releases, sequential(*costs), delta)
+    def describe(self) -> str:
+        """``epsilon E, delta D under R neighbours, one record``."""
+        return (
+            f"epsilon {self.epsilon:g}, delta {self.delta:g} under {self.relation} "
+            f"neighbours, {unit_name(self.unit)}"
+        )
 
 
 class Ledger:
@@ -385,6 +365,12 @@ class Ledger:
                 cursor.execute("ALTER TABLE releases ADD COLUMN records BLOB")
             if "parameters" not in columns:  # before version 5
                 cursor.execute("ALTER TABLE releases ADD COLUMN parameters TEXT")
+            columns = {row[1] for row in cursor.execute("PRAGMA table_info(budgets)")}
+            if "relation" not in columns:  # before version 6: budgets were add-remove, per record
+                cursor.execute(
+                    "ALTER TABLE budgets ADD COLUMN relation TEXT NOT NULL DEFAULT 'add-remove'"
+                )
+                cursor.execute("ALTER TABLE budgets ADD COLUMN unit TEXT")
             # An older ledger has gained what it lacked (the retirements and budgets
             # tables, by the schema above): it is of this version now.
             cursor.execute(
@@ -470,7 +456,7 @@ class Ledger:
         mechanism: str | None = None,
         cost: PrivacyCost | None = None,
         recipient: str | None = None,
-        budget: Budget | None = None,
+        budget: BudgetSetting | None = None,
         records: pa.Table | None = None,
         parameters: Mapping[str, Any] | None = None,
     ) -> int:
@@ -479,8 +465,10 @@ class Ledger:
         ``mechanism`` and ``cost`` describe a DP release (both or neither); without them
         the release is an exact one, not differentially private. With ``budget``, the
         release is refused (:class:`~anonaudit.errors.BudgetError`, nothing recorded)
-        when it would take ``dataset``'s total past it; the check and the record are one
-        transaction, so two jobs cannot both spend the last of a budget.
+        when it would take ``dataset``'s total past it (:meth:`check_budget`); the check
+        and the record are one transaction, so two jobs cannot both spend the last of a
+        budget. A DP release recorded without ``parameters`` has no known relation: under
+        an add-remove budget it counts as infinite.
 
         ``records`` are the release's records, its first column the office's record id
         and then the QIs (as released) and SAs, kept for composition with later releases
@@ -509,7 +497,10 @@ class Ledger:
         )
         with self._write() as cursor:
             if budget is not None:
-                self.check_budget(cost, budget, dataset=dataset)
+                spends = cost if mechanism else PrivacyCost(epsilon=math.inf)
+                self.check_budget(
+                    Recorded.from_parameters(mechanism or "exact", spends, parameters), budget
+                )
             self._run(
                 lambda: cursor.execute(
                     "INSERT INTO releases (time, dataset, fingerprint, source, "
@@ -647,18 +638,12 @@ class Ledger:
 
     def budget(self, dataset: str) -> BudgetSetting | None:
         """The budget of ``dataset`` in force: the last one set (``None``: none set)."""
-        row = self._run(
-            lambda: self._connection.execute(
-                "SELECT epsilon, delta, time, reason FROM budgets WHERE dataset = ? "
-                "ORDER BY id DESC LIMIT 1",
-                (dataset,),
-            ).fetchone()
-        )
-        return None if row is None else BudgetSetting(dataset, *row)
+        budgets = self.budgets(dataset)
+        return budgets[-1] if budgets else None
 
     def budgets(self, dataset: str | None = None) -> list[BudgetSetting]:
         """Every budget set (of ``dataset``), oldest first: the budgets' history."""
-        query = "SELECT dataset, epsilon, delta, time, reason FROM budgets"
+        query = "SELECT dataset, epsilon, delta, time, reason, relation, unit FROM budgets"
         arguments: tuple[str, ...] = ()
         if dataset is not None:
             query, arguments = query + " WHERE dataset = ?", (dataset,)
@@ -667,90 +652,189 @@ class Ledger:
         )
         return [BudgetSetting(*row) for row in rows]
 
-    def set_budget(self, dataset: str, epsilon: float, delta: float, reason: str) -> BudgetSetting:
+    def set_budget(
+        self,
+        dataset: str,
+        epsilon: float,
+        delta: float,
+        reason: str,
+        *,
+        relation: str = "add-remove",
+        unit: str | None = None,
+    ) -> BudgetSetting:
         """Set the budget of ``dataset`` (the first time, or to raise or lower it): recorded
         with the time and ``reason``, and kept in the budgets' history.
+
+        Parameters
+        ----------
+        dataset : str
+            The dataset.
+        epsilon, delta : float
+            The total its releases may spend.
+        reason : str
+            Why it is set.
+        relation : {"add-remove", "replace"}
+            The neighbouring relation the budget is stated for.
+        unit : str or None
+            The privacy unit it is stated for: a column naming a person, or ``None``: one
+            record.
 
         Raises
         ------
         ParameterError
-            No reason given, or a budget below what the dataset's releases spent.
+            No reason given, an unknown relation, or a budget below what the dataset's
+            releases spent in that relation and unit.
         """
         if not reason.strip():
             raise ParameterError("say why the budget is set (--reason TEXT)")
-        budget = Budget(epsilon, delta)  # checks the values
-        spent = self.spent(dataset)
-        try:
-            Budget(budget.epsilon, budget.delta).spend(spent)
-        except BudgetError as exc:
+        if relation not in NEIGHBOURING:
             raise ParameterError(
-                f"a budget of epsilon {epsilon:g}, delta {delta:g} for {printable(dataset)!r} "
-                f"is below what its releases spent: {exc}"
-            ) from None
+                f"a budget is stated for one of {', '.join(NEIGHBOURING)} neighbours "
+                f"(got {relation!r})"
+            )
+        Budget(epsilon, delta)  # checks the values
         now = datetime.now(UTC).isoformat(timespec="seconds")
+        setting = BudgetSetting(dataset, float(epsilon), float(delta), now, reason, relation, unit)
+        spent = self.spend(setting)
+        if spent.epsilon > epsilon * (1 + 1e-9):
+            raise ParameterError(
+                f"a budget of {setting.describe()} for {printable(dataset)!r} is below what "
+                f"its releases spent: {_spent_text(spent)}"
+            )
         with self._write() as cursor:
             cursor.execute(
-                "INSERT INTO budgets (dataset, epsilon, delta, time, reason) "
-                "VALUES (?, ?, ?, ?, ?)",
-                (dataset, float(epsilon), float(delta), now, reason),
+                "INSERT INTO budgets (dataset, epsilon, delta, time, reason, relation, unit) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (dataset, setting.epsilon, setting.delta, now, reason, relation, unit),
             )
-        return BudgetSetting(dataset, float(epsilon), float(delta), now, reason)
+        return setting
 
     def spent(self, dataset: str | None = None, recipient: str | None = None) -> PrivacyCost:
-        """What the releases (of ``dataset``, to ``recipient``) spent, composed sequentially.
+        """What the releases (of ``dataset``, to ``recipient``) spent, their costs added as
+        recorded, whatever their relations (the plain sum; :meth:`spend` states a total).
 
         Retired releases count too: what was published stays published.
         """
         return sequential(PrivacyCost(), *(e.cost for e in self.releases(dataset, recipient)))
 
+    def spend(
+        self,
+        budget: BudgetSetting,
+        *,
+        recipient: str | None = None,
+        adding: Sequence[Recorded] = (),
+    ) -> Spend:
+        """What the releases of ``budget``'s dataset (to ``recipient``), and ``adding``,
+        spent in the budget's relation and unit at its δ (:func:`~anonaudit.dp.budgets.
+        compose`). Retired releases count too."""
+        entries = self.releases(budget.dataset, recipient)
+        return compose(
+            [*(e.recorded for e in entries), *adding],
+            relation=budget.relation,
+            unit=budget.unit,
+            delta=budget.delta,
+        )
+
     def spent_by_relation(
         self, dataset: str | None = None, recipient: str | None = None
-    ) -> dict[str, dict[str, RelationSpend]]:
+    ) -> dict[str, dict[str, Spend]]:
         """What the DP releases spent, per dataset and per the neighbouring relation
-        each was stated for: releases under different relations are not one total."""
-        groups: dict[str, dict[str, list[LedgerEntry]]] = {}
+        each was stated for (``unrecorded``: before schema 5, their costs added as
+        recorded): releases under different relations are not one total. Each is
+        stated at the sum of its releases' δ, for the privacy unit they share (else one
+        record)."""
+        groups: dict[str, dict[str, list[Recorded]]] = {}
         for entry in self.releases(dataset, recipient):
-            if entry.mechanism is None:
-                continue
-            relation = (entry.parameters or {}).get("neighbouring", "unrecorded")
-            groups.setdefault(entry.dataset, {}).setdefault(str(relation), []).append(entry)
+            if entry.mechanism is not None:
+                recorded = entry.recorded
+                relation = recorded.neighbouring or "unrecorded"
+                groups.setdefault(entry.dataset, {}).setdefault(relation, []).append(recorded)
         return {
             name: {
-                relation: RelationSpend(
-                    relation,
-                    len(entries),
-                    sequential(*(e.cost for e in entries)),
-                    sum(float((e.parameters or {}).get("stated_delta", e.delta)) for e in entries),
+                relation: compose(
+                    releases,
+                    relation=None if relation == "unrecorded" else relation,
+                    unit=_shared_unit(releases),
+                    delta=stated_delta(releases, relation),
                 )
-                for relation, entries in sorted(relations.items())
+                for relation, releases in sorted(relations.items())
             }
             for name, relations in sorted(groups.items())
         }
 
+    def present_value(
+        self, dataset: str | None = None, recipient: str | None = None
+    ) -> dict[str, Spend]:
+        """For each dataset with DP releases under more than one relation, their total
+        for a present person's value (``replace``, one record; an add-remove release
+        converted, :func:`~anonaudit.dp.budgets.convert`), at their stated δ. There is
+        no total under add-remove: a release stated for replace does not protect
+        presence."""
+        groups: dict[str, list[Recorded]] = {}
+        for entry in self.releases(dataset, recipient):
+            if entry.mechanism is not None:
+                groups.setdefault(entry.dataset, []).append(entry.recorded)
+        return {
+            name: compose(
+                releases,
+                relation="replace",
+                unit=None,
+                delta=stated_delta(releases, "replace"),
+            )
+            for name, releases in sorted(groups.items())
+            if len({r.neighbouring for r in releases}) > 1
+        }
+
     def check_budget(
         self,
-        cost: PrivacyCost,
-        budget: Budget,
+        new: Recorded,
+        budget: BudgetSetting,
         *,
-        dataset: str | None = None,
         recipient: str | None = None,
-    ) -> None:
-        """Refuse a new release of ``cost`` that, with those recorded, exceeds ``budget``.
+    ) -> Spend:
+        """Refuse a new release ``new`` that, with those recorded of ``budget``'s dataset
+        (to ``recipient``), exceeds ``budget`` in its relation and unit.
+
+        Returns
+        -------
+        Spend
+            The total with ``new``, within the budget.
 
         Raises
         ------
         BudgetError
-            Naming the recorded releases that spent the budget.
+            Naming the total, how it was composed, what has no cost in the budget's
+            relation and unit, and the recorded releases that spent the budget.
         """
-        entries = self.releases(dataset, recipient)
-        spent = budget.spent + tuple(entry.cost for entry in entries)
-        try:
-            Budget(budget.epsilon, budget.delta, spent).spend(cost)
-        except BudgetError as exc:
-            shown = "; ".join(entry.describe() for entry in entries[-10:])
-            more = f" (and {len(entries) - 10} earlier)" if len(entries) > 10 else ""
-            spent_by = f"; spent by {shown}{more}" if entries else ""
-            raise BudgetError(f"{exc}{spent_by}") from None
+        spent = self.spend(budget, recipient=recipient, adding=[new])
+        if spent.epsilon <= budget.epsilon * (1 + 1e-9):
+            return spent
+        entries = self.releases(budget.dataset, recipient)
+        shown = "; ".join(entry.describe() for entry in entries[-10:])
+        more = f" (and {len(entries) - 10} earlier)" if len(entries) > 10 else ""
+        spent_by = f"; spent by {shown}{more}" if entries else ""
+        raise BudgetError(
+            f"these releases would cost {_spent_text(spent)}, more than the budget of "
+            f"{printable(budget.dataset)!r} ({budget.describe()}); lower epsilon or release "
+            f"less{spent_by}"
+        )
+
+
+def _shared_unit(releases: Sequence[Recorded]) -> str | None:
+    """The privacy unit every release is stated for, else ``None`` (one record)."""
+    units = {r.privacy_unit for r in releases}
+    return units.pop() if len(units) == 1 else None
+
+
+def _spent_text(spent: Spend) -> str:
+    """``epsilon 2.3 at delta 1e-06 (PLD)``, or what has no cost in the relation."""
+    if spent.uncovered:
+        return f"epsilon inf under {spent.relation} neighbours: " + "; ".join(
+            dict.fromkeys(spent.uncovered)
+        )
+    at = f" at delta {spent.delta:g}" if spent.delta else ""
+    how = "privacy-loss distributions" if spent.method == "pld" else "the sum"
+    return f"epsilon {spent.epsilon:.4g}{at} under {spent.relation} neighbours ({how})"
 
 
 def _entry(row: tuple[Any, ...]) -> LedgerEntry:

@@ -8,10 +8,11 @@ from typing import Any
 
 from anonaudit import __version__
 from anonaudit.classtable import SourceStats
+from anonaudit.dp.budgets import Spend, unit_name
 from anonaudit.files import printable
 from anonaudit.linkage.composition import COMBINATION_RULE, Composition, DPComposition
 from anonaudit.linkage.differencing import Differencing
-from anonaudit.linkage.ledger import Ledger, LedgerEntry, RelationSpend, present_value_spend
+from anonaudit.linkage.ledger import Ledger, LedgerEntry
 from anonaudit.settings.names import REDACTED, SCHEMA_VERSION
 
 __all__ = [
@@ -250,6 +251,8 @@ def ledger_to_dict(
             "rho": cost.rho,
             "delta": cost.delta,
         }
+    budgets = ledger.budgets(dataset)
+    in_force = {b.dataset: b for b in budgets}
     return {
         "schema_version": SCHEMA_VERSION,
         "anonaudit_version": __version__,
@@ -265,50 +268,66 @@ def ledger_to_dict(
         ],
         "spent": spend,
         "spent_by_relation": {
-            name: {
-                relation: {
-                    "releases": s.releases,
-                    "epsilon_pure": _number(s.cost.epsilon),
-                    "rho": s.cost.rho,
-                    "delta": s.delta,
-                    "epsilon_at_delta": _number(s.epsilon),
-                }
-                for relation, s in relations.items()
-            }
+            name: {relation: _spend(s) for relation, s in relations.items()}
             for name, relations in ledger.spent_by_relation(dataset, recipient).items()
         },
         "a_present_persons_value": {
-            name: _value_total(relations)
-            for name, relations in ledger.spent_by_relation(dataset, recipient).items()
-            if len(relations) > 1
+            name: _spend(s) | {"add_remove": _NO_ADD_REMOVE_TOTAL}
+            for name, s in ledger.present_value(dataset, recipient).items()
         },
         "budgets": [
             {
                 "dataset": b.dataset,
                 "epsilon": b.epsilon,
                 "delta": b.delta,
+                "relation": b.relation,
+                "unit": b.unit,
                 "time": b.time,
                 "reason": b.reason,
             }
-            for b in ledger.budgets(dataset)
+            for b in budgets
         ],
+        "budget_spent": {
+            name: _spend(ledger.spend(b, recipient=recipient)) for name, b in in_force.items()
+        },
     }
 
 
-def _value_total(relations: Mapping[str, RelationSpend]) -> dict[str, Any]:
-    """The JSON of :func:`~anonaudit.linkage.ledger.present_value_spend`."""
-    total = present_value_spend(relations)
+_NO_ADD_REMOVE_TOTAL = "no finite total: a release stated for replace does not protect presence"
+
+
+def _spend(s: Spend) -> dict[str, Any]:
+    """The JSON of a :class:`~anonaudit.dp.budgets.Spend`."""
     return {
-        "relation": total.relation,
-        "epsilon_at_delta": _number(total.epsilon),
-        "delta": total.delta,
-        "add_remove": "no finite total: a release stated for replace does not protect presence",
+        "relation": s.relation,
+        "unit": s.unit,
+        "releases": s.releases,
+        "epsilon_pure": _number(s.cost.epsilon),
+        "rho": s.cost.rho,
+        "delta": s.delta,
+        "epsilon_at_delta": _number(s.epsilon),
+        "method": s.method,
+        "epsilon_sum": _number(s.epsilon_sum),
+        "epsilon_pld": None if s.epsilon_pld is None else _number(s.epsilon_pld),
+        "uncovered": sorted(set(s.uncovered)),
     }
 
 
 def _g(value: float | str) -> str:
     """A number of the listing (``"inf"`` stays as written)."""
     return value if isinstance(value, str) else f"{value:g}"
+
+
+def _spent_line(s: Mapping[str, Any]) -> str:
+    """``epsilon 2.3 at delta 1e-06 (privacy-loss distributions; sum 3), one record``."""
+    at = f" at delta {s['delta']:g}" if s["delta"] else " (pure)" if not s["rho"] else ""
+    how = (
+        f" (privacy-loss distributions; the sum gives {_g(s['epsilon_sum'])})"
+        if s["method"] == "pld"
+        else ""
+    )
+    rho = f" (rho {s['rho']:g})" if s["rho"] else ""
+    return f"epsilon {_g(s['epsilon_at_delta'])}{at}{how}{rho}, {printable(unit_name(s['unit']))}"
 
 
 def ledger_summary(document: Mapping[str, Any]) -> str:
@@ -336,17 +355,15 @@ def ledger_summary(document: Mapping[str, Any]) -> str:
         )
     for name, relations in document.get("spent_by_relation", {}).items():
         for relation, s in relations.items():
-            at = f" at delta {s['delta']:g}" if s["delta"] else " (pure)"
             lines.append(
                 f"  spent on {printable(name)} under {relation} neighbours: "
-                f"{s['releases']} release(s), epsilon {_g(s['epsilon_at_delta'])}{at}"
-                + (f" (rho {s['rho']:g})" if s["rho"] else "")
+                f"{s['releases']} release(s), {_spent_line(s)}"
             )
     for name, total in document.get("a_present_persons_value", {}).items():
         lines.append(
             f"  {printable(name)}: releases under several relations are not one total; for "
-            f"a present person's value (replace): epsilon {_g(total['epsilon_at_delta'])} at "
-            f"delta {total['delta']:g}; under add-remove: {total['add_remove']}"
+            f"a present person's value (replace): {_spent_line(total)}; under add-remove: "
+            f"{total['add_remove']}"
         )
     budgets = document.get("budgets", [])
     in_force = {b["dataset"]: b for b in budgets}  # the last set of each dataset
@@ -354,6 +371,11 @@ def ledger_summary(document: Mapping[str, Any]) -> str:
         state = "in force" if in_force[b["dataset"]] is b else "replaced"
         lines.append(
             f"  budget of {printable(b['dataset'])}: epsilon {b['epsilon']:g}, delta "
-            f"{b['delta']:g}, set {b['time']} ({state}): {printable(b['reason'])}"
+            f"{b['delta']:g} under {b['relation']} neighbours, "
+            f"{printable(unit_name(b['unit']))}, set {b['time']} ({state}): "
+            f"{printable(b['reason'])}"
         )
+    for name, s in document.get("budget_spent", {}).items():
+        lines.append(f"  spent of the budget of {printable(name)}: {_spent_line(s)}")
+        lines.extend(f"    no cost under {s['relation']}: {why}" for why in s["uncovered"])
     return _lines(lines)
