@@ -30,7 +30,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "anonaudit"
 FLOORS: tuple[frozenset[str], ...] = tuple(
     frozenset(names.split())
     for names in (
-        "errors files progress classtable hierarchy settings distances _moved",
+        "errors files progress classtable hierarchy published settings distances _moved",
         "sources",
         "engines",
         "measures",
