@@ -37,6 +37,7 @@ from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
+from scipy import sparse
 
 from anonaudit.errors import InputError
 from anonaudit.tables.system import TOLERANCE, Reduced
@@ -153,6 +154,7 @@ def attack(
             by_component.setdefault(int(reduced.component[positions[0]]), []).append(int(row))
     for component, members in sorted(by_component.items()):
         model = _Component(reduced, component, low, high, fixed_part)
+        model.settle(members)
         for member in members:
             result[member] = model.interval(member)
     intervals = []
@@ -213,6 +215,8 @@ class _Component:
         self.exact = system.exact[self.rows]
         h = _highs()
         h.setOptionValue("output_flag", False)
+        h.setOptionValue("presolve", "off")
+        h.setOptionValue("simplex_strategy", 4)
         inf = highspy.kHighsInf
         n = len(self.cells)
         lp = highspy.HighsLp()
@@ -230,10 +234,12 @@ class _Component:
         h.passModel(lp)
         self.h = h
         self.row_of = {int(r): i for i, r in enumerate(self.rows)}
-        self.seen_low: dict[int, float] = {}
-        self.seen_high: dict[int, float] = {}
-        self.costed: NDArray[np.int64] = np.zeros(0, dtype=np.int64)
-        self._solve(np.zeros(0, dtype=np.int64), 1.0)  # feasibility, and a first point
+        self.seen_low = np.full(len(self.rows), math.inf)
+        self.seen_high = np.full(len(self.rows), -math.inf)
+        self.targets = ~self.exact
+        self.cost = np.zeros(n)
+        self._solve(np.zeros(n))  # feasibility, and a first point
+        self.bounds: dict[int, tuple[float, float]] = {}
 
     def _columns(self, row: int) -> NDArray[np.int64]:
         """The model's columns summed by ``row``."""
@@ -242,61 +248,100 @@ class _Component:
             self.by_row.indices[self.by_row.indptr[i] : self.by_row.indptr[i + 1]], dtype=np.int64
         )
 
-    def _solve(self, columns: NDArray[np.int64], sign: float) -> tuple[float, Any]:
-        """Minimise ``sign * sum(columns)``; record what the solution shows of every row."""
+    def _solve(self, cost: NDArray[np.float64]) -> tuple[float, Any]:
+        """Minimise ``cost @ x``; record what the solution shows of every unpublished row."""
         import highspy
 
         h = self.h
-        if len(self.costed):
-            h.changeColsCost(len(self.costed), self.costed, np.zeros(len(self.costed)))
-        if len(columns):
-            h.changeColsCost(len(columns), columns, np.full(len(columns), sign))
-        self.costed = columns
+        changed = np.flatnonzero(cost != self.cost)
+        if len(changed):
+            h.changeColsCost(len(changed), changed, cost[changed])
+            self.cost = cost.copy()
         h.run()
-        status = h.getModelStatus()
-        if status == highspy.HighsModelStatus.kInfeasible:
+        if h.getModelStatus() == highspy.HighsModelStatus.kInfeasible:
             row = int(self.rows[0])
             raise InputError(
                 f"{self.reduced.system.label(row)}: no table of non-negative cells agrees "
                 "with every published cell around it; the tables contradict each other"
             )
         solution = h.getSolution()
-        x = np.asarray(solution.col_value)
-        sums = self.sub @ x
-        for i, r in enumerate(self.rows.tolist()):
-            if not self.exact[i]:
-                value = float(sums[i])
-                self.seen_low[r] = min(self.seen_low.get(r, math.inf), value)
-                self.seen_high[r] = max(self.seen_high.get(r, -math.inf), value)
-        return float(h.getInfo().objective_function_value) * sign, solution
+        sums = self.by_row @ np.asarray(solution.col_value)
+        np.minimum(self.seen_low, np.where(self.targets, sums, math.inf), out=self.seen_low)
+        np.maximum(self.seen_high, np.where(self.targets, sums, -math.inf), out=self.seen_high)
+        return float(h.getInfo().objective_function_value), solution
+
+    def _objective(self, rows: NDArray[np.int64], sign: float) -> NDArray[np.float64]:
+        """``sign`` times the sum of the model rows ``rows``, as column costs."""
+        weights = np.zeros(len(self.rows))
+        weights[rows] = sign
+        return np.asarray(self.by_row.T @ weights, dtype=float)
+
+    def settle(self, rows: list[int]) -> None:
+        """The interval of each of ``rows`` (system rows of unpublished cells).
+
+        A bound is solved only when no solution seen attains its trivial value. First
+        the undecided cells are pushed all together (one objective summing them) for as
+        long as that decides some; then each remaining cell is solved alone.
+        """
+        members = np.asarray([self.row_of[r] for r in rows], dtype=np.int64)
+        low = np.maximum(0.0, self.low[members])
+        high = np.minimum(self.high[members], self._fill_bounds(members))
+        lower = np.full(len(members), np.nan)
+        upper = np.full(len(members), np.nan)
+        for sign, bound, trivial, seen in (
+            (1.0, lower, low, self.seen_low),
+            (-1.0, upper, high, self.seen_high),
+        ):
+            undecided = np.abs(seen[members] - trivial) > TOLERANCE
+            while undecided.sum() > 1:
+                self._solve(self._objective(members[undecided], sign))
+                still = undecided & (np.abs(seen[members] - trivial) > TOLERANCE)
+                if still.sum() == undecided.sum():
+                    break
+                undecided = still
+            bound[~undecided] = trivial[~undecided]
+            for k in np.flatnonzero(undecided):
+                if abs(seen[members[k]] - trivial[k]) <= TOLERANCE:
+                    bound[k] = trivial[k]
+                else:
+                    value, _ = self._solve(self._objective(members[k : k + 1], sign))
+                    bound[k] = value * sign
+        for position, row in enumerate(rows):
+            self.bounds[row] = (float(lower[position]), float(upper[position]))
 
     def interval(self, row: int) -> Interval:
-        """The cell's interval: solved only where no solution seen attains its bound."""
+        """The cell's interval (after :meth:`settle`), whole numbers for counts."""
         columns = self._columns(row)
-        i = self.row_of[row]
         fixed = float(self.fixed_part[row])
-        trivial_low = max(0.0, float(self.low[i]))
-        trivial_high = min(float(self.high[i]), self._fill_bound(columns))
+        lower, upper = self.bounds[row]
         method = "lp"
-        if self.seen_low.get(row, math.inf) <= trivial_low + TOLERANCE:
-            lower = trivial_low
-        else:
-            lower, _ = self._solve(columns, 1.0)
-        if self.seen_high.get(row, -math.inf) >= trivial_high - TOLERANCE:
-            upper = trivial_high
-        else:
-            upper, _ = self._solve(columns, -1.0)
         if self.integer:
             lower, upper, tightened = self._whole(columns, lower, upper)
             method = "integer" if tightened else method
         return Interval(row, lower + fixed, upper + fixed, method)
 
-    def _fill_bound(self, columns: NDArray[np.int64]) -> float:
-        """The smallest residual of a published row holding every one of ``columns``:
-        the cell cannot exceed it (the row's other cells are not negative)."""
-        holds = np.asarray(self.by_row[:, columns].sum(axis=1)).ravel() == len(columns)
-        holds &= self.exact
-        return float(self.low[holds].min()) if holds.any() else math.inf
+    def _fill_bounds(self, members: NDArray[np.int64]) -> NDArray[np.float64]:
+        """Per member row, the smallest residual of a published row holding every one of
+        its columns: the cell cannot exceed it (the row's other cells are not negative)."""
+        exact = sparse.csr_matrix(self.by_row[self.exact])
+        residual = self.low[self.exact]
+        single = np.asarray(self.by_row[members].sum(axis=1)).ravel() == 1
+        bounds = np.full(len(members), math.inf)
+        if len(residual):
+            by_column = exact.tocsc()
+            column_bound = np.full(by_column.shape[1], math.inf)
+            counts = np.diff(by_column.indptr)
+            has = counts > 0
+            starts = by_column.indptr[:-1][has]
+            column_bound[has] = np.minimum.reduceat(residual[by_column.indices], starts)
+            for k in np.flatnonzero(single):
+                bounds[k] = column_bound[self._columns(int(self.rows[members[k]]))[0]]
+            for k in np.flatnonzero(~single):
+                columns = self._columns(int(self.rows[members[k]]))
+                holds = np.asarray(exact[:, columns].sum(axis=1)).ravel() == len(columns)
+                if holds.any():
+                    bounds[k] = float(residual[holds].min())
+        return bounds
 
     def _whole(
         self, columns: NDArray[np.int64], lower: float, upper: float
@@ -319,18 +364,20 @@ class _Component:
         h.changeColsIntegrality(n, np.arange(n), np.full(n, highspy.HighsVarType.kInteger))
         try:
             for sign, _ in fractional:
-                value, _ = self._solve(columns, sign)
+                cost = np.zeros(n)
+                cost[columns] = sign
+                value, _ = self._solve(cost)
                 if sign > 0:
                     lower = max(lower, float(round(value)))
                 else:
-                    upper = min(upper, float(round(value)))
+                    upper = min(upper, float(round(-value)))
         finally:
             h.changeColsIntegrality(n, np.arange(n), np.full(n, highspy.HighsVarType.kContinuous))
         return lower, upper, True
 
     def dual(self, row: int, sign: float) -> tuple[float, NDArray[np.float64]]:
         """The LP bound of ``sign * cell`` and its row duals (over ``self.rows``)."""
-        value, solution = self._solve(self._columns(row), sign)
+        value, solution = self._solve(self._objective(np.asarray([self.row_of[row]]), sign))
         return value, np.asarray(solution.row_dual)
 
 
@@ -380,18 +427,33 @@ def _certificate(
     target = np.zeros(a.shape[1])
     target[a.indices[a.indptr[row] : a.indptr[row + 1]]] = sign
     combined = np.asarray(a.T @ coefficients).ravel()
-    for cell in reduced.order[::-1]:
-        gap = combined[cell] - target[cell]
-        if abs(gap) <= TOLERANCE or (reduced.zero_row[cell] and gap < 0):
+    # Undo the pencil arithmetic round by round, the last first: a cell the combination
+    # still counts (a gap to its coefficient in the target) is replaced by the row that
+    # fixed it. A row that fixed one cell takes its gap exactly; a row whose cells were
+    # fixed to 0 together is needed only for a positive gap, its largest.
+    rounds = reduced.batch[reduced.order]
+    for number in range(int(rounds.max(initial=-1)), -1, -1):
+        cells = reduced.order[rounds == number]
+        gap = combined[cells] - target[cells]
+        zero = reduced.zero_row[cells]
+        needed = np.where(zero, gap > TOLERANCE, np.abs(gap) > TOLERANCE)
+        if not needed.any():
             continue
-        source = int(reduced.fixed_by[cell])
-        coefficients[source] -= gap
-        span = a.indices[a.indptr[source] : a.indptr[source + 1]]
-        combined[span] -= gap
+        change = np.zeros(a.shape[0])
+        eq = needed & ~zero
+        np.add.at(change, reduced.fixed_by[cells[eq]], gap[eq])
+        largest = np.zeros(a.shape[0])
+        np.maximum.at(largest, reduced.fixed_by[cells[needed & zero]], gap[needed & zero])
+        change += largest
+        coefficients -= change
+        combined -= np.asarray(a.T @ change).ravel()
     scale = max(1.0, float(np.abs(coefficients).max(initial=0.0)))
     if (combined > target + 1e-6 * scale).any():
         return None
-    used = np.flatnonzero(np.abs(coefficients) > 1e-9)
+    # a marker row used at a lower end of 0 says only that its cells are not negative
+    # (which the proof says of every cell): left out
+    said = (coefficients > 1e-9) & ~system.exact & (system.lower == 0)
+    used = np.flatnonzero((np.abs(coefficients) > 1e-9) & ~said)
     sides = np.where(coefficients[used] > 0, system.lower[used], system.upper[used])
     if not np.isfinite(sides).all():
         return None

@@ -100,9 +100,18 @@ def build(tables: TableSet) -> System:
     indptr = [0]
     indices: list[NDArray[np.int64]] = []
     lower, upper, table_of, cell_of = [], [], [], []
+    cells: list[tuple[int, int, NDArray[np.int64]]] = []
     for t, table in enumerate(tables.tables):
         position = {d: i for i, d in enumerate(table.dimensions)}
+        leaf = np.ones(len(table), dtype=bool)
+        for name, dim in zip(names, dims, strict=True):
+            if name in position:
+                leaf &= np.isin(table.codes[position[name]], dim.leaves)
+            elif len(dim.leaves) > 1:
+                leaf[:] = False
         for c in range(len(table)):
+            if leaf[c]:
+                continue
             axes = []
             for name, dim in zip(names, dims, strict=True):
                 if name in position:
@@ -111,12 +120,28 @@ def build(tables: TableSet) -> System:
                     axes.append(np.arange(len(dim.leaves)))
             grid = np.meshgrid(*axes, indexing="ij")
             flat = np.ravel_multi_index(tuple(g.ravel() for g in grid), shape)
-            indices.append(np.asarray(flat, dtype=np.int64))
-            indptr.append(indptr[-1] + len(flat))
-            lower.append(table.lower[c])
-            upper.append(table.upper[c])
-            table_of.append(t)
-            cell_of.append(c)
+            cells.append((t, c, np.asarray(flat, dtype=np.int64)))
+        leaves = np.flatnonzero(leaf)
+        if len(leaves):  # a cell of leaves is one cube cell: all of them at once
+            index = tuple(
+                np.vectorize(dim.leaf_index.__getitem__, otypes=[np.int64])(
+                    table.codes[position[name]][leaves]
+                )
+                if name in position
+                else np.zeros(len(leaves), dtype=np.int64)
+                for name, dim in zip(names, dims, strict=True)
+            )
+            flat = np.ravel_multi_index(index, shape)
+            cells.extend((t, int(c), flat[k : k + 1]) for k, c in enumerate(leaves))
+    cells.sort(key=lambda cell: (cell[0], cell[1]))
+    for t, c, flat in cells:
+        table = tables.tables[t]
+        indices.append(flat)
+        indptr.append(indptr[-1] + len(flat))
+        lower.append(table.lower[c])
+        upper.append(table.upper[c])
+        table_of.append(t)
+        cell_of.append(c)
     column = np.concatenate(indices) if indices else np.zeros(0, np.int64)
     matrix = sparse.csr_matrix(
         (np.ones(len(column)), column, np.asarray(indptr)), shape=(len(lower), size)
@@ -150,6 +175,9 @@ class Reduced:
         unknown cells sum to 0, none negative) rather than as the row's one unknown.
     order : array of int
         Cube cells in the order they were fixed.
+    batch : array of int
+        Per cube cell, the round of the arithmetic that fixed it (-1: free); a row that
+        fixed a cell holds only cells fixed in earlier rounds, or fixed to 0 with it.
     free : array of int
         The cube cells still free.
     component : array of int
@@ -161,6 +189,7 @@ class Reduced:
     fixed_by: NDArray[np.int64]
     zero_row: NDArray[np.bool_]
     order: NDArray[np.int64]
+    batch: NDArray[np.int64]
     free: NDArray[np.int64]
     component: NDArray[np.int64]
 
@@ -185,6 +214,7 @@ def reduce(system: System) -> Reduced:
     value = np.full(n, np.nan)
     fixed_by = np.full(n, -1, dtype=np.int64)
     zero_row = np.zeros(n, dtype=bool)
+    batch = np.full(n, -1, dtype=np.int64)
     order: list[NDArray[np.int64]] = []
     exact = system.exact
     csc = a.tocsc()
@@ -198,18 +228,22 @@ def reduce(system: System) -> Reduced:
         zeros |= (high <= TOLERANCE) & (free_count > 0)  # an upper bound of 0: all 0
         if not zeros.any() and not ones.any():
             break
-        newly: list[int] = []
-        for row in np.flatnonzero(zeros | ones):
-            cells = a.indices[a.indptr[row] : a.indptr[row + 1]]
-            cells = cells[np.isnan(value[cells])]
-            target = 0.0 if zeros[row] else float(low[row])
-            for cell in cells:
-                if np.isnan(value[cell]):
-                    value[cell] = target
-                    fixed_by[cell] = row
-                    zero_row[cell] = bool(zeros[row])
-                    newly.append(int(cell))
-        order.append(np.asarray(newly, dtype=np.int64))
+        free_matrix = a.multiply(free[np.newaxis, :]).tocsr()
+        newly = []
+        for rows, zero in ((np.flatnonzero(ones), False), (np.flatnonzero(zeros), True)):
+            picked = free_matrix[rows]
+            cells = picked.indices
+            sources = np.repeat(rows, np.diff(picked.indptr))
+            keep = np.isnan(value[cells])  # the first row to fix a cell fixes it
+            cells, sources = cells[keep], sources[keep]
+            cells, first = np.unique(cells, return_index=True)
+            sources = sources[first]
+            value[cells] = 0.0 if zero else low[sources]
+            fixed_by[cells] = sources
+            zero_row[cells] = zero
+            batch[cells] = len(order)
+            newly.append(cells)
+        order.append(np.concatenate(newly))
     _check(system, value, fixed_by)
     free_cells = np.flatnonzero(np.isnan(value))
     component = _components(csc, free_cells)
@@ -219,6 +253,7 @@ def reduce(system: System) -> Reduced:
         fixed_by=fixed_by,
         zero_row=zero_row,
         order=np.concatenate(order) if order else np.zeros(0, np.int64),
+        batch=batch,
         free=free_cells,
         component=component,
     )
