@@ -4,8 +4,9 @@ What it measures
 ----------------
 A two-dimensional count table of ``--size`` x ``--size`` cells with its margins (200 x
 200 = 40,000 cells by default, the issue's case), counts drawn with a fixed seed from a
-gamma-Poisson mixture so that about 2.7% of the cells (1,095 of 40,000) are 1 or 2; those are suppressed
-(a threshold rule of 3, no secondary suppression: the pattern an unaided export has).
+gamma-Poisson mixture so that about 2.7% of the cells (1,095 of 40,000) are 1 or 2;
+those are suppressed (a threshold rule of 3, no secondary suppression: the pattern an
+unaided export has).
 
 * ``anonaudit``: :func:`anonaudit.tables.system.reduce` and
   :func:`anonaudit.tables.attack.attack` (the arithmetic a pencil settles, then one HiGHS
@@ -39,11 +40,11 @@ import numpy as np
 from scipy import optimize
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from timing import best_of  # noqa: E402
+from timing import best_of
 
-from anonaudit.published import Dimension, PublishedTable, TableSet  # noqa: E402
-from anonaudit.tables.attack import attack  # noqa: E402
-from anonaudit.tables.system import System, build, reduce  # noqa: E402
+from anonaudit.published import Dimension, PublishedTable, TableSet
+from anonaudit.tables.attack import attack
+from anonaudit.tables.system import System, build, reduce
 
 
 def table(size: int, seed: int = 0) -> TableSet:
