@@ -32,19 +32,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from anonaudit.settings.names import MARGIN_WORDS, MIN_COMBINATIONS
+
 if TYPE_CHECKING:
     from anonaudit.classtable import ClassTable
 
 __all__ = ["MARGIN_WORDS", "MIN_COMBINATIONS", "Margin", "margin_values", "wide_margin"]
-
-#: Values named like a margin (compared in lower case, trimmed).
-MARGIN_WORDS = frozenset(
-    {"total", "totals", "all", "sum", "overall", "grand total", "gesamt", "insgesamt", "totaal"}
-    | {"ensemble", "totale", "todos", "total general", "alle", "subtotal", "sub-total"}
-)
-#: Combinations of the other columns over which the arithmetic must hold for a value
-#: not named like a margin (fewer could hold by chance: 10 = 6 + 4).
-MIN_COMBINATIONS = 3
 
 
 @dataclass(frozen=True)

@@ -20,15 +20,20 @@ __all__ = [
     "DISTANCE_INPUTS",
     "ENGINES",
     "FORMATS",
+    "MARGIN_WORDS",
+    "MARKERS",
     "MECHANISMS",
+    "MIN_COMBINATIONS",
     "MISSING_COLUMNS",
     "NEIGHBOURING",
     "NULL_POLICIES",
     "POPULATION_MODELS",
     "POSTPROCESS",
     "REDACTED",
+    "ROUNDING_METHODS",
     "SCHEMA_VERSION",
     "SIDECAR_SUFFIX",
+    "TABLE_LAYOUTS",
     "DistanceInput",
     "Judged",
     "Mechanism",
@@ -37,6 +42,8 @@ __all__ = [
     "NullPolicy",
     "PopulationModel",
     "Postprocess",
+    "RoundingMethod",
+    "TableLayout",
     "Verdict",
 ]
 
@@ -114,6 +121,32 @@ FORMATS = ("parquet", "csv", "delta")
 
 #: Where the class table is built (:class:`anonaudit.settings.options.EngineOptions`).
 ENGINES = ("local", "dask", "spark")
+
+#: Codes named like a margin or a total (compared in lower case, trimmed): a frequency
+#: table's margin rows (:mod:`anonaudit.measures.margins`), a published table's totals
+#: (:mod:`anonaudit.sources.published`).
+MARGIN_WORDS = frozenset(
+    {"total", "totals", "all", "sum", "overall", "grand total", "gesamt", "insgesamt", "totaal"}
+    | {"ensemble", "totale", "todos", "total general", "alle", "subtotal", "sub-total"}
+)
+#: Combinations of the other columns over which a margin's arithmetic must hold for a
+#: value not named like one (fewer could hold by chance: 10 = 6 + 4).
+MIN_COMBINATIONS = 3
+
+TableLayout: TypeAlias = Literal["auto", "long", "wide"]
+#: How a published table is laid out (:mod:`anonaudit.sources.published`): one row per
+#: cell, a cross-tab, or found from the file.
+TABLE_LAYOUTS: tuple[TableLayout, ...] = ("auto", "long", "wide")
+RoundingMethod: TypeAlias = Literal["nearest", "random"]
+#: How a published table's values were rounded to their base (:mod:`anonaudit.sources.published`).
+ROUNDING_METHODS: tuple[RoundingMethod, ...] = ("nearest", "random")
+#: The texts a published table's suppressed cells show unless told (compared trimmed,
+#: case-sensitive): ``x`` (Statistics Canada: suppressed for confidentiality), ``c``
+#: (confidential: Eurostat's flag, the UK statistical service's ``[c]`` without its
+#: brackets), ``..`` and ``...`` (not available: a reader cannot tell them from a
+#: suppression), ``*`` and the empty cell. Not ``-``, which many offices print for a nil
+#: (a true zero): add it where it marks a suppression.
+MARKERS: tuple[str, ...] = ("x", "X", "c", "C", "..", "...", "*", "")
 
 Mechanism: TypeAlias = Literal[
     "discrete-laplace", "discrete-gaussian", "laplace", "gaussian", "randomized-response"

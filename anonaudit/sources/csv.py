@@ -27,12 +27,20 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 import pyarrow.fs as pafs
 
-from anonaudit.errors import ColumnError, MalformedFileError, ParameterError
+from anonaudit.errors import ColumnError, MalformedFileError, ParameterError, SourceNotFoundError
 from anonaudit.files import from_decimal_comma
 from anonaudit.sources.options import CsvOptions
 from anonaudit.sources.protocol import Format, SourceInfo, local_sha256
 
-__all__ = ["FORMAT", "CsvOptions", "CsvSource", "Readable", "from_decimal_comma", "read_header"]
+__all__ = [
+    "FORMAT",
+    "CsvOptions",
+    "CsvSource",
+    "Readable",
+    "from_decimal_comma",
+    "read_header",
+    "read_rows",
+]
 
 _SNIFF_BYTES = 64 * 1024
 _BLOCK_BYTES = 16 * 1024 * 1024
@@ -697,9 +705,7 @@ def read_header(stream: Readable, name: str, options: CsvOptions) -> tuple[str, 
     except UnicodeDecodeError as exc:
         raise _decode_error(name, options.encoding, head, exc) from None
     except LookupError:
-        raise ParameterError(
-            f"unknown encoding {options.encoding!r}; use a codec name such as latin-1"
-        ) from None
+        raise _unknown_encoding(options.encoding) from None
     sep = options.sep or _sniff_separator(sample)
     # Only CR and LF end a record: form feed, NEL or U+2028 may be part of a name.
     first = next(_csv.reader(io.StringIO(sample, newline=""), delimiter=sep), [])
@@ -712,6 +718,78 @@ def read_header(stream: Readable, name: str, options: CsvOptions) -> tuple[str, 
             )
         seen.add(column)
     return sep, names
+
+
+def read_rows(
+    path: str | os.PathLike[str], options: CsvOptions, *, name: str | None = None
+) -> tuple[str, list[tuple[int, list[str]]]]:
+    """Every row of a small delimited text file, with the line it starts on, read whole.
+
+    For files whose first rows are not one header of unique column names: a published
+    cross-tab's header may span two rows, its codes repeated or left blank
+    (:mod:`anonaudit.sources.published`). The separator is sniffed as :func:`read_header`
+    sniffs it, a byte-order mark is dropped, a compressed file (``.gz``, ``.bz2``,
+    ``.zst``) is decompressed, blank lines are skipped and cells are kept as written.
+
+    Parameters
+    ----------
+    path : path
+        A local file.
+    options : CsvOptions
+        The separator (sniffed when ``None``) and the encoding; ``na_values`` is not
+        used (every cell is text).
+    name : str, optional
+        The file's name in messages (default: ``path``).
+
+    Returns
+    -------
+    tuple
+        The separator, and each row as ``(line, cells)``.
+
+    Raises
+    ------
+    SourceNotFoundError
+        No such file.
+    MalformedFileError
+        An empty, damaged or undecodable file, or a row with another number of fields
+        than the first (naming its line).
+    """
+    name = name or os.fspath(path)
+    if not os.path.exists(path):
+        raise SourceNotFoundError(f"{name}: no such file; check the path")
+    try:
+        with pafs.LocalFileSystem().open_input_stream(
+            os.fspath(path), compression="detect"
+        ) as stream:
+            data = bytes(stream.read())
+    except OSError as exc:
+        raise _damaged(name, exc) from None
+    try:
+        text = data.decode(options.encoding).removeprefix("\ufeff")
+    except UnicodeDecodeError as exc:
+        raise _decode_error(name, options.encoding, data, exc) from None
+    except LookupError:
+        raise _unknown_encoding(options.encoding) from None
+    if not text.strip():
+        raise MalformedFileError(f"{name}: the file is empty; expected a header row")
+    sep = options.sep or _sniff_separator(text[:_SNIFF_BYTES])
+    reader = _csv.reader(io.StringIO(text, newline=""), delimiter=sep)
+    rows: list[tuple[int, list[str]]] = []
+    line = 1
+    for cells in reader:
+        if any(cell.strip() for cell in cells):
+            if rows and len(cells) != len(rows[0][1]):
+                raise MalformedFileError(
+                    f"{name}, line {line}: expected {len(rows[0][1])} fields, found "
+                    f"{len(cells)}; fix that row or pass the right --sep (read with {sep!r})"
+                )
+            rows.append((line, cells))
+        line = reader.line_num + 1
+    return sep, rows
+
+
+def _unknown_encoding(encoding: str) -> ParameterError:
+    return ParameterError(f"unknown encoding {encoding!r}; use a codec name such as latin-1")
 
 
 def _damaged(path: str, exc: OSError) -> MalformedFileError:
