@@ -23,7 +23,7 @@ from typing import Any
 from anonaudit import __version__
 from anonaudit.errors import AnonauditError, ParameterError
 from anonaudit.files import printable
-from anonaudit.settings.catalog import DP_OPTIONS, GROUPS, OPTIONS, Option, dp_flag
+from anonaudit.settings.catalog import DP_OPTIONS, GROUPS, OPTIONS, TABLES_OPTIONS, Option, dp_flag
 from anonaudit.settings.names import (
     ADDITIVE,
     DISTANCE_INPUTS,
@@ -54,6 +54,7 @@ COMMANDS = {
     "compose": "anonaudit.cli.linkage:run",
     "diff": "anonaudit.cli.linkage:run",
     "ledger": "anonaudit.cli.linkage:run",
+    "tables": "anonaudit.cli.tables:run",
 }
 
 
@@ -142,6 +143,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_dp_command(commands)
     _add_advise_command(commands, a)
     _add_linkage_commands(commands)
+    _add_tables_command(commands)
     return parser
 
 
@@ -321,6 +323,32 @@ def _add_dp_options(group: argparse._ArgumentGroup, command: str) -> None:
             if option.key == "epsilon":
                 argument["required"] = command == "dp"
             group.add_argument(dp_flag(option, command), **argument)
+
+
+def _add_tables_command(commands: Any) -> None:
+    """Add ``tables`` (:data:`~anonaudit.settings.catalog.TABLES_OPTIONS`)."""
+    t = commands.add_parser(
+        "tables",
+        help="audit published tables (counts, sums, suppressed cells) jointly",
+        description="Audit aggregate tables as a statistical office would: the primary "
+        "rules on every cell (threshold, dominance, p%%, singletons, group attributes), "
+        "then what an attacker proves of every suppressed cell from every published cell "
+        "of every table of the same population together, each finding with a certificate "
+        "in published cells. Reports are redacted unless --show-values. Exit 0: the "
+        "tables may go out as they are; 1: they disclose; 2: error.",
+    )
+    t.add_argument("tables", nargs="+", metavar="TABLE", help="the tables (CSV files)")
+    groups = {name: t.add_argument_group(name) for name in ("rules", "input and output")}
+    for option in TABLES_OPTIONS:
+        group = groups["rules" if option.group == "measures" else "input and output"]
+        group.add_argument(option.flag or option.key, **_argument(option, "tables"))
+    io = groups["input and output"]
+    io.add_argument("--sep", metavar="SEP", help="the files' separator (default: found)")
+    io.add_argument("--encoding", metavar="NAME", help="the files' encoding (default utf-8)")
+    io.add_argument("--json", metavar="FILE", help="write the JSON report ('-': stdout)")
+    io.add_argument("--show-values", action="store_true", help="print the values in the reports")
+    io.add_argument("--config", metavar="FILE", help="TOML policy file: its [tables] table")
+    io.add_argument("--debug", action="store_true", help="show tracebacks")
 
 
 def _add_linkage_commands(commands: Any) -> None:

@@ -33,13 +33,24 @@ from anonaudit.settings.names import (
     MECHANISMS,
     MISSING_COLUMNS,
     NEIGHBOURING,
+    TABLE_LAYOUTS,
     NULL_POLICIES,
     POPULATION_MODELS,
     POSTPROCESS,
 )
 from anonaudit.settings.work import DEFAULT_MAX_WORK
 
-__all__ = ["DP_OPTIONS", "GROUPS", "OPTIONS", "Kind", "Option", "PathKind", "by_key", "dp_flag"]
+__all__ = [
+    "DP_OPTIONS",
+    "GROUPS",
+    "OPTIONS",
+    "TABLES_OPTIONS",
+    "Kind",
+    "Option",
+    "PathKind",
+    "by_key",
+    "dp_flag",
+]
 
 #: The kind of value a setting holds, and so how the command line reads it and a policy
 #: file writes it:
@@ -678,6 +689,188 @@ DP_OPTIONS: tuple[Option, ...] = (
         metavar="M",
         commands=("dp",),
         keyword="contributions",
+    ),
+)
+
+
+_T = ("tables",)
+#: The settings of ``anonaudit tables`` (the policy file's ``[tables]`` table): how the
+#: tables are read, and the primary rules (:class:`anonaudit.tables.rules.Rules`).
+TABLES_OPTIONS: tuple[Option, ...] = (
+    Option(
+        "threshold",
+        "whole",
+        "count tables: a cell of 0 < n < N units is sensitive (default 10)",
+        flag="--threshold",
+        metavar="N",
+        commands=_T,
+        keyword="threshold",
+    ),
+    Option(
+        "min_contributors",
+        "whole",
+        "sum tables: a cell of fewer than N contributors is sensitive (default 3)",
+        flag="--min-contributors",
+        metavar="N",
+        commands=_T,
+        keyword="min_contributors",
+    ),
+    Option(
+        "dominance",
+        "text",
+        "the (n,k)-dominance rule: the n largest contributions above "
+        "k%% of the cell (default 2,85)",
+        flag="--dominance",
+        metavar="N,K",
+        commands=_T,
+    ),
+    Option(
+        "p",
+        "number",
+        "the p%% rule: the rest below p%% of the largest (default 10)",
+        flag="--p",
+        metavar="P",
+        commands=_T,
+        keyword="p",
+    ),
+    Option(
+        "q",
+        "number",
+        "the (p,q) rule's q (with --p); q = 100 is the p%% rule",
+        flag="--q",
+        metavar="Q",
+        commands=_T,
+        keyword="q",
+    ),
+    Option(
+        "coalition",
+        "whole",
+        "units that may pool what they know of themselves (default 1)",
+        flag="--coalition",
+        metavar="N",
+        commands=_T,
+        keyword="coalition",
+    ),
+    Option(
+        "safety_range",
+        "number",
+        "the protection the frequency rules ask for, in %% of "
+        "the cell's value above and below (default 0: exact disclosure only)",
+        flag="--safety-range",
+        metavar="PCT",
+        commands=_T,
+        keyword="safety_range",
+    ),
+    Option(
+        "contributor",
+        "text",
+        "sum tables: one contributor is a holding (default) or a unit",
+        flag="--contributor",
+        choices=("holding", "unit"),
+        commands=_T,
+        keyword="contributor",
+    ),
+    Option(
+        "zeros",
+        "text",
+        "zeros: report them (default), make them sensitive, or ignore them",
+        flag="--zeros",
+        choices=("report", "sensitive", "ignore"),
+        commands=_T,
+        keyword="zeros",
+    ),
+    Option(
+        "layout",
+        "text",
+        "long (a row per cell), wide (a cross-tab), or auto (default)",
+        flag="--layout",
+        choices=TABLE_LAYOUTS,
+        commands=_T,
+        group=_OUT,
+    ),
+    Option(
+        "kind",
+        "text",
+        "counts (default) or sums",
+        flag="--kind",
+        choices=("count", "sum"),
+        commands=_T,
+        group=_OUT,
+    ),
+    Option(
+        "dimensions",
+        "columns",
+        "a long table's dimension columns (default: every column but the value)",
+        flag="--dimensions",
+        metavar="COL,COL",
+        commands=_T,
+        group=_OUT,
+    ),
+    Option(
+        "value",
+        "text",
+        "a long table's value column (default: the last numeric one)",
+        flag="--value",
+        metavar="COL",
+        commands=_T,
+        group=_OUT,
+    ),
+    Option(
+        "markers",
+        "texts",
+        "a text that marks a suppressed cell (repeatable; replaces the default x, c, .., *, blank)",
+        flag="--marker",
+        metavar="TEXT",
+        commands=_T,
+        group=_OUT,
+    ),
+    Option(
+        "less_than_includes_zero",
+        "boolean",
+        "a count published as <N may be 0 (default: at least 1)",
+        flag="--less-than-includes-zero",
+        commands=_T,
+        group=_OUT,
+    ),
+    Option(
+        "rounding",
+        "text",
+        "every number was rounded to BASE, to the nearest multiple or randomly",
+        flag="--rounding",
+        metavar="BASE[:nearest|random]",
+        commands=_T,
+        group=_OUT,
+    ),
+    Option(
+        "hierarchies",
+        "mapping",
+        "a dimension's hierarchy file, ARX's format (repeatable)",
+        flag="--hierarchy",
+        metavar="DIM=FILE",
+        commands=_T,
+        group=_OUT,
+        path="file",
+    ),
+    Option(
+        "populations",
+        "mapping",
+        "the population a table counts (repeatable; default: "
+        "one population): tables of one population are audited jointly",
+        flag="--population",
+        metavar="TABLE=NAME",
+        commands=_T,
+        group=_OUT,
+    ),
+    Option(
+        "values",
+        "mapping",
+        "the unsuppressed table behind a published one, for the "
+        "rules and protection levels of its suppressed cells (repeatable)",
+        flag="--true-values",
+        metavar="TABLE=FILE",
+        commands=_T,
+        group=_OUT,
+        path="input",
     ),
 )
 

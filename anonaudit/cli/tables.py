@@ -1,0 +1,214 @@
+"""``anonaudit tables``: published tables read, audited jointly, reported.
+
+The settings come from the command line over the policy file's ``[tables]`` table
+(:data:`~anonaudit.settings.catalog.TABLES_OPTIONS`); exit 0 when the tables may go out
+as they are, 1 when they disclose, 2 on bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tomllib
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from anonaudit.errors import InputError, OptionError, ParameterError
+from anonaudit.files import atomic_write_text, printable, refuse_overwriting
+from anonaudit.published import TableSet
+from anonaudit.report.tables import tables_json, tables_summary, tables_to_dict
+from anonaudit.settings.catalog import TABLES_OPTIONS, Option
+from anonaudit.sources.csv import CsvOptions
+from anonaudit.sources.published import TableOptions, read_table, read_tables
+from anonaudit.tables.audit import audit_tables
+from anonaudit.tables.rules import Rules
+
+__all__ = ["run"]
+
+_OK, _FAIL = 0, 1
+
+
+def run(args: argparse.Namespace, command: str) -> int:
+    """Run ``anonaudit tables`` (:func:`anonaudit.cli.app.main` handles errors)."""
+    del command
+    settings, names, base = _settings(args)
+    refuse_overwriting(
+        [("--json", args.json)], [*args.tables, *([args.config] if args.config else [])]
+    )
+    rules = _rules(settings, names)
+    populations = dict(settings.get("populations") or {})
+    reading = _reading(settings, names, base, args)
+    per_table = []
+    for path in args.tables:
+        keys = [k for k in (path, Path(path).name, Path(path).stem) if k in populations]
+        population = populations[keys[0]] if keys else ""
+        for key in keys:
+            del populations[key]
+        per_table.append(replace(reading, population=population))
+    if populations:
+        unknown = ", ".join(sorted(populations))
+        raise ParameterError(f"--population names no table given: {printable(unknown)}")
+    tables = read_tables(args.tables, per_table)
+    values = _true_values(settings.get("values") or {}, base, reading, tables)
+    audit = audit_tables(tables, rules, values=values)
+    show = bool(args.show_values)
+    if args.json == "-":
+        sys.stdout.write(tables_json(audit, show_values=show))
+    else:
+        if args.json:
+            atomic_write_text(args.json, tables_json(audit, show_values=show))
+        sys.stdout.write(tables_summary(tables_to_dict(audit, show_values=show)))
+    return _OK if audit.passed else _FAIL
+
+
+def _settings(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, str], Path]:
+    """The command line's settings over the policy file's ``[tables]``: values by key,
+    each key's name for messages, and the folder relative paths of the file start from."""
+    table: dict[str, Any] = {}
+    base = Path.cwd()
+    if args.config:
+        path = Path(args.config)
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise InputError(f"{printable(str(path))}: no such policy file") from None
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise InputError(f"{printable(str(path))}: not valid TOML: {exc}") from None
+        table = data.get("tables", {})
+        if not isinstance(table, dict):
+            raise InputError(f"{printable(str(path))}: [tables] must be a table")
+        known = {o.key for o in TABLES_OPTIONS}
+        for key in table:
+            if key not in known:
+                raise InputError(
+                    f"{printable(str(path))}: [tables] has no setting {key!r}; the settings "
+                    f"are {', '.join(sorted(known))}"
+                )
+        base = path.parent
+    values: dict[str, Any] = {}
+    names: dict[str, str] = {}
+    for option in TABLES_OPTIONS:
+        given = getattr(args, option.key, None)
+        names[option.key] = option.flag or option.key
+        if given is None and option.key in table:
+            given, names[option.key] = table[option.key], f"[tables] {option.key}"
+        elif given is not None and option.kind == "mapping":
+            given = _pairs(given, option)
+        values[option.key] = given
+    return values, names, base
+
+
+def _pairs(items: list[str], option: Option) -> dict[str, str]:
+    """``KEY=VALUE`` items of a repeated option as a mapping."""
+    result = {}
+    for item in items:
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip() or not value.strip():
+            raise ParameterError(f"{option.flag} takes {option.metavar} (got {item!r})")
+        result[key.strip()] = value.strip()
+    return result
+
+
+def _rules(settings: dict[str, Any], names: dict[str, str]) -> Rules:
+    """The primary rules' parameters, each refused by its flag or key."""
+    keywords: dict[str, Any] = {
+        o.keyword: settings[o.key]
+        for o in TABLES_OPTIONS
+        if o.keyword is not None and settings[o.key] is not None
+    }
+    dominance = settings.get("dominance")
+    if dominance is not None:
+        n, comma, k = str(dominance).partition(",")
+        try:
+            keywords["dominance_n"], keywords["dominance_k"] = int(n), float(k)
+        except ValueError:
+            raise ParameterError(
+                f"{names['dominance']} takes N,K such as 2,85 (got {dominance!r})"
+            ) from None
+        if not comma:
+            raise ParameterError(f"{names['dominance']} takes N,K such as 2,85")
+    try:
+        return Rules(**keywords)
+    except OptionError as error:
+        label = names.get(error.option, "--dominance" if "dominance" in error.option else "")
+        raise ParameterError(error.worded(label or error.option)) from None
+
+
+def _reading(
+    settings: dict[str, Any], names: dict[str, str], base: Path, args: argparse.Namespace
+) -> TableOptions:
+    """How every table is read."""
+    rounding, method = settings.get("rounding"), "nearest"
+    base_value: int | None = None
+    if rounding is not None:
+        text, _, method = str(rounding).partition(":")
+        method = method or "nearest"
+        try:
+            base_value = int(text)
+        except ValueError:
+            raise ParameterError(
+                f"{names['rounding']} takes BASE[:nearest|random] such as 5:random "
+                f"(got {rounding!r})"
+            ) from None
+    hierarchies = {
+        dim: str(path if Path(path).is_absolute() else base / path)
+        for dim, path in (settings.get("hierarchies") or {}).items()
+    }
+    options: dict[str, Any] = {
+        "layout": settings.get("layout") or "auto",
+        "kind": settings.get("kind") or "count",
+        "dimensions": tuple(
+            c.strip() for d in settings.get("dimensions") or () for c in d.split(",")
+        ),
+        "value": settings.get("value"),
+        "less_than_includes_zero": bool(settings.get("less_than_includes_zero")),
+        "rounding": base_value,
+        "rounding_method": method,
+        "hierarchies": hierarchies,
+        "csv": CsvOptions(sep=args.sep, encoding=args.encoding or "utf-8"),
+    }
+    if settings.get("markers"):
+        options["markers"] = tuple(settings["markers"])
+    try:
+        return TableOptions(**options)
+    except OptionError as error:
+        flag = {"rounding_method": "rounding"}.get(error.option, error.option)
+        raise ParameterError(error.worded(names.get(flag, flag))) from None
+
+
+def _true_values(
+    given: dict[str, str], base: Path, reading: TableOptions, tables: TableSet
+) -> dict[str, NDArray[np.float64]]:
+    """The unsuppressed tables behind published ones, cell for cell: ``--true-values
+    TABLE=FILE`` read like the table, every cell published."""
+    result = {}
+    names = {t.name: t for t in tables.tables}
+    names |= {Path(t.name).name: t for t in tables.tables if Path(t.name).name not in names}
+    for name, path in given.items():
+        table = names.get(name)
+        if table is None:
+            raise ParameterError(
+                f"--true-values {printable(name)}=...: no table of that name; the tables are "
+                f"{', '.join(map(printable, names))}"
+            )
+        full = path if Path(path).is_absolute() else str(base / path)
+        truth, _ = read_table(full, reading)
+        key = {
+            tuple(str(c[i]) for c in truth.codes): float(truth.lower[i])
+            for i in np.flatnonzero(truth.exact)
+        }
+        values = np.empty(len(table))
+        for i in range(len(table)):
+            codes = tuple(str(c[i]) for c in table.codes)
+            if codes not in key:
+                raise InputError(
+                    f"{printable(full)}: has no published value for {table.label(i)}; the "
+                    "true values must give every cell of the table"
+                )
+            values[i] = key[codes]
+        result[table.name] = values
+    return result

@@ -1,0 +1,425 @@
+"""The audit of published tables: the primary rules, then the attacker over all of them.
+
+:func:`audit_tables` applies the primary rules to every cell of every table
+(:mod:`anonaudit.tables.rules`), then, for every population, the attacker's arithmetic
+over all its tables together (:mod:`anonaudit.tables.attack`), and reports as findings:
+
+* ``published``: a cell a primary rule makes sensitive, published as it is;
+* ``exact``: an unpublished cell the published cells pin to one value (a certificate
+  says how);
+* ``narrow``: a sensitive cell whose interval is narrower than the protection its rule
+  requires, above or below (Hundepool et al., *Statistical Disclosure Control*, Wiley
+  2012, section 4.3.2: upper and lower protection levels);
+* ``group``: a group of suppressed cells whose sum is published (a margin less its
+  published cells) and that fails the rule itself: a sum below the threshold
+  (sdcTools/UserSupport#307), or one dominated by its contributors together (#160);
+* ``attribute`` and ``zero``: the group attribute and zero disclosures of the rules.
+
+The audit passes when there is no finding but ``zero`` ones under the ``report`` policy.
+It is deterministic: the same tables give the same findings, in the same order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from anonaudit.published import PublishedTable, TableSet
+from anonaudit.tables.attack import Interval, attack, describe
+from anonaudit.tables.rules import (
+    PrimaryResult,
+    Rules,
+    dominance_rule,
+    p_percent_rule,
+    primary_rules,
+)
+from anonaudit.tables.system import TOLERANCE, Reduced, build, reduce
+
+__all__ = ["FINDINGS", "CellInterval", "Finding", "TablesAudit", "audit_tables"]
+
+FindingKind = Literal["published", "exact", "narrow", "group", "attribute", "zero"]
+#: The kinds of finding, in the order they are reported.
+FINDINGS: tuple[FindingKind, ...] = ("exact", "narrow", "group", "published", "attribute", "zero")
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One disclosure the audit found.
+
+    Attributes
+    ----------
+    kind : str
+        One of :data:`FINDINGS`.
+    table : str
+        The table it is in.
+    cells : tuple of str
+        The cells concerned, by their codes.
+    rule : str
+        The primary rule concerned (``""`` when none).
+    text : str
+        What it discloses, in one line, with no value of the data.
+    text_values : str
+        The same with the values.
+    proofs : tuple of str
+        Certificates (bounds proved by combinations of published cells), no values.
+    proofs_values : tuple of str
+        The same with the published values and the bound.
+    fails : bool
+        Whether it fails the audit.
+    """
+
+    kind: FindingKind
+    table: str
+    cells: tuple[str, ...]
+    rule: str
+    text: str
+    text_values: str
+    proofs: tuple[str, ...] = ()
+    proofs_values: tuple[str, ...] = ()
+    fails: bool = True
+
+
+@dataclass(frozen=True)
+class CellInterval:
+    """What the attacker proves of one unpublished cell.
+
+    Attributes
+    ----------
+    table, cell : str
+        Where it is.
+    lower, upper : float
+        Its interval (``upper`` may be ``inf``).
+    method : str
+        ``arithmetic``, ``lp`` or ``integer``.
+    """
+
+    table: str
+    cell: str
+    lower: float
+    upper: float
+    method: str
+
+
+@dataclass(frozen=True)
+class TablesAudit:
+    """The audit of a set of published tables.
+
+    Attributes
+    ----------
+    tables : TableSet
+        The tables as read.
+    rules : Rules
+        The primary rules applied.
+    primary : tuple of PrimaryResult
+        Per table, the rules' verdict on each cell.
+    intervals : tuple of CellInterval
+        Every unpublished cell's interval.
+    findings : tuple of Finding
+        What discloses, in the order of :data:`FINDINGS`, then table and cell.
+    components : int
+        Connected components the attacker's programs were split into.
+    """
+
+    tables: TableSet
+    rules: Rules
+    primary: tuple[PrimaryResult, ...]
+    intervals: tuple[CellInterval, ...]
+    findings: tuple[Finding, ...]
+    components: int
+
+    @property
+    def passed(self) -> bool:
+        """Whether the tables may go out as they are: no finding that fails."""
+        return not any(f.fails for f in self.findings)
+
+    def count(self, kind: str) -> int:
+        """Findings of one kind."""
+        return sum(1 for f in self.findings if f.kind == kind)
+
+
+def audit_tables(
+    tables: TableSet,
+    rules: Rules | None = None,
+    *,
+    values: Mapping[str, ArrayLike] | None = None,
+) -> TablesAudit:
+    """Audit published tables jointly (module docstring).
+
+    Parameters
+    ----------
+    tables : TableSet
+        The tables (:func:`anonaudit.sources.published.read_tables`).
+    rules : Rules, optional
+        The primary rules' parameters.
+    values : mapping of str to array, optional
+        Per table name, the true value of every cell (the unsuppressed table), for the
+        rules and the protection levels of suppressed cells.
+
+    Returns
+    -------
+    TablesAudit
+        The findings, each with its certificate where the attacker's arithmetic is one.
+    """
+    rules = Rules() if rules is None else rules
+    values = values or {}
+    primary = tuple(
+        primary_rules(t, tables.dimensions, rules=rules, values=values.get(t.name))
+        for t in tables.tables
+    )
+    by_name = {t.name: (t, p) for t, p in zip(tables.tables, primary, strict=True)}
+    findings: list[Finding] = []
+    for table, result in by_name.values():
+        findings += _published(table, result)
+        findings += _attributes(table, result)
+    intervals: list[CellInterval] = []
+    components = 0
+    for population in tables.populations:
+        for kind in ("count", "sum"):
+            chosen = tuple(
+                t for t in tables.tables if t.population == population and t.kind == kind
+            )
+            if not chosen:
+                continue
+            reduced = reduce(build(TableSet(chosen, tables.dimensions)))
+            components += len(set(reduced.component.tolist()))
+            found = attack(reduced, prove=_needs_proof(reduced, by_name))
+            for interval in found:
+                table, result = _where(reduced, interval.row, by_name)
+                cell = int(reduced.system.cell[interval.row])
+                intervals.append(
+                    CellInterval(
+                        table.name,
+                        table.label(cell),
+                        interval.lower,
+                        interval.upper,
+                        interval.method,
+                    )
+                )
+                findings += _interval_findings(reduced, interval, table, result)
+            findings += _groups(reduced, by_name, rules)
+    order = {kind: i for i, kind in enumerate(FINDINGS)}
+    unique = {(f.kind, f.table, f.cells): f for f in findings}  # a group seen from two rows
+    findings = sorted(unique.values(), key=lambda f: (order[f.kind], f.table, f.cells))
+    return TablesAudit(
+        tables=tables,
+        rules=rules,
+        primary=primary,
+        intervals=tuple(intervals),
+        findings=tuple(findings),
+        components=components,
+    )
+
+
+def _where(
+    reduced: Reduced, row: int, by_name: Mapping[str, tuple[PublishedTable, PrimaryResult]]
+) -> tuple[PublishedTable, PrimaryResult]:
+    """The table (and its rules' result) of a system row."""
+    table = reduced.system.tables.tables[int(reduced.system.table[row])]
+    return by_name[table.name]
+
+
+def _too_narrow(result: PrimaryResult, cell: int, lower: float, upper: float) -> str:
+    """Which side of a sensitive cell's interval falls short of its protection level
+    (``""``: neither, or the cell's true value is not known)."""
+    if not (result.sensitive[cell] and result.evaluated[cell]):
+        return ""
+    value = float(result.values[cell])
+    above = float(result.upper_protection[cell])
+    below = float(result.lower_protection[cell])
+    short = []
+    if above > 0 and upper - value < above - TOLERANCE:
+        short.append("above")
+    if below > 0 and value - lower < below - TOLERANCE:
+        short.append("below")
+    return " and ".join(short)
+
+
+def _needs_proof(
+    reduced: Reduced, by_name: Mapping[str, tuple[PublishedTable, PrimaryResult]]
+) -> Callable[[int, float, float], bool]:
+    def prove(row: int, lower: float, upper: float) -> bool:
+        if upper - lower <= TOLERANCE:
+            return True
+        _, result = _where(reduced, row, by_name)
+        return bool(_too_narrow(result, int(reduced.system.cell[row]), lower, upper))
+
+    return prove
+
+
+def _proofs(reduced: Reduced, interval: Interval) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The interval's certificates, without and with values; one ``=`` line when the
+    same published cells prove both bounds (an exact disclosure by arithmetic)."""
+    cell = reduced.system.label(interval.row)
+    proofs = interval.proofs
+    if len(proofs) == 2 and proofs[0].terms == proofs[1].terms:
+        plain = describe(reduced, proofs[0], show_values=False).replace(">=", "=", 1)
+        full = describe(reduced, proofs[0], show_values=True).replace(">=", "=", 1)
+        return (f"[{cell}] {plain}",), (f"[{cell}] {full}",)
+    return (
+        tuple(f"[{cell}] {describe(reduced, p, show_values=False)}" for p in proofs),
+        tuple(f"[{cell}] {describe(reduced, p, show_values=True)}" for p in proofs),
+    )
+
+
+def _interval_findings(
+    reduced: Reduced, interval: Interval, table: PublishedTable, result: PrimaryResult
+) -> list[Finding]:
+    cell = int(reduced.system.cell[interval.row])
+    label = table.label(cell)
+    plain, full = _proofs(reduced, interval)
+    if interval.width <= TOLERANCE:
+        return [
+            Finding(
+                "exact",
+                table.name,
+                (label,),
+                str(result.rule[cell]),
+                f"{label}: published as {table.shown[cell]}, but the published cells "
+                "give its value exactly",
+                f"{label}: published as {table.shown[cell]}, but the published cells "
+                f"give its value: {interval.lower:g}",
+                plain,
+                full,
+            )
+        ]
+    side = _too_narrow(result, cell, interval.lower, interval.upper)
+    if not side:
+        return []
+    return [
+        Finding(
+            "narrow",
+            table.name,
+            (label,),
+            str(result.rule[cell]),
+            f"{label}: the published cells narrow it {side} its value more than the "
+            f"{result.rule[cell]} rule allows",
+            f"{label}: proved to lie in [{interval.lower:g}, {interval.upper:g}]; the "
+            f"{result.rule[cell]} rule asks for {result.upper_protection[cell]:g} above and "
+            f"{result.lower_protection[cell]:g} below its value {result.values[cell]:g}",
+            plain,
+            full,
+        )
+    ]
+
+
+def _published(table: PublishedTable, result: PrimaryResult) -> list[Finding]:
+    """Sensitive cells published as they are."""
+    cells = np.flatnonzero(result.sensitive & table.exact & result.evaluated)
+    return [
+        Finding(
+            "published",
+            table.name,
+            (table.label(int(c)),),
+            str(result.rule[c]),
+            f"{table.label(int(c))}: published, but {result.reason(int(c), redact=True)}",
+            f"{table.label(int(c))}: published as {table.shown[c]}, but "
+            f"{result.reason(int(c), redact=False)}",
+        )
+        for c in cells
+        if result.rule[c] not in ("group", "zero")  # reported with their groups
+    ]
+
+
+def _attributes(table: PublishedTable, result: PrimaryResult) -> list[Finding]:
+    """The group attribute and zero disclosures of a count table."""
+    zero_fails = result.rules.zeros == "sensitive"
+    return [
+        Finding(
+            "attribute" if g.kind == "group" else "zero",
+            table.name,
+            (table.label(g.cell),),
+            g.kind,
+            g.describe(redact=True),
+            g.describe(redact=False),
+            fails=g.kind == "group" or zero_fails,
+        )
+        for g in result.group_disclosures
+    ]
+
+
+def _groups(
+    reduced: Reduced,
+    by_name: Mapping[str, tuple[PublishedTable, PrimaryResult]],
+    rules: Rules,
+) -> list[Finding]:
+    """Groups of suppressed cells whose sum a published cell gives, failing the rule
+    themselves (module docstring)."""
+    system = reduced.system
+    a = system.matrix
+    low, _ = reduced.residual()
+    free = np.isnan(reduced.value)
+    owner = _single_cell_owner(reduced)
+    findings = []
+    for row in np.flatnonzero(system.exact):
+        cells = a.indices[a.indptr[row] : a.indptr[row + 1]]
+        unknown = cells[free[cells]]
+        if len(unknown) < 2:
+            continue
+        members = [owner.get(int(c)) for c in unknown]
+        if any(m is None for m in members) or len({m[0] for m in members if m}) != 1:
+            continue
+        first = members[0]
+        assert first is not None
+        table = system.tables.tables[first[0]]
+        indices = [m[1] for m in members if m]
+        total = float(low[row])
+        failing = _group_rule(table, indices, total, rules)
+        if not failing:
+            continue
+        labels = tuple(table.label(i) for i in indices)
+        where = system.label(int(row))
+        findings.append(
+            Finding(
+                "group",
+                table.name,
+                labels,
+                failing,
+                f"the {len(labels)} suppressed cells {'; '.join(labels)} sum to a value "
+                f"[{where}] less its published cells gives, and that sum fails the "
+                f"{failing} rule",
+                f"the {len(labels)} suppressed cells {'; '.join(labels)} sum to {total:g} "
+                f"([{where}] {system.shown(int(row))} less its published cells), which fails "
+                f"the {failing} rule",
+            )
+        )
+    return findings
+
+
+def _single_cell_owner(reduced: Reduced) -> dict[int, tuple[int, int]]:
+    """Cube cells that are one suppressed cell of a table: cube cell -> (table, cell)."""
+    system = reduced.system
+    a = system.matrix
+    sizes = np.diff(a.indptr)
+    owner: dict[int, tuple[int, int]] = {}
+    for row in np.flatnonzero(~system.exact & (sizes == 1)):
+        owner.setdefault(
+            int(a.indices[a.indptr[row]]), (int(system.table[row]), int(system.cell[row]))
+        )
+    return owner
+
+
+def _group_rule(
+    table: PublishedTable,
+    cells: Sequence[int],
+    total: float,
+    rules: Rules,
+) -> str:
+    """The rule a group of suppressed cells, taken as one cell of sum ``total``, fails."""
+    if table.kind == "count":
+        return "threshold" if 0 < total < rules.threshold else ""
+    if not table.contributions:
+        return ""
+    pooled = np.sort(np.concatenate([table.contributions[c] for c in cells]))[::-1]
+    if (pooled < 0).any() or total <= 0:
+        return ""
+    dominant = np.asarray([pooled[: rules.dominance_n].sum()])
+    if dominance_rule(dominant, np.asarray([total]), k=rules.dominance_k).sensitive[0]:
+        return "dominance"
+    rest = np.asarray([pooled[rules.coalition + 1 :].sum()])
+    if p_percent_rule(np.asarray([pooled[0]]), rest, p=rules.p).sensitive[0]:
+        return "p_percent"
+    return ""

@@ -1,0 +1,151 @@
+"""The audit of published tables, finding by finding, on the patterns users report.
+
+Issue 26. sdcTools/UserSupport#307: two suppressed cells whose published sum is below
+the threshold; #160: dominance over a group of suppressed cells whose sum is published;
+#136: linked tables that are safe one at a time and unsafe together; and a sensitive cell
+published as it is. Reports are deterministic and redacted by default.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+from test_tables_attack import cube_table, dimensions
+
+from anonaudit.published import PublishedTable, TableSet
+from anonaudit.report.tables import tables_json, tables_summary, tables_to_dict
+from anonaudit.tables.audit import audit_tables
+from anonaudit.tables.rules import Rules
+
+
+def _one(cube: np.ndarray, hidden: set[tuple[str, ...]], name: str = "t") -> TableSet:
+    dims = dimensions(cube.shape, ("r", "c"))
+    return TableSet((cube_table(name, cube, ("r", "c"), (0, 1), hidden),), dims)
+
+
+def test_a_lone_suppressed_cell_is_given_back_with_its_proof() -> None:
+    cube = np.array([[25, 4, 30], [20, 33, 40]])
+    audit = audit_tables(_one(cube, {("r0", "c1")}))
+    assert not audit.passed
+    (exact,) = [f for f in audit.findings if f.kind == "exact"]
+    assert exact.cells == ("r=r0, c=c1",)
+    assert exact.proofs_values == (
+        "[t: r=r0, c=c1] = [t: r=r0, c=Total] (59) - [t: r=r0, c=c0] (25) - [t: r=r0, c=c2] "
+        "(30) = 4, every other cell being >= 0, and counts are whole numbers",
+    )
+    assert "4" not in exact.text and "(59)" not in exact.proofs[0]
+
+
+def test_two_suppressed_cells_summing_below_the_threshold_are_a_group_finding() -> None:
+    """UserSupport#307: in a row of total 20 the published 15 leaves 5 to two suppressed
+    cells (2 and 3): neither is given back (each lies in [0, 5]), but together they are
+    a cell of 5, below the threshold of 10."""
+    cube = np.array([[15, 2, 3], [30, 40, 50]])
+    hidden = {("r0", "c1"), ("r0", "c2"), ("r1", "c1"), ("r1", "c2")}
+    audit = audit_tables(_one(cube, hidden))
+    assert audit.count("exact") == 0
+    groups = [f for f in audit.findings if f.kind == "group"]
+    assert [g.cells for g in groups] == [("r=r0, c=c1", "r=r0, c=c2")]
+    assert groups[0].rule == "threshold"
+    assert "sum to 5 ([t: r=r0, c=Total] 20 less its published cells)" in groups[0].text_values
+
+
+def test_dominance_over_a_group_of_suppressed_cells() -> None:
+    """UserSupport#160: two suppressed magnitude cells, each with enough contributors,
+    whose published sum (a margin less its published cells, 980) one enterprise
+    dominates: 900 / 980 = 92% > 80% under (1, 80)."""
+    dims = dimensions((1, 3), ("r", "c"))
+    contributions = [
+        np.array([50.0, 40.0, 30.0, 20.0]),  # c0: 140, published
+        np.array([900.0, 5.0, 4.0]),  # c1: suppressed
+        np.array([60.0, 6.0, 5.0]),  # c2: suppressed
+        np.array([50.0, 40.0, 30.0, 20.0, 900.0, 5.0, 4.0, 60.0, 6.0, 5.0]),  # r0 Total
+        np.array([50.0, 40.0, 30.0, 20.0]),  # Total, c0
+        np.array([900.0, 5.0, 4.0]),
+        np.array([60.0, 6.0, 5.0]),
+        np.array([50.0, 40.0, 30.0, 20.0, 900.0, 5.0, 4.0, 60.0, 6.0, 5.0]),
+    ]
+    sums = np.array([c.sum() for c in contributions])
+    hidden = np.array([False, True, True, False, False, True, True, False])
+    table = PublishedTable(
+        "turnover",
+        "sum",
+        ("r", "c"),
+        (
+            np.array(["r0"] * 4 + ["Total"] * 4),
+            np.array(["c0", "c1", "c2", "Total"] * 2),
+        ),
+        np.where(hidden, 0.0, sums),
+        np.where(hidden, np.inf, sums),
+        np.where(hidden, "suppressed", "published"),
+        np.where(hidden, "x", sums.astype(int).astype(str)),
+        contributions=tuple(contributions),
+    )
+    audit = audit_tables(TableSet((table,), dims), Rules(dominance_n=1, dominance_k=80))
+    groups = [f for f in audit.findings if f.kind == "group"]
+    assert groups and groups[0].rule == "dominance"
+    assert groups[0].cells == ("r=r0, c=c1", "r=r0, c=c2")
+
+
+def test_linked_tables_unsafe_together_are_found_jointly() -> None:
+    """UserSupport#136: a x b and b x c of the same people. The first hides a0's cells
+    and the b margins; the second hides b0's cells and the c margins. Each alone gives
+    nothing back; together, b1's margin in the second pins a0's cells in the first."""
+    cube = np.array([[[1, 1], [3, 5]], [[1, 3], [3, 5]]])
+    dims = dimensions(cube.shape, ("a", "b", "c"))
+    hide_ab = {("a0", "b0"), ("a0", "b1"), ("Total", "b0"), ("Total", "b1")}
+    hide_bc = {("b0", "c0"), ("b0", "c1"), ("Total", "c0"), ("Total", "c1")}
+    ab = cube_table("ab", cube, ("a", "b", "c"), (0, 1), hide_ab)
+    bc = cube_table("bc", cube, ("a", "b", "c"), (1, 2), hide_bc)
+    rules = Rules(threshold=0, coalition=0, zeros="ignore")
+    alone = [audit_tables(TableSet((t,), dims), rules).count("exact") for t in (ab, bc)]
+    joint = audit_tables(TableSet((ab, bc), dims), rules)
+    assert alone == [0, 0]
+    exact = [f for f in joint.findings if f.kind == "exact"]
+    assert len(exact) == 4
+    assert any("[bc: " in proof for f in exact if f.table == "ab" for proof in f.proofs)
+
+
+def test_a_small_cell_published_as_it_is_fails() -> None:
+    cube = np.array([[25, 4, 30], [20, 33, 40]])
+    audit = audit_tables(_one(cube, set()))
+    published = [f for f in audit.findings if f.kind == "published"]
+    assert [f.cells for f in published] == [("r=r0, c=c1",)]
+    assert published[0].rule == "threshold"
+
+
+def test_a_narrow_interval_falls_short_of_the_protection_level() -> None:
+    """Rows: x01 + x03 = 12, x11 + x13 = 12; columns: x01 + x11 = 7, x03 + x13 = 17.
+    So x01, x11 lie in [0, 7] and x03, x13 in [5, 12]. With the true values given and a
+    safety range of 50%, 8 needs its interval to reach 4 below (it stops at 5) and 9 to
+    reach 4.5 below and 13.5 above: both too narrow; 4 and 3 are protected."""
+    cube = np.array([[25, 4, 30, 8], [20, 3, 40, 9]])
+    hidden = {("r0", "c1"), ("r0", "c3"), ("r1", "c1"), ("r1", "c3")}
+    tables = _one(cube, hidden)
+    table = tables.tables[0]
+    full = np.where(table.suppressed, 0.0, table.lower)
+    full[table.suppressed] = [4, 8, 3, 9]
+    audit = audit_tables(tables, Rules(safety_range=50), values={"t": full})
+    intervals = {i.cell: (i.lower, i.upper) for i in audit.intervals}
+    assert intervals["r=r0, c=c1"] == (0, 7) and intervals["r=r1, c=c3"] == (5, 12)
+    narrow = {f.cells[0]: f for f in audit.findings if f.kind == "narrow"}
+    assert set(narrow) == {"r=r0, c=c3", "r=r1, c=c3"}
+    assert "narrow it below its value" in narrow["r=r0, c=c3"].text
+    assert "narrow it above and below" in narrow["r=r1, c=c3"].text
+    assert all(f.proofs for f in narrow.values())
+
+
+def test_reports_are_deterministic_and_redacted_by_default() -> None:
+    cube = np.array([[15, 2, 3, 7], [30, 40, 50, 6]])
+    hidden = {("r0", "c1"), ("r0", "c2"), ("r1", "c3")}
+    first = tables_json(audit_tables(_one(cube, hidden)))
+    second = tables_json(audit_tables(_one(cube, hidden)))
+    assert first == second
+    document = json.loads(first)
+    assert document["redacted"] and "intervals" not in document
+    shown = tables_to_dict(audit_tables(_one(cube, hidden)), show_values=True)
+    assert shown["intervals"] and not shown["redacted"]
+    text = tables_summary(document)
+    assert text.startswith("anonaudit tables: FAIL")
+    assert "(15)" not in text and "values redacted" in text

@@ -1,0 +1,130 @@
+"""``anonaudit tables`` from the command line: exit codes, reports, policy, bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from anonaudit.cli import main
+
+EDU = """education \\ race,Black,White,Other,Total
+HS,3,x,x,40
+Bachelors,12,20,x,45
+Masters,x,15,2,29
+Total,27,65,22,114
+"""
+
+SAFE = """education \\ race,Black,White,Total
+HS,x,x,45
+Bachelors,x,x,52
+Total,51,46,97
+"""
+
+
+@pytest.fixture
+def edu(tmp_path: Path) -> Path:
+    path = tmp_path / "edu.csv"
+    path.write_text(EDU)
+    return path
+
+
+def test_a_disclosing_table_fails_with_its_proofs(
+    edu: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["tables", str(edu)]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith("anonaudit tables: FAIL")
+    assert "4 disclosed exactly by the published cells" in out
+    assert "edu.csv: education=HS, race=Other] = [" in out
+    assert "2 sensitive cells published as they are" in out
+    # redacted: no published figure quoted, no value given back
+    assert "(40)" not in out and "give its value:" not in out
+
+
+def test_show_values_prints_the_values_and_the_json_report(
+    edu: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report = tmp_path / "report.json"
+    assert main(["tables", str(edu), "--show-values", "--json", str(report)]) == 1
+    assert "give its value: 7" in capsys.readouterr().out  # HS, Other = 40 - 3 - 30
+    document = json.loads(report.read_text())
+    assert document["counts"]["exact"] == 4 and not document["redacted"]
+    cells = {(i["cell"], i["lower"], i["upper"]) for i in document["intervals"]}
+    assert ("education=HS, race=Other", 7.0, 7.0) in cells
+
+
+def test_json_to_stdout_is_the_document_alone(
+    edu: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["tables", str(edu), "--json", "-"]) == 1
+    document = json.loads(capsys.readouterr().out)
+    assert document["command"] == "tables" and document["redacted"]
+    assert "intervals" not in document
+
+
+def test_a_safe_table_passes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "safe.csv"
+    path.write_text(SAFE)
+    assert main(["tables", str(path), "--threshold", "5"]) == 0
+    assert capsys.readouterr().out.startswith("anonaudit tables: PASS")
+
+
+def test_the_policy_file_sets_the_rules_and_the_command_line_wins(
+    edu: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    policy = tmp_path / "policy.toml"
+    policy.write_text("[tables]\nthreshold = 2\ncoalition = 0\n")
+    assert main(["tables", str(edu), "--config", str(policy), "--json", "-"]) == 1
+    document = json.loads(capsys.readouterr().out)
+    assert document["rules"]["threshold"] == 2 and document["counts"]["published"] == 0
+    argv = ["tables", str(edu), "--config", str(policy), "--threshold", "10", "--json", "-"]
+    assert main(argv) == 1
+    assert json.loads(capsys.readouterr().out)["rules"]["threshold"] == 10
+    policy.write_text("[tables]\nthreshhold = 2\n")
+    assert main(["tables", str(edu), "--config", str(policy)]) == 2
+    assert "[tables] has no setting 'threshhold'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--dominance", "2"], "--dominance takes N,K such as 2,85"),
+        (["--rounding", "five"], "--rounding takes BASE[:nearest|random]"),
+        (["--threshold", "-1"], "threshold"),
+        (["--true-values", "nope.csv=x.csv"], "--true-values nope.csv=...: no table"),
+        (["--population", "other.csv=A"], "--population names no table given"),
+    ],
+)
+def test_bad_settings_are_one_line_errors(
+    edu: Path, argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["tables", str(edu), *argv]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_contradicting_tables_are_bad_input(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "bad.csv"
+    path.write_text(EDU.replace("Masters,x,15,2,29", "Masters,x,15,2,30"))
+    assert main(["tables", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "do not add up" in err and err.count("\n") == 1
+
+
+def test_true_values_check_the_protection_of_suppressed_cells(
+    edu: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    truth = tmp_path / "truth.csv"
+    truth.write_text(
+        EDU.replace("HS,3,x,x,40", "HS,3,30,7,40")
+        .replace("Bachelors,12,20,x,45", "Bachelors,12,20,13,45")
+        .replace("Masters,x,15,2,29", "Masters,12,15,2,29")
+    )
+    argv = ["tables", str(edu), "--true-values", f"edu.csv={truth}", "--json", "-"]
+    assert main(argv) == 1
+    document = json.loads(capsys.readouterr().out)
+    assert document["counts"]["exact"] == 4
