@@ -1,36 +1,42 @@
 """Benchmark: which observed keys a DP release keeps, and the error of its counts.
 
-Issue 25, item 8 asked whether the optimal partition selection of Desfontaines, Voss,
+Issue 25, item 8. Observed keys (a release without a public domain,
+:func:`anonaudit.dp.release.release`) are kept by a stability threshold on their noisy
+count. This benchmark measures, on the UCI Adult data, what the release does now, a
+randomized threshold, against the two rules it was chosen over: the whole-number
+threshold it used before, and the optimal partition selection of Desfontaines, Voss,
 Gipson & Mandayam ("Differentially private partition selection", PoPETs 2022(4),
-Theorem 1) should replace the stability threshold that keeps observed keys today
-(:func:`anonaudit.dp.release.release` without a public domain) when each person
-contributes one record. This benchmark measures both on the UCI Adult data.
+Theorem 1).
 
 What it compares
 ----------------
 Observed keys are the QI combinations of the data (class table over ``--qis``), one
 record per person (``max_contributions = 1``, add-remove), each release at a total
-(ε, δ):
+(ε, δ). Every count gets noise at ε (discrete Laplace; discrete Gaussian at ε and δ/2)
+and the selection spends the keys' δ (all of δ for Laplace noise, δ/2 for Gaussian):
 
-* **threshold** (today, the product's own :func:`~anonaudit.dp.release.release`): every
-  count gets noise at ε (discrete Laplace; discrete Gaussian at ε and δ/2) and a key is
-  kept when its noisy count reaches the stability threshold τ whose δ (the chance that a
-  key one person makes is kept) fits (all of δ for Laplace noise, δ/2 for Gaussian).
-  The noisy count decides the selection, so the selection costs nothing extra.
-* **optimal + counts** (the candidate): a key with n records is kept with the paper's
-  optimal probability π_n (:func:`keep_probabilities`) at ε·``share`` and the
-  selection's δ (δ for Laplace noise, δ/2 for Gaussian), drawn from the operating
-  system's secure generator (:func:`keep`); a kept key's count then needs noise of its
-  own, at ε·(1 − ``share``) (and δ/2 for Gaussian noise, calibrated on the Gaussian
+* **randomized** (today, the product's own :func:`~anonaudit.dp.release.release`): a
+  key is kept when its noisy count reaches τ, the smallest whole threshold whose δ
+  fits, and with probability q when it is τ − 1, q chosen so that the keys' δ is the
+  δ allowed (:func:`~anonaudit.dp.accounting.stability_threshold`);
+* **whole** (before): the same noise and τ, a key kept only when its noisy count
+  reaches τ; its δ is what τ alone spends (the "spent" column, a share of the δ allowed);
+* **optimal + counts**: a key with n records is kept with the paper's optimal
+  probability π_n (:func:`keep_probabilities`) at ε·``share`` and the selection's δ,
+  drawn from the operating system's secure generator
+  (:func:`~anonaudit.dp.mechanisms.bernoulli`); a kept key's count then needs noise of
+  its own, at ε·(1 − ``share``) (and δ/2 for Gaussian noise, calibrated on the Gaussian
   curve, :func:`~anonaudit.dp.accounting.noise_scale`). Sequential composition: the
   total is the same (ε, δ).
 
-Printed per row: the true keys; the keys released (mean over ``--runs`` releases) and
-the mean absolute error of the counts over *all* true keys, an unreleased key counting
-as 0 (so a dropped key of n records costs n), each for the threshold and for the
-candidate at each share, with the candidate/threshold ratios. The last columns give
-the paper's own comparison, keys only (no counts released), in expectation: the
-threshold's noise at the whole ε against π_n at the whole ε.
+Printed per row, in two tables: the true keys; the keys released (mean over ``--runs``
+releases) and the mean absolute error of the counts over *all* true keys, an
+unreleased key counting as 0 (so a dropped key of n records costs n). The first table
+sets the randomized threshold beside the whole one, sampled and in expectation (exact,
+from the noise's distribution: no sampling error). The second sets the optimal
+selection at each share beside the randomized threshold, with the ratios, and ends
+with the paper's own comparison, keys only (no counts released), in expectation: the
+randomized threshold on noise at the whole ε against π_n at the whole ε.
 
 Measured on the 2-core development machine: see docs/dp.md ("Partition selection").
 The load average is printed before and after; it does not change the counts, only the
@@ -53,7 +59,6 @@ from __future__ import annotations
 import argparse
 import math
 import os
-import secrets
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,9 +71,9 @@ from numpy.typing import NDArray
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from anonaudit.classtable import ClassTable
-from anonaudit.dp import DPOptions, PrivacyGuarantee, add_noise, release
-from anonaudit.dp.accounting import noise_scale
-from anonaudit.dp.mechanisms import Mechanism, NoiseDistribution
+from anonaudit.dp import DPOptions, PrivacyGuarantee, Release, add_noise, release
+from anonaudit.dp.accounting import delta_threshold, noise_scale
+from anonaudit.dp.mechanisms import Mechanism, NoiseDistribution, bernoulli
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = (Path("/work/shared/data/adult/adult.csv"), ROOT / "sample_data" / "adult" / "adult.csv")
@@ -117,38 +122,55 @@ def keep_probabilities(epsilon: float, delta: float, largest: int) -> NDArray[An
     return pi
 
 
-def keep(probabilities: NDArray[Any]) -> NDArray[Any]:
-    """One secure Bernoulli draw per probability, never above it.
-
-    A 64-bit integer ``r`` from the operating system's generator
-    (:func:`secrets.token_bytes`) keeps when ``r < floor(p 2^64)``: exactly
-    ``floor(p 2^64) / 2^64 <= p``, within ``2^-64`` below ``p``; ``p = 1`` always keeps.
-    """
-    p = np.asarray(probabilities, dtype=np.float64)
-    draws = np.frombuffer(secrets.token_bytes(8 * len(p)), dtype=np.uint64)
-    below = np.floor(np.ldexp(np.where(p < 1, p, 0.0), 64)).astype(np.uint64)
-    return (p >= 1) | (draws < below)
-
-
 @dataclass(frozen=True)
 class Outcome:
-    """Mean keys released and mean absolute error over all true keys, over the runs."""
+    """Mean keys released and mean absolute error over all true keys."""
 
     keys: float
     error: float
 
 
-def threshold_release(
+def measure(true: NDArray[Any], runs: list[NDArray[Any]]) -> Outcome:
+    """The :class:`Outcome` of released counts (one array a run) of the keys ``true``."""
+    return Outcome(
+        float(np.mean([(released > 0).sum() for released in runs])),
+        float(np.mean([np.abs(released - true).mean() for released in runs])),
+    )
+
+
+def threshold_releases(
     table: ClassTable, mechanism: Mechanism, epsilon: float, delta: float, runs: int
-) -> Outcome:
-    """Today's release (the product's own code), ``runs`` times."""
+) -> tuple[Outcome, Outcome, Release]:
+    """The whole-number threshold and today's randomized one, ``runs`` times each, and
+    today's last release (its τ, q, noise scale and δ).
+
+    Today's release is the product's own; the whole-number threshold is the rule it
+    applied before, on fresh noise of the same scale and the same τ.
+    """
     options = DPOptions(PrivacyGuarantee(epsilon, delta), mechanism=mechanism)
-    keys, errors = [], []
+    whole, randomized = [], []
     for _ in range(runs):
         r = release(table, options)
-        keys.append(int((r.released_counts > 0).sum()))
-        errors.append(float(np.abs(r.released_counts - r.true_counts).mean()))
-    return Outcome(float(np.mean(keys)), float(np.mean(errors)))
+        assert r.threshold is not None  # observed keys
+        randomized.append(r.released_counts)
+        noisy = add_noise(r.true_counts, mechanism=mechanism, scale=r.noise_scale)
+        whole.append(np.where(noisy >= r.threshold, noisy, 0))
+    return measure(table.counts, whole), measure(table.counts, randomized), r
+
+
+def expected(
+    counts: NDArray[Any], noise: NoiseDistribution, threshold: int, keep_below: float
+) -> Outcome:
+    """The exact expectation of :func:`measure` for a threshold τ that keeps a noisy
+    count of τ − 1 with probability ``keep_below``, from the noise's distribution."""
+    z, p = noise.support()
+    values, keys = np.unique(counts, return_counts=True)
+    noisy = values[:, None] + z[None, :]
+    kept = np.where(noisy >= threshold, 1.0, np.where(noisy == threshold - 1, keep_below, 0.0))
+    error = kept * np.abs(z) + (1 - kept) * values[:, None]
+    return Outcome(
+        float(keys @ (kept * p).sum(axis=1)), float(keys @ (error * p).sum(axis=1) / len(counts))
+    )
 
 
 def optimal_release(
@@ -171,28 +193,13 @@ def optimal_release(
     scale = noise_scale(
         mechanism, epsilon=(1 - share) * epsilon, delta=delta - selection_delta, l1=1, l2=1.0
     )
-    keys, errors = [], []
-    for _ in range(runs):
-        noisy = add_noise(counts, mechanism=mechanism, scale=scale)
-        released = np.where(keep(pi), np.maximum(noisy, 0), 0)
-        keys.append(int((released > 0).sum()))
-        errors.append(float(np.abs(released - counts).mean()))
-    return Outcome(float(np.mean(keys)), float(np.mean(errors)))
-
-
-def keys_only(
-    table: ClassTable, mechanism: Mechanism, epsilon: float, delta: float
-) -> tuple[float, float]:
-    """Expected keys kept when only the keys are released (the paper's comparison):
-    today's threshold on noise at the whole ε, and π_n at the whole ε and its δ."""
-    counts = table.counts
-    r = release(table, DPOptions(PrivacyGuarantee(epsilon, delta), mechanism=mechanism))
-    assert r.threshold is not None and r.noise is not None
-    noise: NoiseDistribution = r.noise
-    threshold = float(sum(noise.tail(r.threshold - int(n)) for n in counts))
-    selection_delta = delta if mechanism == "discrete-laplace" else delta / 2
-    optimal = float(keep_probabilities(epsilon, selection_delta, int(counts.max()))[counts].sum())
-    return threshold, optimal
+    released = [
+        np.where(
+            bernoulli(pi), np.maximum(add_noise(counts, mechanism=mechanism, scale=scale), 0), 0
+        )
+        for _ in range(runs)
+    ]
+    return measure(counts, released)
 
 
 def ratio(new: float, old: float) -> str:
@@ -214,29 +221,49 @@ def main(argv: list[str] | None = None) -> int:
     records = pd.read_csv(path, sep=";", dtype=str)
     print(f"{path}: {len(records):,} records, one per person; {args.runs} releases per figure")
     print("keys: keys released (mean); MAE: mean absolute error over all true keys")
-    print("opt@s: optimal selection at s*eps, counts at (1-s)*eps; x: ratio to the threshold")
-    head = "".join(f" | opt@{s:<4} keys   MAE  keys x  MAE x" for s in SHARES)
+    setting = f"{'QIs':<30} {'mechanism':<17} {'eps':>3} {'delta':>5} {'true':>5}"
+    print("\n1. whole-number threshold (before) and randomized threshold (today)")
+    print("   spent: the whole threshold's delta / the delta allowed; x: randomized / whole")
     print(
-        f"{'QIs':<30} {'mechanism':<17} {'eps':>3} {'delta':>5} {'true':>5} | "
-        f"threshold keys   MAE{head} | keys only: threshold optimal"
+        f"{setting} {'tau':>4} {'q':>5} {'spent':>5} | whole keys   MAE | randomized keys"
+        "   MAE keys x MAE x | expected: whole keys   MAE randomized keys   MAE"
     )
+    second = []
     for qis in QI_SETS:
         frame = records.groupby(list(qis)).size().reset_index(name="count")
         table = ClassTable.from_frame(frame, quasi_identifiers=list(qis))
         for mechanism, epsilon, delta in SETTINGS:
-            old = threshold_release(table, mechanism, epsilon, delta, args.runs)
-            line = (
-                f"{','.join(qis):<30} {mechanism:<17} {epsilon:3.1f} {delta:5.0e} "
-                f"{len(table):5d} | {old.keys:14.0f} {old.error:5.2f}"
+            whole, randomized, r = threshold_releases(table, mechanism, epsilon, delta, args.runs)
+            noise = r.noise
+            assert noise is not None and r.threshold is not None and r.keep_below is not None
+            spent = delta_threshold(
+                mechanism, scale=r.noise_scale, threshold=r.threshold, l0=1, linf=1
             )
+            exact_whole = expected(table.counts, noise, r.threshold, 0.0)
+            exact = expected(table.counts, noise, r.threshold, r.keep_below)
+            row = f"{','.join(qis):<30} {mechanism:<17} {epsilon:3.1f} {delta:5.0e} {len(table):5d}"
+            print(
+                f"{row} {r.threshold:4d} {r.keep_below:5.3f} {spent / r.cost.delta:5.2f} | "
+                f"{whole.keys:10.0f} {whole.error:5.2f} | {randomized.keys:15.0f} "
+                f"{randomized.error:5.2f} {ratio(randomized.keys, whole.keys):>6} "
+                f"{ratio(randomized.error, whole.error):>5} | {exact_whole.keys:16.1f} "
+                f"{exact_whole.error:5.3f} {exact.keys:15.1f} {exact.error:5.3f}"
+            )
+            line = f"{row} | {randomized.keys:15.0f} {randomized.error:5.2f}"
             for share in SHARES:
                 new = optimal_release(table, mechanism, epsilon, delta, share, args.runs)
                 line += (
                     f" | {new.keys:14.0f} {new.error:5.2f} "
-                    f"{ratio(new.keys, old.keys):>7} {ratio(new.error, old.error):>5}"
+                    f"{ratio(new.keys, randomized.keys):>7} {ratio(new.error, randomized.error):>5}"
                 )
-            threshold, optimal = keys_only(table, mechanism, epsilon, delta)
-            print(f"{line} | {threshold:20.0f} {optimal:7.0f}")
+            selection_delta = delta if mechanism == "discrete-laplace" else delta / 2
+            pi = keep_probabilities(epsilon, selection_delta, int(table.counts.max()))
+            second.append(f"{line} | {exact.keys:21.0f} {pi[table.counts].sum():7.0f}")
+    print("\n2. optimal selection at s*eps, counts at (1-s)*eps (opt@s), against the")
+    print("   randomized threshold; x: ratio to the randomized threshold")
+    head = "".join(f" | opt@{s:<4} keys   MAE  keys x  MAE x" for s in SHARES)
+    print(f"{setting} | randomized keys   MAE{head} | keys only: randomized optimal")
+    print("\n".join(second))
     print(f"load average after: {os.getloadavg()[0]:.2f}")
     return 0
 

@@ -75,7 +75,12 @@ def test_pure_release_over_a_public_domain(
     e2 = math.exp(2.0)
     assert c["dp_posterior_bound"] == pytest.approx(0.5 * e2 / (1 + 0.5 * (e2 - 1)))
     assert c["max_pml"] > 0
-    assert report["domain"] == {"kind": "public", "cells": 27, "threshold": None}
+    assert report["domain"] == {
+        "kind": "public",
+        "cells": 27,
+        "threshold": None,
+        "keep_below": None,
+    }
     with out_csv.open(encoding="utf-8", newline="") as stream:
         rows = list(csv.reader(stream))
     assert rows[0] == ["zip", "age", "disease", "count"]
@@ -97,7 +102,9 @@ def test_observed_release_with_delta_to_stdout(
     public, report = document["release"], document["internal"]
     assert document["schema_version"] and public["domain"]["kind"] == "observed"
     assert public["domain"]["values"] is None and public["threshold"] > 1
+    assert 0 <= public["keep_below"] < 1
     assert report["domain"]["threshold"] == public["threshold"]
+    assert report["domain"]["keep_below"] == public["keep_below"]
     assert report["accounting"]["rho"] > 0
     assert report["accounting"]["epsilon"] <= 1.0 + 1e-9
 
@@ -207,7 +214,7 @@ def test_audit_refusal_names_the_audit_flag(tmp_path, capsys):
 SIDECAR_KEYS = {
     "anonaudit_version", "opendp_version", "mechanism", "epsilon", "delta", "noise_scale",
     "neighbouring", "privacy_unit", "max_contributions", "quasi_identifiers", "sensitive",
-    "domain", "threshold", "error", "postprocessing", "protects",
+    "domain", "threshold", "keep_below", "error", "postprocessing", "protects",
 }  # fmt: skip
 INTERNAL_KEYS = {
     "cells", "outside_domain", "not_released", "bounded_records", "released", "utility",
@@ -239,6 +246,7 @@ def test_out_writes_the_table_and_a_sidecar_of_public_facts(
     assert sidecar["delta"] == 0.0 and sidecar["noise_scale"] == 1.0
     assert sidecar["neighbouring"] == "add-remove" and sidecar["max_contributions"] == 1
     assert sidecar["privacy_unit"] is None and sidecar["threshold"] is None
+    assert sidecar["keep_below"] is None
     assert sidecar["opendp_version"].startswith("0.16")
     protects = sidecar["protects"]  # add-remove with noisy counts: all of it
     assert (protects["membership"], protects["class_sizes"], protects["sensitive_values"]) == (

@@ -130,17 +130,18 @@ def brute_force_observed(result: dp.Release) -> list[tuple[float, int]]:
     """Per original cell: posterior on the true value from the whole likelihood product."""
     table = result.original
     noise = result.noise
-    assert noise is not None and result.threshold is not None
+    assert noise is not None and result.threshold is not None and result.keep_below is not None
     z, p = noise.support()
     pmf = dict(zip(z.tolist(), p.tolist(), strict=True))
-    tau = result.threshold
+    tau, q = result.threshold, result.keep_below
 
-    def f(y: int, x: int) -> float:
+    def f(y: int, x: int) -> float:  # kept from tau, and at tau - 1 with probability q
         if x == 0:
             return float(y == 0)
         if y == 0:
-            return sum(pr for k, pr in pmf.items() if x + k < tau)
-        return pmf.get(y - x, 0.0)
+            below = sum(pr for k, pr in pmf.items() if x + k < tau - 1)
+            return below + (1 - q) * pmf.get(tau - 1 - x, 0.0)
+        return (q if y == tau - 1 else 1.0) * pmf.get(y - x, 0.0)
 
     frame = table.keys.to_pandas()
     values = sorted(set(frame["d"]))
@@ -172,7 +173,12 @@ def test_thresholded_release_matches_brute_force() -> None:
     result = dp.release(table, dp.DPOptions(dp.PrivacyGuarantee(1.0, 0.05)))
     assert result.domain == "observed" and result.threshold is not None
     tau = result.threshold
-    for released in ([tau + 1, 0, tau, 0, tau, 0], [0, 0, 0, tau + 2, 0, tau]):
+    assert 0 < (result.keep_below or 0) < 1
+    for released in (
+        [tau + 1, 0, tau, 0, tau, 0],
+        [0, 0, 0, tau + 2, 0, tau],
+        [tau - 1, 0, tau, 0, tau - 1, 0],  # two kept by the coin one below the threshold
+    ):
         attacked = replace(result, released_counts=np.array(released))
         expected = brute_force_observed(attacked)
         order = np.argsort([q for q, _ in expected], kind="stable")

@@ -246,11 +246,18 @@ def seeded_response(
     return result
 
 
+def seeded_coin(probabilities: NDArray[Any]) -> NDArray[Any]:
+    """Stand-in for the randomized threshold's secure coin, seeded likewise."""
+    p = np.asarray(probabilities)
+    return np.random.default_rng([SEED, len(p)]).random(p.shape) < p
+
+
 @pytest.fixture
 def seeded(monkeypatch: pytest.MonkeyPatch) -> None:
     module = importlib.import_module("anonaudit.dp.release")
     monkeypatch.setattr(module, "add_noise", seeded_noise)
     monkeypatch.setattr(module, "randomized_response", seeded_response)
+    monkeypatch.setattr(module, "bernoulli", seeded_coin)
 
 
 def same_release(old: Release, new: Release) -> None:

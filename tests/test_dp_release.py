@@ -102,11 +102,16 @@ def test_observed_release_uses_a_stability_threshold() -> None:
         # the large class is always released, the singleton (almost) never
         assert r.table.keys.column("zip").to_pylist() == ["x"]
         assert abs(int(r.table.counts[0]) - 100_000) < 200
-    # the threshold is the smallest whose exact delta fits: one unit less would break it
+    # the threshold is the smallest whose exact delta fits: one unit less would break it;
+    # the chance of keeping a cell one below it spends the rest of delta, exactly
     r = release(big, DPOptions(PrivacyGuarantee(1.0, 1e-9)))
-    assert r.threshold is not None
+    assert r.threshold is not None and r.keep_below is not None
     exact = {"scale": 1.0, "l0": 1, "linf": 1}
-    assert delta_threshold("discrete-laplace", threshold=r.threshold, **exact) == r.cost.delta
+    stated = delta_threshold(
+        "discrete-laplace", threshold=r.threshold, keep_below=r.keep_below, **exact
+    )
+    assert stated == r.cost.delta <= 1e-9 and r.cost.delta == pytest.approx(1e-9, rel=1e-12)
+    assert delta_threshold("discrete-laplace", threshold=r.threshold, **exact) < 1e-9
     assert delta_threshold("discrete-laplace", threshold=r.threshold - 1, **exact) > 1e-9
 
 

@@ -127,7 +127,7 @@ def test_the_contrast_per_sensitive_attribute(page: str) -> None:
     assert cells["largest leakage, ln(posterior / prior), in nats"] == ["1.39", "7.02"]
     assert cells["largest posterior an ε-DP release allows"] == ["95.7%", "53.3%"]
     breaks = cells["chance an output breaks that bound (its privacy loss exceeds ε)"]
-    assert breaks == ["1.22 × 10⁻⁶"] * 2  # the keys' δ of the value pair: Laplace noise
+    assert breaks == ["2 × 10⁻⁶"] * 2  # the keys' δ of the value pair (l0 = 2): Laplace noise
     assert cells["ε to learn a present person&#39;s value"] == ["2", "2"]
     assert cells["neighbouring relation of the stated ε"] == ["add-remove", "add-remove"]
     assert cells["DP release: records above 50%, records above the bound"][1] == "0%, 0%"

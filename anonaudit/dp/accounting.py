@@ -57,6 +57,7 @@ __all__ = [
     "Budget",
     "Calibration",
     "PrivacyCost",
+    "StabilityThreshold",
     "account",
     "calibrate",
     "delta_threshold",
@@ -198,54 +199,127 @@ def mechanism_cost(mechanism: Mechanism, *, scale: float, l1: float, l2: float) 
 
 
 def delta_threshold(
-    mechanism: Mechanism, *, scale: float, threshold: int, l0: int, linf: int
+    mechanism: Mechanism,
+    *,
+    scale: float,
+    threshold: int,
+    l0: int,
+    linf: int,
+    keep_below: float = 0.0,
 ) -> float:
-    """The δ of releasing only the observed cells whose noisy count reaches ``threshold``.
+    """The δ of releasing only the observed cells whose noisy count reaches ``threshold``
+    (and, with probability ``keep_below``, those whose noisy count is ``threshold - 1``).
 
-    ``δ = l0 · P[Z >= τ - l∞]`` for the integer noise ``Z`` actually sampled
+    ``δ = l0 · P[l∞ + Z kept] = l0 · ((1 - q) P[Z >= τ - l∞] + q P[Z >= τ - 1 - l∞])``
+    with ``q = keep_below``, for the integer noise ``Z`` actually sampled
     (:meth:`~anonaudit.dp.mechanisms.NoiseDistribution.tail`). Derivation: of two
     neighbours, the larger has at most ``l0`` cells the other lacks, each of count at
     most ``l∞``; the outputs differ beyond the ε (or ρ) of the shared cells only when one
-    of those cells is released, which a union bound puts at ``l0 · P[l∞ + Z >= τ]``
-    (Korolova, Kenthapadi, Mishra & Ntoulas 2009, WWW; Wilson et al. 2020, PoPETs,
-    "Differentially private SQL with bounded user contribution", Section 4; Rogers
-    2023). The event is ``noisy >= τ``, the cell kept, and ``>=`` counts: OpenDP 0.16's
-    map for ``make_laplace_threshold`` counts only ``> τ`` (opendp/opendp#2922) and so
-    understates δ; this function is exact for one record per unit.
+    of those cells is released, which a union bound puts at ``l0`` times the chance that
+    a cell of count ``l∞`` is kept (Korolova, Kenthapadi, Mishra & Ntoulas 2009, WWW;
+    Wilson et al. 2020, PoPETs, "Differentially private SQL with bounded user
+    contribution", Section 4; Rogers 2023). That chance,
+    ``(1 - q) P[c + Z >= τ] + q P[c + Z >= τ - 1]``, grows with the count ``c``, so
+    ``l∞`` is the worst. The event is ``noisy >= τ``, the cell kept, and ``>=`` counts:
+    OpenDP 0.16's map for ``make_laplace_threshold`` counts only ``> τ``
+    (opendp/opendp#2922) and so understates δ; this function is exact for one record
+    per unit. With ``l0 = 1`` it is the chance that a cell of count ``linf`` is kept.
 
     >>> round(delta_threshold("discrete-laplace", scale=1.0, threshold=6, l0=1, linf=1), 5)
     0.00493
+    >>> round(delta_threshold("discrete-laplace", scale=1.0, threshold=6, l0=1, linf=1,
+    ...                       keep_below=1.0), 5)  # threshold 5
+    0.01339
     """
     noise = NoiseDistribution(mechanism, scale)
-    return float(min(1.0, l0 * noise.tail(threshold - linf)))
+    at, below = noise.tail(threshold - linf), noise.tail(threshold - 1 - linf)
+    return float(min(1.0, l0 * ((1 - keep_below) * at + keep_below * below)))
+
+
+@dataclass(frozen=True)
+class StabilityThreshold:
+    """Which observed cells a release keeps: the randomized stability threshold.
+
+    A cell is kept when its noisy count reaches ``threshold``, and with probability
+    ``keep_below`` when its noisy count is ``threshold - 1`` (:func:`stability_threshold`).
+
+    Attributes
+    ----------
+    threshold : int
+        τ, the smallest whole threshold whose :func:`delta_threshold` fits.
+    keep_below : float
+        q, in [0, 1]: the chance that a cell whose noisy count is ``τ - 1`` is kept.
+    delta : float
+        The exact :func:`delta_threshold` of the rule: at most the δ allowed, and equal
+        to it up to rounding.
+    """
+
+    threshold: int
+    keep_below: float
+    delta: float
 
 
 def stability_threshold(
     mechanism: Mechanism, *, scale: float, l0: int, linf: int, delta: float
-) -> int:
-    """Smallest threshold τ whose :func:`delta_threshold` is at most ``delta``.
+) -> StabilityThreshold:
+    """The keep rule of observed cells that spends exactly ``delta``: the smallest whole
+    threshold τ whose :func:`delta_threshold` is at most ``delta``, and the chance q of
+    keeping a cell at ``τ - 1`` that brings the δ up to ``delta``.
 
-    >>> stability_threshold("discrete-laplace", scale=1.0, l0=1, linf=1, delta=0.01)
-    6
+    Why this rule. The noisy count of a cell present in both neighbours is released or
+    not by post-processing it, which costs nothing beyond its ε (or ρ); only cells one
+    unit alone makes cost δ, the chance that they are kept. So the best rule keeps a
+    cell with a probability ``f(y)`` of its noisy count ``y`` that maximizes the chance
+    of keeping cells of every count ``n > l∞`` subject to
+    ``l0 · Σ_y f(y) P[l∞ + Z = y] <= delta``. The integer noises sampled (discrete
+    Laplace and Gaussian) are log-concave, so ``P[n + Z = y] / P[l∞ + Z = y]`` does not
+    decrease in ``y``, and by the Neyman-Pearson lemma (Neyman & Pearson 1933, "On the
+    problem of the most efficient tests of statistical hypotheses", Phil. Trans. R. Soc.
+    A 231; for all ``n > l∞`` at once, Karlin & Rubin 1956, "The theory of decision
+    procedures for distributions with monotone likelihood ratio", Ann. Math. Statist.
+    27) the best ``f`` is 1 from a cut up, 0 below
+    it and a probability at the cut, with the constraint met exactly: here ``f = 1`` for
+    ``y >= τ`` and ``q`` at ``y = τ - 1``. A whole threshold alone (Wilson et al. 2020)
+    spends a share of ``delta`` between ``P[Z >= τ - l∞] / P[Z >= τ - 1 - l∞]``
+    (``e^{-ε}`` for Laplace noise and one record per unit) and 1: 55-85% at ε 0.5 to 2
+    and δ 1e-6 or 1e-9 with Laplace noise. The optimal partition selection
+    of Desfontaines, Voss, Gipson & Mandayam (2022, "Differentially private partition
+    selection", PoPETs, Theorem 1) keeps more cells for ``delta`` by selecting on the
+    true count, but a release that publishes the kept cells' counts must then noise
+    them separately, splitting ε; ``benchmarks/bench_partition.py`` measured it losing
+    (docs/dp.md, "Partition selection").
+
+    q solves ``delta_threshold(..., keep_below=q) = delta``, and is lowered if rounding
+    put the δ computed above ``delta``: the stated δ is an upper bound.
+
+    >>> t = stability_threshold("discrete-laplace", scale=1.0, l0=1, linf=1, delta=0.01)
+    >>> t.threshold, round(t.keep_below, 4), round(t.delta, 12)
+    (6, 0.5995, 0.01)
     """
     if not 0 < delta < 1:
         raise ParameterError(f"a stability threshold needs 0 < delta < 1 (got {delta!r})")
 
-    def fits(threshold: int) -> bool:
-        return (
-            delta_threshold(mechanism, scale=scale, threshold=threshold, l0=l0, linf=linf) <= delta
+    def spent(threshold: int, keep_below: float = 0.0) -> float:
+        return delta_threshold(
+            mechanism, scale=scale, threshold=threshold, l0=l0, linf=linf, keep_below=keep_below
         )
 
     low, high = linf + 1, linf + 2
-    while not fits(high):
+    while spent(high) > delta:
         low, high = high, linf + 2 * (high - linf)
     while low < high:
         mid = (low + high) // 2
-        if fits(mid):
+        if spent(mid) <= delta:
             high = mid
         else:
             low = mid + 1
-    return low
+    noise = NoiseDistribution(mechanism, scale)
+    at = l0 * noise.tail(low - linf)
+    step = l0 * (noise.tail(low - 1 - linf) - noise.tail(low - linf))  # l0 P[Z = τ-1-l∞]
+    keep_below = min(1.0, max(0.0, (delta - at) / step)) if step > 0 else 0.0
+    while (excess := spent(low, keep_below) - delta) > 0:  # rounding: 0 fits, by the search
+        keep_below = max(0.0, keep_below - 2 * excess / step)
+    return StabilityThreshold(low, keep_below, spent(low, keep_below))
 
 
 def zcdp_to_epsilon(rho: float, delta: float) -> float:

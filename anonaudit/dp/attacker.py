@@ -80,6 +80,8 @@ __all__ = [
 _TOLERANCE = 1e-9  # slack, in nats, when comparing a posterior with its ε-DP bound
 
 LogLikelihood = Callable[[NDArray[Any], NDArray[Any]], NDArray[Any]]
+#: ``P(R = k)`` or ``P(R <= k)`` of the rounded noise, per whole ``k``.
+Density = Callable[[NDArray[Any]], NDArray[Any]]
 
 
 @dataclass(frozen=True)
@@ -263,7 +265,9 @@ def informed_dp(
     ``P(round(x + Z) = y)`` from the CDF for continuous noise; a clamped 0 is
     ``P(x + Z <= 0)``. Over observed combinations a cell with no record is never
     released, and a cell with records is released as its noisy count when that reaches
-    the threshold τ and is absent (``P(x + Z < τ)``) otherwise.
+    the threshold τ, or is ``τ - 1`` and kept with probability q
+    (``q P(x + Z = τ - 1)``), and is absent otherwise
+    (``P(x + Z < τ - 1) + (1 - q) P(x + Z = τ - 1)``).
     """
     if release.mechanism == "randomized-response":
         return _informed_rr(release)
@@ -317,8 +321,8 @@ def _observed_cells(release: Release, sensitive: str) -> _Cells:
     total = true.sum()
     tuple_prior = np.bincount(tuple_id, weights=true) / total
     noise = release.noise
-    assert noise is not None and release.threshold is not None  # observed: additive, thresholded
-    z, p = noise.support()
+    assert noise is not None  # observed: additive
+    at, below = _rounded_noise(noise)
     return _Cells(
         group=table.classes.index,
         code=code,
@@ -326,8 +330,16 @@ def _observed_cells(release: Release, sensitive: str) -> _Cells:
         true=true,
         released=release.released_counts,
         code_prior=np.bincount(code, weights=true) / total,
-        absent=float(p[z <= release.threshold - 2].sum()),  # P(1 + Z < τ) over f(0 | 0) = 1
+        # a count of 1 unreleased, over f(0 | 0) = 1
+        absent=float(_dropped(release, at, below, np.array(1))),
     )
+
+
+def _dropped(release: Release, at: Density, below: Density, x: NDArray[Any]) -> NDArray[Any]:
+    """``P(a cell of count x is not kept)`` by the release's threshold τ and its q."""
+    threshold, keep_below = release.threshold, release.keep_below
+    assert threshold is not None and keep_below is not None  # observed: thresholded
+    return np.asarray(below(threshold - 2 - x) + (1 - keep_below) * at(threshold - 1 - x))
 
 
 def _loglik(release: Release, postprocess: Postprocess) -> LogLikelihood:
@@ -335,14 +347,15 @@ def _loglik(release: Release, postprocess: Postprocess) -> LogLikelihood:
     noise = release.noise
     assert noise is not None  # additive mechanisms only
     at, below = _rounded_noise(noise)
-    threshold = release.threshold
+    threshold, keep_below = release.threshold, release.keep_below
 
     def loglik(y: NDArray[Any], x: NDArray[Any]) -> NDArray[Any]:
-        if threshold is not None:  # observed: a cell with no record is never released
+        if threshold is not None and keep_below is not None:  # observed: thresholded
+            kept = at(y - x) * np.where(y == threshold - 1, keep_below, 1.0)
             p = np.where(
-                x <= 0,
+                x <= 0,  # a cell with no record is never released
                 (y == 0).astype(float),
-                np.where(y == 0, below(threshold - 1 - x), at(y - x)),
+                np.where(y == 0, _dropped(release, at, below, x), kept),
             )
         elif postprocess == "clamp":
             p = np.where(y == 0, below(-x), at(y - x))
@@ -353,9 +366,7 @@ def _loglik(release: Release, postprocess: Postprocess) -> LogLikelihood:
     return loglik
 
 
-def _rounded_noise(
-    noise: NoiseDistribution,
-) -> tuple[Callable[[NDArray[Any]], NDArray[Any]], Callable[[NDArray[Any]], NDArray[Any]]]:
+def _rounded_noise(noise: NoiseDistribution) -> tuple[Density, Density]:
     """``P(R = k)`` and ``P(R <= k)`` for the noise rounded to a whole number ``R``."""
     if noise.discrete:
         z, p = noise.support()

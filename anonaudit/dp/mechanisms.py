@@ -3,8 +3,10 @@
 Every random number of :mod:`anonaudit.dp` comes from OpenDP (a dependency of anonaudit),
 whose samplers are exact and draw from the operating system's secure generator, so the
 released numbers do not leak through floating-point artefacts (Mironov 2012, "On
-significance of the least significant bits for differential privacy", CCS).
-numpy's generators are never used for a release.
+significance of the least significant bits for differential privacy", CCS). The one
+exception, the coin of the randomized stability threshold (:func:`bernoulli`), is drawn
+from the same secure generator through :mod:`secrets`, exactly. numpy's generators are
+never used for a release.
 
 Mechanisms, by name (:data:`MECHANISMS`):
 
@@ -43,6 +45,7 @@ do with OpenDP.
 from __future__ import annotations
 
 import math
+import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -63,6 +66,7 @@ __all__ = [
     "Mechanism",
     "NoiseDistribution",
     "add_noise",
+    "bernoulli",
     "opendp_contrib",
     "randomized_response",
     "require_opendp",
@@ -155,6 +159,23 @@ def add_noise(values: NDArray[Any], *, mechanism: Mechanism, scale: float) -> ND
         measurement = make(dp.vector_domain(atom), metric, scale=float(scale))
     dtype = np.int64 if discrete else np.float64
     return np.asarray(measurement(np.asarray(values, dtype=dtype).tolist()), dtype=dtype)
+
+
+def bernoulli(probabilities: NDArray[Any]) -> NDArray[Any]:
+    """One secure Bernoulli draw per probability, never more likely than it.
+
+    A 64-bit integer ``r`` from the operating system's secure generator
+    (:func:`secrets.token_bytes`) per element is true when ``r < floor(p 2^64)``: with
+    probability exactly ``floor(p 2^64) / 2^64``, at most ``p`` and within ``2^-64`` of
+    it; ``p >= 1`` is always true. One vectorised call, whatever the probabilities.
+
+    >>> bernoulli(np.array([0.0, 1.0])).tolist()
+    [False, True]
+    """
+    p = np.asarray(probabilities, dtype=np.float64)
+    draws = np.frombuffer(secrets.token_bytes(8 * p.size), dtype=np.uint64).reshape(p.shape)
+    below = np.floor(np.ldexp(np.where(p < 1, np.maximum(p, 0.0), 0.0), 64)).astype(np.uint64)
+    return np.asarray((p >= 1) | (draws < below))
 
 
 def rr_keep_probability(epsilon: float, categories: int) -> float:

@@ -17,16 +17,20 @@ Which cells are released (:data:`DomainKind`):
   Laplace noise.
 * ``observed``: only the cells present in the data, each noised and kept when its noisy
   count reaches a stability threshold τ (Korolova, Kenthapadi, Mishra & Ntoulas 2009,
-  "Releasing search queries and clicks privately", WWW; Wilson et al. 2020; Rogers
-  2023, "A unifying privacy analysis framework for unknown domain algorithms in
-  differential privacy"). A cell that exists only because of one unit is released only
-  when its noise pushes it past τ, which happens with probability at most δ. This is
-  (ε, δ)-DP, never pure ε-DP, and needs ``delta``. τ is the smallest threshold whose
-  exact δ (:func:`~anonaudit.dp.accounting.delta_threshold`, computed from the noise
-  actually sampled) fits; OpenDP's own privacy map of ``make_laplace_threshold`` /
-  ``make_gaussian_threshold`` understates δ in 0.16 (opendp/opendp#2922) and is not
-  used. The noise is drawn for the whole vector at once and the threshold applied
-  afterwards.
+  "Releasing search queries and clicks privately", WWW; Wilson et al. 2020,
+  "Differentially private SQL with bounded user contribution", PoPETs; Rogers 2023, "A
+  unifying privacy analysis framework for unknown domain algorithms in differential
+  privacy"), or is ``τ - 1`` and a secure coin of probability q says so
+  (:func:`~anonaudit.dp.mechanisms.bernoulli`). A cell that exists only because of one
+  unit is released only when its noise pushes it that far, which happens with
+  probability at most δ. This is (ε, δ)-DP, never pure ε-DP, and needs ``delta``. τ is
+  the smallest threshold whose exact δ (:func:`~anonaudit.dp.accounting.delta_threshold`,
+  computed from the noise actually sampled) fits and q spends the rest of δ: by a
+  Neyman-Pearson argument the best rule that keeps a cell by its noisy count
+  (:func:`~anonaudit.dp.accounting.stability_threshold`). OpenDP's own privacy map of
+  ``make_laplace_threshold`` / ``make_gaussian_threshold`` understates δ in 0.16
+  (opendp/opendp#2922) and is not used. The noise is drawn for the whole vector at once
+  and the threshold applied afterwards.
 
 The guarantee is stated for the chosen neighbouring relation. Learning the value of a
 person who is in the data is a different pair of datasets: the same people, that
@@ -59,6 +63,7 @@ from anonaudit.classtable import ClassTable
 from anonaudit.dp.accounting import (
     Budget,
     PrivacyCost,
+    StabilityThreshold,
     delta_threshold,
     gaussian_epsilon,
     mechanism_cost,
@@ -73,6 +78,7 @@ from anonaudit.dp.mechanisms import (
     Mechanism,
     NoiseDistribution,
     add_noise,
+    bernoulli,
     randomized_response,
     rr_keep_probability,
 )
@@ -130,7 +136,12 @@ class Release:
     cells : int
         Counts that received noise (or records randomized, for randomized response).
     threshold : int or None
-        Stability threshold τ (``observed`` only).
+        Stability threshold τ (``observed`` only): a cell is kept when its noisy count
+        reaches it.
+    keep_below : float or None
+        q (``observed`` only): the chance that a cell whose noisy count is ``τ - 1`` is
+        kept, which brings the keys' δ up to the δ allowed
+        (:func:`~anonaudit.dp.accounting.stability_threshold`).
     outside_domain : int
         Records whose values are not in the public domain, left out. Not released:
         do not publish it.
@@ -164,6 +175,7 @@ class Release:
     domain: DomainKind
     cells: int
     threshold: int | None
+    keep_below: float | None
     outside_domain: int
     cost: PrivacyCost
     value_epsilon: float
@@ -370,6 +382,7 @@ def _public(
         domain="public",
         cells=n_cells,
         threshold=None,
+        keep_below=None,
         outside_domain=int(table.counts[~inside].sum()),
         cost=cost,
         value_epsilon=value_epsilon,
@@ -402,23 +415,23 @@ def _observed(
     threshold_delta = delta if laplace else delta / 2
     scale, shared = _calibrate(mechanism, sensitivity, epsilon, delta - threshold_delta)
     s = sensitivity
-    threshold = stability_threshold(
-        mechanism, scale=scale, l0=s.l0, linf=s.linf, delta=threshold_delta
-    )
-    keys_delta = delta_threshold(mechanism, scale=scale, threshold=threshold, l0=s.l0, linf=s.linf)
+    rule = stability_threshold(mechanism, scale=scale, l0=s.l0, linf=s.linf, delta=threshold_delta)
     cost = PrivacyCost(
         epsilon=shared.epsilon,
         rho=shared.rho,
-        delta=keys_delta,
-        profile=None if shared.profile is None else (epsilon, shared.profile[1] + keys_delta),
+        delta=rule.delta,
+        profile=None if shared.profile is None else (epsilon, shared.profile[1] + rule.delta),
     )
     _spend(budget, epsilon, delta, cost)
     value_epsilon, value_delta, value_failure = value_guarantee(
-        mechanism, scale, s.max_contributions, delta - keys_delta, threshold=threshold
+        mechanism, scale, s.max_contributions, delta - rule.delta, threshold=rule
     )
     true = table.counts
     noisy = add_noise(true, mechanism=mechanism, scale=scale)
-    released = np.where(noisy >= threshold, noisy, 0).astype(np.int64)
+    # a coin for every cell, used at τ - 1 only: as many draws whatever the counts
+    coin = bernoulli(np.full(len(noisy), rule.keep_below))
+    kept = (noisy >= rule.threshold) | ((noisy == rule.threshold - 1) & coin)
+    released = np.where(kept, noisy, 0).astype(np.int64)
     keep = released > 0
     keys = table.keys.filter(pa.array(keep))
     released_table = _table(
@@ -432,7 +445,8 @@ def _observed(
         sensitivity=sensitivity,
         domain="observed",
         cells=len(true),
-        threshold=threshold,
+        threshold=rule.threshold,
+        keep_below=rule.keep_below,
         outside_domain=0,
         cost=cost,
         value_epsilon=value_epsilon,
@@ -475,7 +489,7 @@ def value_guarantee(
     max_contributions: int,
     delta: float,
     *,
-    threshold: int | None,
+    threshold: StabilityThreshold | None,
 ) -> tuple[float, float, float]:
     """(ε, δ) for one present person's values changed: the ``replace`` pair, and the
     chance that a posterior bound at that ε fails.
@@ -484,8 +498,8 @@ def value_guarantee(
     2006), twice the add-remove ε. Gaussian noise: the ε of the replace pair's exact
     privacy curve at ``delta`` (the δ the noise may use): Balle & Wang 2018, Theorem 8
     for the continuous Gaussian, the exact privacy-loss distribution for the discrete one.
-    A stability threshold adds its δ for the replace pair (cells of the changed values
-    that exist in one dataset only).
+    A stability threshold (τ and its q) adds its δ for the replace pair (cells of the
+    changed values that exist in one dataset only).
 
     The third figure is what an (ε, δ) guarantee does not state: the chance that the
     pair's privacy loss exceeds ε, ``P[L > ε]``, plus the keys' δ. An attacker's
@@ -500,7 +514,12 @@ def value_guarantee(
         0.0
         if threshold is None
         else delta_threshold(
-            mechanism, scale=scale, threshold=threshold, l0=pair.l0, linf=pair.linf
+            mechanism,
+            scale=scale,
+            threshold=threshold.threshold,
+            l0=pair.l0,
+            linf=pair.linf,
+            keep_below=threshold.keep_below,
         )
     )
     if mechanism in ("discrete-laplace", "laplace"):
@@ -589,6 +608,7 @@ def _randomized_response(
         domain="local",
         cells=int(counts.counts.sum()),
         threshold=None,
+        keep_below=None,
         outside_domain=0,
         cost=cost,
         value_epsilon=cost.epsilon,

@@ -144,7 +144,9 @@ def sidecar(report: DPReport) -> dict[str, Any]:
     another value), ``neighbouring``, ``privacy_unit`` (a column, or null: one record),
     ``max_contributions``, ``quasi_identifiers``, ``sensitive``, ``domain`` (``kind``,
     ``description``, ``values``: the declared values, or null for observed
-    combinations), ``threshold`` (τ, observed combinations only), ``error`` (the noise
+    combinations), ``threshold`` (τ, observed combinations only: a combination is kept
+    when its noisy count reaches it), ``keep_below`` (q, observed combinations only: the
+    chance that one whose noisy count is ``τ - 1`` is kept), ``error`` (the noise
     added to each count lies within ±``within`` with probability ``confidence``; null for
     randomized response), ``postprocessing`` (:func:`postprocessing`) and
     ``protects`` (:func:`protects`).
@@ -164,6 +166,7 @@ def sidecar(report: DPReport) -> dict[str, Any]:
         "sensitive": list(r.original.sensitive),
         "domain": _domain(report),
         "threshold": r.threshold,
+        "keep_below": r.keep_below,
         "error": None
         if u.expected_within is None
         else {"within": u.expected_within, "confidence": u.confidence},

@@ -370,7 +370,12 @@ def _dp_internal(report: DPReport) -> dict[str, Any]:
         "privacy_unit": report.privacy_unit,
         "max_contributions": s.max_contributions,
         "sensitivity": {"l0": s.l0, "l1": s.l1, "l2": json_number(s.l2), "linf": s.linf},
-        "domain": {"kind": r.domain, "cells": r.cells, "threshold": r.threshold},
+        "domain": {
+            "kind": r.domain,
+            "cells": r.cells,
+            "threshold": r.threshold,
+            "keep_below": json_number(r.keep_below),
+        },
         "released": {"rows": r.table.rows, "combinations": len(r.table)},
         "not_released": {
             "outside_domain": r.outside_domain,

@@ -157,7 +157,11 @@ def dp_summary(report: DPReport) -> str:
     elif r.domain == "public":
         cells = f"{r.cells:,} cells of the public domain"
     else:
-        cells = f"the observed combinations whose noisy count reaches threshold {r.threshold}"
+        assert r.threshold is not None and r.keep_below is not None  # observed
+        cells = (
+            f"the observed combinations whose noisy count reaches threshold {r.threshold} "
+            f"(or is {r.threshold - 1}: kept then with probability {r.keep_below:.4g})"
+        )
     if r.domain == "local":
         cost = (
             f"epsilon {_fmt(a.epsilon)} for each record's {r.original.sensitive[0]} only, in "

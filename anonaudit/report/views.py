@@ -526,11 +526,14 @@ def dp_view(dp: DPReport) -> DPView:
         )
         kind = f"{_plural(r.cells, 'cell')} of the public domain"
     else:
+        assert r.threshold is not None and r.keep_below is not None  # observed
+        below = f"{r.threshold - 1}, kept then with a probability of {_share(r.keep_below)}"
         keys = (
             f"Combinations thresholded: no public list of values was declared for every "
             f"column, so only combinations that occur in the data could be released, and "
             f"which ones occur is itself private. Each was noised and released only when "
-            f"its noisy count reached {r.threshold}; a combination that exists because of "
+            f"its noisy count reached {r.threshold} (or was {below}, which spends all the δ "
+            f"allowed); a combination that exists because of "
             f"one {unit} passes that threshold with a probability of at most "
             f"{probability(a.cost.delta)}. This is why the release is (ε, δ)-DP and not "
             f"pure ε-DP; {u.classes_hidden:,} of {_plural(u.classes, 'group')} fell below "
@@ -539,7 +542,7 @@ def dp_view(dp: DPReport) -> DPView:
         )
         kind = (
             f"{_plural(r.cells, 'combination')} present in the data, each kept when its "
-            f"noisy count is at least {r.threshold}"
+            f"noisy count is at least {r.threshold} (or is {below})"
         )
     withheld = None
     if r.outside_domain or dp.bounded_records:
@@ -597,8 +600,8 @@ def dp_view(dp: DPReport) -> DPView:
             "count of each value."
             if rr
             else "The observed error includes the threshold: a combination whose noisy count "
-            f"falls below {r.threshold} is released as 0, so small counts lose all their "
-            "records (a negative bias)."
+            f"falls below {r.threshold} (and was not kept by the coin one below it) is "
+            "released as 0, so small counts lose all their records (a negative bias)."
             if r.domain == "observed"
             else "Counts are rounded and negatives set to 0, so empty cells can come out "
             "positive (a positive bias) and show groups that do not exist."
