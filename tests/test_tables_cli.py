@@ -128,3 +128,50 @@ def test_true_values_check_the_protection_of_suppressed_cells(
     assert main(argv) == 1
     document = json.loads(capsys.readouterr().out)
     assert document["counts"]["exact"] == 4
+
+
+def _experience(path: Path, extra: int) -> None:
+    """Women by education, race and insurance, with under 20 years' experience (extra 0)
+    or under 21 (extra: three women with exactly 20 years, Black, HS, uninsured)."""
+    counts = {
+        ("HS", "Black", "yes"): 22, ("HS", "Black", "no"): 31,
+        ("HS", "White", "yes"): 27, ("HS", "White", "no"): 35,
+        ("BA", "Black", "yes"): 24, ("BA", "Black", "no"): 21,
+        ("BA", "White", "yes"): 38, ("BA", "White", "no"): 40,
+    }  # fmt: skip
+    counts[("HS", "Black", "no")] += extra
+    lines = ["education,race,insured,count"]
+    for e in ("HS", "BA", "Total"):
+        for r in ("Black", "White", "Total"):
+            for i in ("yes", "no", "Total"):
+                total = sum(
+                    v
+                    for (a, b, c), v in counts.items()
+                    if e in (a, "Total") and r in (b, "Total") and i in (c, "Total")
+                )
+                lines.append(f"{e},{r},{i},{total}")
+    path.write_text("\n".join(lines) + "\n")
+
+
+def test_nested_populations_disclose_by_differencing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 26: two tables of women with under 20 and under 21 years' experience, each
+    safe alone, give by subtraction the insurance status of the three with exactly 20."""
+    under20, under21 = tmp_path / "under20.csv", tmp_path / "under21.csv"
+    _experience(under20, 0)
+    _experience(under21, 3)
+    for path in (under20, under21):
+        assert main(["tables", str(path)]) == 0
+    capsys.readouterr()
+    argv = ["tables", str(under20), str(under21), "--population", "under20.csv=lt20"]
+    argv += ["--population", "under21.csv=lt21", "--within", "lt20=lt21", "--json", "-"]
+    assert main(argv) == 1
+    document = json.loads(capsys.readouterr().out)
+    texts = [f["text"] for f in document["findings"] if f["kind"] == "differencing"]
+    assert (
+        "in the difference of the two tables: everyone in education=HS, race=Black has "
+        "insured=no" in texts
+    )
+    assert main([*argv[:-2], "--within", "lt20=nobody"]) == 2
+    assert "no table counts the population nobody" in capsys.readouterr().err

@@ -44,7 +44,9 @@ def run(args: argparse.Namespace, command: str) -> int:
     reading = _reading(settings, names, base, args)
     per_table = []
     for path in args.tables:
-        keys = [k for k in (path, Path(path).name, Path(path).stem) if k in populations]
+        keys = [
+            k for k in dict.fromkeys((path, Path(path).name, Path(path).stem)) if k in populations
+        ]
         population = populations[keys[0]] if keys else ""
         for key in keys:
             del populations[key]
@@ -54,7 +56,15 @@ def run(args: argparse.Namespace, command: str) -> int:
         raise ParameterError(f"--population names no table given: {printable(unknown)}")
     tables = read_tables(args.tables, per_table)
     values = _true_values(settings.get("values") or {}, base, reading, tables)
-    audit = audit_tables(tables, rules, values=values)
+    nested = dict(settings.get("nested") or {})
+    for child, parent in nested.items():
+        for name in (child, parent):
+            if name not in tables.populations:
+                raise ParameterError(
+                    f"--within {printable(child)}={printable(parent)}: no table counts the "
+                    f"population {printable(name)} (name them with --population TABLE=NAME)"
+                )
+    audit = audit_tables(tables, rules, values=values, nested=nested)
     show = bool(args.show_values)
     if args.json == "-":
         sys.stdout.write(tables_json(audit, show_values=show))

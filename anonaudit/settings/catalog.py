@@ -862,6 +862,16 @@ TABLES_OPTIONS: tuple[Option, ...] = (
         group=_OUT,
     ),
     Option(
+        "nested",
+        "mapping",
+        "a population within another (repeatable): their tables of the same dimensions "
+        "are differenced",
+        flag="--within",
+        metavar="CHILD=PARENT",
+        commands=_T,
+        group=_OUT,
+    ),
+    Option(
         "values",
         "mapping",
         "the unsuppressed table behind a published one, for the "

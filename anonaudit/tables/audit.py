@@ -13,7 +13,14 @@ over all its tables together (:mod:`anonaudit.tables.attack`), and reports as fi
 * ``group``: a group of suppressed cells whose sum is published (a margin less its
   published cells) and that fails the rule itself: a sum below the threshold
   (sdcTools/UserSupport#307), or one dominated by its contributors together (#160);
-* ``attribute`` and ``zero``: the group attribute and zero disclosures of the rules.
+* ``attribute`` and ``zero``: the group attribute and zero disclosures of the rules;
+* ``differencing``: tables of nested populations (a sub-population, one month within a
+  quarter, declared with ``nested``) whose difference, cell by cell, is a table of the
+  people in one and not the other; where that difference is known (both cells known, or
+  narrowed by the attacker's intervals) the rules are applied to it: a small difference
+  singles out its people, and a difference whose group lies in one category discloses
+  their attribute (Duncan & Lambert 1986's differencing; Hundepool et al. 2012, section
+  4.2.3, "disclosure by differencing").
 
 The audit passes when there is no finding but ``zero`` ones under the ``report`` policy.
 It is deterministic: the same tables give the same findings, in the same order.
@@ -21,6 +28,7 @@ It is deterministic: the same tables give the same findings, in the same order.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -28,6 +36,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
+from anonaudit.errors import InputError
 from anonaudit.published import PublishedTable, TableSet
 from anonaudit.tables.attack import Interval, attack, describe
 from anonaudit.tables.rules import (
@@ -41,9 +50,17 @@ from anonaudit.tables.system import TOLERANCE, Reduced, build, reduce
 
 __all__ = ["FINDINGS", "CellInterval", "Finding", "TablesAudit", "audit_tables"]
 
-FindingKind = Literal["published", "exact", "narrow", "group", "attribute", "zero"]
+FindingKind = Literal["published", "exact", "narrow", "group", "differencing", "attribute", "zero"]
 #: The kinds of finding, in the order they are reported.
-FINDINGS: tuple[FindingKind, ...] = ("exact", "narrow", "group", "published", "attribute", "zero")
+FINDINGS: tuple[FindingKind, ...] = (
+    "exact",
+    "narrow",
+    "group",
+    "differencing",
+    "published",
+    "attribute",
+    "zero",
+)
 
 
 @dataclass(frozen=True)
@@ -146,6 +163,7 @@ def audit_tables(
     rules: Rules | None = None,
     *,
     values: Mapping[str, ArrayLike] | None = None,
+    nested: Mapping[str, str] | None = None,
 ) -> TablesAudit:
     """Audit published tables jointly (module docstring).
 
@@ -158,6 +176,9 @@ def audit_tables(
     values : mapping of str to array, optional
         Per table name, the true value of every cell (the unsuppressed table), for the
         rules and the protection levels of suppressed cells.
+    nested : mapping of str to str, optional
+        Populations within others: ``{"under 20 years": "under 21 years"}``; their tables
+        of the same dimensions are differenced.
 
     Returns
     -------
@@ -201,6 +222,7 @@ def audit_tables(
                 )
                 findings += _interval_findings(reduced, interval, table, result)
             findings += _groups(reduced, by_name, rules)
+    findings += _differencing(tables, intervals, nested or {}, rules)
     order = {kind: i for i, kind in enumerate(FINDINGS)}
     unique = {(f.kind, f.table, f.cells): f for f in findings}  # a group seen from two rows
     findings = sorted(unique.values(), key=lambda f: (order[f.kind], f.table, f.cells))
@@ -423,3 +445,112 @@ def _group_rule(
     if p_percent_rule(np.asarray([pooled[0]]), rest, p=rules.p).sensitive[0]:
         return "p_percent"
     return ""
+
+
+def _differencing(
+    tables: TableSet,
+    intervals: Sequence[CellInterval],
+    nested: Mapping[str, str],
+    rules: Rules,
+) -> list[Finding]:
+    """The rules applied to the difference of each pair of nested tables (module
+    docstring)."""
+    known = {(i.table, i.cell): (i.lower, i.upper) for i in intervals}
+    findings: list[Finding] = []
+    for child, parent in sorted(nested.items()):
+        for small in (t for t in tables.tables if t.population == child):
+            for large in (t for t in tables.tables if t.population == parent):
+                if set(small.dimensions) == set(large.dimensions):
+                    difference = _difference(large, small, known)
+                    findings += _difference_findings(difference, tables, rules)
+    return findings
+
+
+def _difference(
+    large: PublishedTable,
+    small: PublishedTable,
+    known: Mapping[tuple[str, str], tuple[float, float]],
+) -> PublishedTable:
+    """``large`` less ``small`` cell by cell, each cell's interval from both intervals.
+
+    Raises
+    ------
+    InputError
+        A cell of the sub-population above the same cell of the population.
+    """
+    order = [small.dimensions.index(d) for d in large.dimensions]
+    index = {tuple(str(small.codes[k][i]) for k in order): i for i in range(len(small))}
+
+    def bounds(table: PublishedTable, i: int) -> tuple[float, float]:
+        if table.exact[i]:
+            return float(table.lower[i]), float(table.upper[i])
+        return known.get((table.name, table.label(i)), (float(table.lower[i]), math.inf))
+
+    cells, lower, upper, state, shown = [], [], [], [], []
+    for i in range(len(large)):
+        j = index.get(tuple(str(c[i]) for c in large.codes))
+        if j is None:
+            continue
+        big_low, big_high = bounds(large, i)
+        sub_low, sub_high = bounds(small, j)
+        if big_high < sub_low:
+            raise InputError(
+                f"{small.name}: {small.label(j)} counts more than {large.name} does; a "
+                "population declared within another cannot (check --within)"
+            )
+        low, high = max(0.0, big_low - sub_high), big_high - sub_low
+        cells.append(i)
+        lower.append(low)
+        upper.append(high)
+        state.append("published" if high - low <= TOLERANCE else "suppressed")
+        shown.append(f"{large.shown[i]} - {small.shown[j]}")
+    rows = np.asarray(cells, dtype=np.int64)
+    return PublishedTable(
+        f"{large.name} - {small.name}",
+        large.kind,
+        large.dimensions,
+        tuple(c[rows] for c in large.codes),
+        np.asarray(lower),
+        np.asarray(upper),
+        np.asarray(state),
+        np.asarray(shown),
+        population=f"{large.population} - {small.population}",
+    )
+
+
+def _difference_findings(
+    difference: PublishedTable, tables: TableSet, rules: Rules
+) -> list[Finding]:
+    """What the rules find in a difference: small cells known, group attributes."""
+    result = primary_rules(difference, tables.dimensions, rules=rules)
+    found = []
+    for c in np.flatnonzero(result.sensitive & difference.exact & result.evaluated):
+        rule = str(result.rule[c])
+        if rule in ("group", "zero"):
+            continue
+        label = difference.label(int(c))
+        found.append(
+            Finding(
+                "differencing",
+                difference.name,
+                (label,),
+                rule,
+                f"{label}: the difference of the two tables singles out a small group "
+                f"({result.reason(int(c), redact=True)})",
+                f"{label}: {difference.shown[c]} = {difference.lower[c]:g}: "
+                f"{result.reason(int(c), redact=False)}",
+            )
+        )
+    for g in result.group_disclosures:
+        if g.kind == "group":
+            found.append(
+                Finding(
+                    "differencing",
+                    difference.name,
+                    (difference.label(g.cell),),
+                    "group",
+                    "in the difference of the two tables: " + g.describe(redact=True),
+                    "in the difference of the two tables: " + g.describe(redact=False),
+                )
+            )
+    return found
