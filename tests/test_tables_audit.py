@@ -149,3 +149,23 @@ def test_reports_are_deterministic_and_redacted_by_default() -> None:
     text = tables_summary(document)
     assert text.startswith("anonaudit tables: FAIL")
     assert "(15)" not in text and "values redacted" in text
+
+
+def test_a_singleton_subtracting_itself_learns_the_other_suppressed_cells() -> None:
+    """Lupp & Langsrud's singleton problem: rows x01 + x02 = 2 and x11 + x12 = 14,
+    columns x01 + x11 = 7 and x02 + x12 = 9: each cell lies in an interval (x01 in
+    [0, 2]), but the one person of x01 knows x01 = 1 and then every other cell."""
+    cube = np.array([[25, 1, 1, 30], [20, 6, 8, 40]])
+    hidden = {("r0", "c1"), ("r0", "c2"), ("r1", "c1"), ("r1", "c2")}
+    tables = _one(cube, hidden)
+    table = tables.tables[0]
+    full = np.where(table.suppressed, 0.0, table.lower)
+    full[table.suppressed] = [1, 1, 6, 8]
+    audit = audit_tables(tables, Rules(), values={"t": full})
+    assert audit.count("exact") == 0
+    learnt = {f.cells for f in audit.findings if f.kind == "coalition"}
+    assert ("r=r0, c=c1", "t: r=r0, c=c2") in learnt
+    assert ("r=r0, c=c1", "t: r=r1, c=c2") in learnt
+    assert ("r=r0, c=c2", "t: r=r0, c=c1") in learnt
+    # without the true values the check cannot be made, and nothing is claimed
+    assert audit_tables(tables).count("coalition") == 0

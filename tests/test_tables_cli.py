@@ -175,3 +175,27 @@ def test_nested_populations_disclose_by_differencing(
     )
     assert main([*argv[:-2], "--within", "lt20=nobody"]) == 2
     assert "no table counts the population nobody" in capsys.readouterr().err
+
+
+def test_a_table_of_sums_is_judged_on_its_contributors(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Turnover by region: one enterprise makes 900 of the North's 1,000 (the (2, 85)
+    rule: 900 + 60 of 1,000 > 85%); grouped into one holding, two enterprises of the
+    South are one contributor too."""
+    micro = tmp_path / "enterprises.csv"
+    micro.write_text(
+        "region,value,group\nNorth,900,a\nNorth,60,b\nNorth,40,c\n"
+        "South,300,d\nSouth,290,d\nSouth,280,e\nSouth,270,f\n"
+    )
+    table = tmp_path / "turnover.csv"
+    table.write_text("region,turnover\nNorth,1000\nSouth,1140\nTotal,2140\n")
+    argv = ["tables", str(table), "--kind", "sum", "--contributions", f"turnover.csv={micro}"]
+    argv += ["--holding", "group", "--json", "-"]
+    assert main(argv) == 1
+    document = json.loads(capsys.readouterr().out)
+    published = {tuple(f["cells"]): f["rule"] for f in document["findings"]}
+    assert published[("region=North",)] == "dominance"
+    assert ("region=South",) not in published  # 590 of 1,140 for the holding: 52%
+    assert main([*argv[:2], "--contributions", f"turnover.csv={micro}"]) == 2
+    assert "the table counts units" in capsys.readouterr().err

@@ -19,11 +19,16 @@ from numpy.typing import NDArray
 
 from anonaudit.errors import InputError, OptionError, ParameterError
 from anonaudit.files import atomic_write_text, printable, refuse_overwriting
-from anonaudit.published import TableSet
+from anonaudit.published import PublishedTable, TableSet
 from anonaudit.report.tables import tables_json, tables_summary, tables_to_dict
 from anonaudit.settings.catalog import TABLES_OPTIONS, Option
 from anonaudit.sources.csv import CsvOptions
-from anonaudit.sources.published import TableOptions, read_table, read_tables
+from anonaudit.sources.published import (
+    TableOptions,
+    read_contributions,
+    read_table,
+    read_tables,
+)
 from anonaudit.tables.audit import audit_tables
 from anonaudit.tables.rules import Rules
 
@@ -54,7 +59,7 @@ def run(args: argparse.Namespace, command: str) -> int:
     if populations:
         unknown = ", ".join(sorted(populations))
         raise ParameterError(f"--population names no table given: {printable(unknown)}")
-    tables = read_tables(args.tables, per_table)
+    tables = _with_contributions(read_tables(args.tables, per_table), settings, base, reading)
     values = _true_values(settings.get("values") or {}, base, reading, tables)
     nested = dict(settings.get("nested") or {})
     for child, parent in nested.items():
@@ -190,21 +195,52 @@ def _reading(
         raise ParameterError(error.worded(names.get(flag, flag))) from None
 
 
+def _named(tables: TableSet, name: str, flag: str) -> PublishedTable:
+    """The table ``name`` (as given, or its file name) of ``tables``."""
+    for table in tables.tables:
+        if name in (table.name, Path(table.name).name):
+            return table
+    raise ParameterError(
+        f"{flag} {printable(name)}=...: no table of that name; the tables are "
+        f"{', '.join(printable(t.name) for t in tables.tables)}"
+    )
+
+
+def _with_contributions(
+    tables: TableSet, settings: dict[str, Any], base: Path, reading: TableOptions
+) -> TableSet:
+    """``tables`` with the contributors of the tables of sums given microdata."""
+    given = settings.get("contributions") or {}
+    filled = {t.name: t for t in tables.tables}
+    for name, path in given.items():
+        table = _named(tables, name, "--contributions")
+        if table.kind != "sum":
+            raise ParameterError(
+                f"--contributions {printable(name)}=...: the table counts units; "
+                "contributions are for a table of sums (--kind sum)"
+            )
+        full = path if Path(path).is_absolute() else str(base / path)
+        contributors = read_contributions(
+            full,
+            table,
+            tables.dimensions,
+            settings.get("contribution_value") or "value",
+            settings.get("holding"),
+            settings.get("weight"),
+            csv=reading.csv,
+        )
+        filled[table.name] = contributors.fill(table)
+    return TableSet(tuple(filled[t.name] for t in tables.tables), tables.dimensions)
+
+
 def _true_values(
     given: dict[str, str], base: Path, reading: TableOptions, tables: TableSet
 ) -> dict[str, NDArray[np.float64]]:
     """The unsuppressed tables behind published ones, cell for cell: ``--true-values
     TABLE=FILE`` read like the table, every cell published."""
     result = {}
-    names = {t.name: t for t in tables.tables}
-    names |= {Path(t.name).name: t for t in tables.tables if Path(t.name).name not in names}
     for name, path in given.items():
-        table = names.get(name)
-        if table is None:
-            raise ParameterError(
-                f"--true-values {printable(name)}=...: no table of that name; the tables are "
-                f"{', '.join(map(printable, names))}"
-            )
+        table = _named(tables, name, "--true-values")
         full = path if Path(path).is_absolute() else str(base / path)
         truth, _ = read_table(full, reading)
         key = {

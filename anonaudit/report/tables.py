@@ -25,6 +25,7 @@ _HEADINGS = {
     "exact": "disclosed exactly by the published cells",
     "narrow": "narrowed below the protection their rule asks for",
     "group": "groups of suppressed cells whose published sum fails the rule",
+    "coalition": "suppressed cells a few of their members give away to themselves",
     "differencing": "disclosures by differencing tables of nested populations",
     "published": "sensitive cells published as they are",
     "attribute": "groups whose members share an attribute",

@@ -13,6 +13,10 @@ over all its tables together (:mod:`anonaudit.tables.attack`), and reports as fi
 * ``group``: a group of suppressed cells whose sum is published (a margin less its
   published cells) and that fails the rule itself: a sum below the threshold
   (sdcTools/UserSupport#307), or one dominated by its contributors together (#160);
+* ``coalition``: a suppressed cell of at most ``coalition + 1`` units whose members,
+  each knowing their own contribution, learn another suppressed cell exactly by
+  subtracting themselves (the *singleton problem* of Lupp & Langsrud 2021, checked on
+  true values: ``values`` must be given);
 * ``attribute`` and ``zero``: the group attribute and zero disclosures of the rules;
 * ``differencing``: tables of nested populations (a sub-population, one month within a
   quarter, declared with ``nested``) whose difference, cell by cell, is a table of the
@@ -28,6 +32,7 @@ It is deterministic: the same tables give the same findings, in the same order.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -50,12 +55,22 @@ from anonaudit.tables.system import TOLERANCE, Reduced, build, reduce
 
 __all__ = ["FINDINGS", "CellInterval", "Finding", "TablesAudit", "audit_tables"]
 
-FindingKind = Literal["published", "exact", "narrow", "group", "differencing", "attribute", "zero"]
+FindingKind = Literal[
+    "published",
+    "exact",
+    "narrow",
+    "group",
+    "coalition",
+    "differencing",
+    "attribute",
+    "zero",
+]
 #: The kinds of finding, in the order they are reported.
 FINDINGS: tuple[FindingKind, ...] = (
     "exact",
     "narrow",
     "group",
+    "coalition",
     "differencing",
     "published",
     "attribute",
@@ -222,6 +237,7 @@ def audit_tables(
                 )
                 findings += _interval_findings(reduced, interval, table, result)
             findings += _groups(reduced, by_name, rules)
+            findings += _coalitions(reduced, found, by_name, rules)
     findings += _differencing(tables, intervals, nested or {}, rules)
     order = {kind: i for i, kind in enumerate(FINDINGS)}
     unique = {(f.kind, f.table, f.cells): f for f in findings}  # a group seen from two rows
@@ -554,3 +570,64 @@ def _difference_findings(
                 )
             )
     return found
+
+
+#: Coalition cells checked per population at most (each costs one reduction of the
+#: system); more are reported as not checked.
+MAX_COALITION_CHECKS = 200
+
+
+def _coalitions(
+    reduced: Reduced,
+    found: Sequence[Interval],
+    by_name: Mapping[str, tuple[PublishedTable, PrimaryResult]],
+    rules: Rules,
+) -> list[Finding]:
+    """Suppressed cells whose few members, knowing themselves, pin another suppressed
+    cell (module docstring): the cell's row taken as published at its true value, the
+    intervals recomputed, and every cell then exact that was not is a finding."""
+    system = reduced.system
+    exact_before = {i.row for i in found if i.width <= TOLERANCE}
+    small = []
+    for interval in found:
+        table, result = _where(reduced, interval.row, by_name)
+        cell = int(system.cell[interval.row])
+        value = float(result.values[cell])
+        small_cell = result.evaluated[cell] and 0 < value <= rules.coalition + 1
+        if small_cell and interval.row not in exact_before:
+            small.append((interval.row, value, table))
+    findings = []
+    for row, value, table in small[:MAX_COALITION_CHECKS]:
+        lower, upper = system.lower.copy(), system.upper.copy()
+        lower[row] = upper[row] = value
+        known = reduce(dataclasses.replace(system, lower=lower, upper=upper))
+        members = table.label(int(system.cell[row]))
+        for other in attack(known, prove=lambda r, low, high: False):
+            if other.width <= TOLERANCE and other.row != row and other.row not in exact_before:
+                where = system.label(other.row)
+                findings.append(
+                    Finding(
+                        "coalition",
+                        table.name,
+                        (members, where),
+                        "coalition",
+                        f"the few members of {members} (a suppressed cell), each knowing "
+                        f"themselves, learn [{where}] exactly by subtraction",
+                        f"the {value:g} member(s) of {members}, knowing themselves, learn "
+                        f"[{where}] = {other.lower:g} by subtraction",
+                    )
+                )
+    if len(small) > MAX_COALITION_CHECKS:
+        findings.append(
+            Finding(
+                "coalition",
+                small[MAX_COALITION_CHECKS][2].name,
+                (),
+                "coalition",
+                f"{len(small) - MAX_COALITION_CHECKS} more small suppressed cells were not "
+                f"checked for coalitions (at most {MAX_COALITION_CHECKS} per population)",
+                f"{len(small) - MAX_COALITION_CHECKS} more small suppressed cells were not "
+                f"checked for coalitions (at most {MAX_COALITION_CHECKS} per population)",
+            )
+        )
+    return findings
