@@ -236,8 +236,8 @@ def audit_tables(
                     )
                 )
                 findings += _interval_findings(reduced, interval, table, result)
-            findings += _groups(reduced, by_name, rules)
             findings += _coalitions(reduced, found, by_name, rules)
+    findings += _groups(tables.tables, tables, rules)
     findings += _differencing(tables, intervals, nested or {}, rules)
     order = {kind: i for i, kind in enumerate(FINDINGS)}
     unique = {(f.kind, f.table, f.cells): f for f in findings}  # a group seen from two rows
@@ -379,65 +379,53 @@ def _attributes(table: PublishedTable, result: PrimaryResult) -> list[Finding]:
     ]
 
 
-def _groups(
-    reduced: Reduced,
-    by_name: Mapping[str, tuple[PublishedTable, PrimaryResult]],
-    rules: Rules,
-) -> list[Finding]:
+def _groups(tables: Sequence[PublishedTable], tables_set: TableSet, rules: Rules) -> list[Finding]:
     """Groups of suppressed cells whose sum a published cell gives, failing the rule
-    themselves (module docstring)."""
-    system = reduced.system
-    a = system.matrix
-    low, _ = reduced.residual()
-    free = np.isnan(reduced.value)
-    owner = _single_cell_owner(reduced)
+    themselves (module docstring): in each table, a published cell whose children along
+    one dimension are all in the table, two or more of them suppressed and the rest
+    published, gives the suppressed ones' sum."""
     findings = []
-    for row in np.flatnonzero(system.exact):
-        cells = a.indices[a.indptr[row] : a.indptr[row + 1]]
-        unknown = cells[free[cells]]
-        if len(unknown) < 2:
-            continue
-        members = [owner.get(int(c)) for c in unknown]
-        if any(m is None for m in members) or len({m[0] for m in members if m}) != 1:
-            continue
-        first = members[0]
-        assert first is not None
-        table = system.tables.tables[first[0]]
-        indices = [m[1] for m in members if m]
-        total = float(low[row])
-        failing = _group_rule(table, indices, total, rules)
-        if not failing:
-            continue
-        labels = tuple(table.label(i) for i in indices)
-        where = system.label(int(row))
-        findings.append(
-            Finding(
-                "group",
-                table.name,
-                labels,
-                failing,
-                f"the {len(labels)} suppressed cells {'; '.join(labels)} sum to a value "
-                f"[{where}] less its published cells gives, and that sum fails the "
-                f"{failing} rule",
-                f"the {len(labels)} suppressed cells {'; '.join(labels)} sum to {total:g} "
-                f"([{where}] {system.shown(int(row))} less its published cells), which fails "
-                f"the {failing} rule",
-            )
-        )
+    for table in tables:
+        index = {tuple(str(c[i]) for c in table.codes): i for i in range(len(table))}
+        for k, name in enumerate(table.dimensions):
+            children: dict[str, list[str]] = {}
+            for code, parent in tables_set.dimensions[name].parents.items():
+                children.setdefault(parent, []).append(code)
+            for row in np.flatnonzero(table.exact):
+                codes = [str(c[row]) for c in table.codes]
+                below = children.get(codes[k], [])
+                cells = [index.get((*codes[:k], child, *codes[k + 1 :])) for child in below]
+                if len(cells) < 2 or any(c is None for c in cells):
+                    continue
+                members = [c for c in cells if c is not None]
+                hidden = [c for c in members if table.suppressed[c]]
+                shown = [c for c in members if table.exact[c]]
+                if len(hidden) < 2 or len(hidden) + len(shown) != len(members):
+                    continue
+                total = float(table.lower[row]) - float(table.lower[shown].sum())
+                failing = _group_rule(table, hidden, total, rules)
+                if failing:
+                    findings.append(_group_finding(table, int(row), hidden, total, failing))
     return findings
 
 
-def _single_cell_owner(reduced: Reduced) -> dict[int, tuple[int, int]]:
-    """Cube cells that are one suppressed cell of a table: cube cell -> (table, cell)."""
-    system = reduced.system
-    a = system.matrix
-    sizes = np.diff(a.indptr)
-    owner: dict[int, tuple[int, int]] = {}
-    for row in np.flatnonzero(~system.exact & (sizes == 1)):
-        owner.setdefault(
-            int(a.indices[a.indptr[row]]), (int(system.table[row]), int(system.cell[row]))
-        )
-    return owner
+def _group_finding(
+    table: PublishedTable, row: int, hidden: Sequence[int], total: float, failing: str
+) -> Finding:
+    """The finding of a group of suppressed cells whose published sum fails ``failing``."""
+    labels = tuple(table.label(i) for i in hidden)
+    where = f"{table.name}: {table.label(row)}"
+    return Finding(
+        "group",
+        table.name,
+        labels,
+        failing,
+        f"the {len(labels)} suppressed cells {'; '.join(labels)} sum to a value [{where}] "
+        f"less its published cells gives, and that sum fails the {failing} rule",
+        f"the {len(labels)} suppressed cells {'; '.join(labels)} sum to {total:g} "
+        f"([{where}] {table.shown[row]} less its published cells), which fails the "
+        f"{failing} rule",
+    )
 
 
 def _group_rule(
