@@ -38,6 +38,7 @@ INTEGRATION = frozenset(
         "test_report_bounds",
         "test_robustness",
         "test_schema",
+        "test_tables_report",
     }
 )
 #: Modules of statistical tests: each samples a mechanism hundreds of thousands of times;

@@ -331,7 +331,7 @@ def _add_tables_command(commands: Any) -> None:
         "tables",
         help="audit published tables (counts, sums, suppressed cells) jointly",
         description="Audit aggregate tables as a statistical office would: the primary "
-        "rules on every cell (threshold, dominance, p%%, singletons, group attributes), "
+        "rules on every cell (threshold, dominance, p%, singletons, group attributes), "
         "then what an attacker proves of every suppressed cell from every published cell "
         "of every table of the same population together, each finding with a certificate "
         "in published cells. Reports are redacted unless --show-values. Exit 0: the "
@@ -346,6 +346,7 @@ def _add_tables_command(commands: Any) -> None:
     io.add_argument("--sep", metavar="SEP", help="the files' separator (default: found)")
     io.add_argument("--encoding", metavar="NAME", help="the files' encoding (default utf-8)")
     io.add_argument("--json", metavar="FILE", help="write the JSON report ('-': stdout)")
+    io.add_argument("--html", metavar="FILE", help="write the HTML report (one page)")
     io.add_argument("--show-values", action="store_true", help="print the values in the reports")
     io.add_argument("--config", metavar="FILE", help="TOML policy file: its [tables] table")
     io.add_argument("--debug", action="store_true", help="show tracebacks")

@@ -18,9 +18,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from anonaudit.errors import InputError, OptionError, ParameterError
-from anonaudit.files import atomic_write_text, printable, refuse_overwriting
+from anonaudit.files import atomic_write_text, printable, refuse_folders, refuse_overwriting
 from anonaudit.published import PublishedTable, TableSet
 from anonaudit.report.tables import tables_json, tables_summary, tables_to_dict
+from anonaudit.report.tables_html import tables_html
 from anonaudit.settings.catalog import TABLES_OPTIONS, Option
 from anonaudit.sources.csv import CsvOptions
 from anonaudit.sources.published import (
@@ -39,11 +40,10 @@ _OK, _FAIL = 0, 1
 
 def run(args: argparse.Namespace, command: str) -> int:
     """Run ``anonaudit tables`` (:func:`anonaudit.cli.app.main` handles errors)."""
-    del command
     settings, names, base = _settings(args)
-    refuse_overwriting(
-        [("--json", args.json)], [*args.tables, *([args.config] if args.config else [])]
-    )
+    outputs = [("--json", args.json), ("--html", args.html)]
+    refuse_overwriting(outputs, [*args.tables, *([args.config] if args.config else [])])
+    refuse_folders(outputs)
     rules = _rules(settings, names)
     populations = dict(settings.get("populations") or {})
     reading = _reading(settings, names, base, args)
@@ -71,12 +71,15 @@ def run(args: argparse.Namespace, command: str) -> int:
                 )
     audit = audit_tables(tables, rules, values=values, nested=nested)
     show = bool(args.show_values)
+    document = tables_to_dict(audit, show_values=show)
+    if args.html:
+        atomic_write_text(args.html, tables_html(document, command=command))
     if args.json == "-":
         sys.stdout.write(tables_json(audit, show_values=show))
     else:
         if args.json:
             atomic_write_text(args.json, tables_json(audit, show_values=show))
-        sys.stdout.write(tables_summary(tables_to_dict(audit, show_values=show)))
+        sys.stdout.write(tables_summary(document))
     return _OK if audit.passed else _FAIL
 
 

@@ -19,9 +19,10 @@ from anonaudit.report.kit import dumps
 from anonaudit.settings.names import SCHEMA_VERSION
 from anonaudit.tables.audit import FINDINGS, TablesAudit
 
-__all__ = ["tables_json", "tables_summary", "tables_to_dict"]
+__all__ = ["HEADINGS", "VERDICTS", "tables_json", "tables_summary", "tables_to_dict"]
 
-_HEADINGS = {
+#: Each kind of finding, as its heading says it (after the number found).
+HEADINGS = {
     "exact": "disclosed exactly by the published cells",
     "narrow": "narrowed below the protection their rule asks for",
     "group": "groups of suppressed cells whose published sum fails the rule",
@@ -31,10 +32,12 @@ _HEADINGS = {
     "attribute": "groups whose members share an attribute",
     "zero": "zeros (reported)",
 }
+#: The verdict, by whether the audit passed.
+VERDICTS = {True: "PASS: the tables may go out as they are", False: "FAIL: the tables disclose"}
 
 
 def tables_to_dict(audit: TablesAudit, *, show_values: bool = False) -> dict[str, Any]:
-    """The ``anonaudit tables`` JSON document (``report.schema.json``'s ``tables``)."""
+    """The ``anonaudit tables`` JSON document (``anonaudit/schema/tables.schema.json``)."""
     rules = audit.rules
     document: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
@@ -102,12 +105,7 @@ def tables_json(audit: TablesAudit, *, show_values: bool = False) -> str:
 def tables_summary(document: Mapping[str, Any], *, limit: int = 20) -> str:
     """The printed summary, from the JSON document: the verdict, each kind of finding
     with its first ``limit`` findings and their certificates."""
-    verdict = (
-        "PASS: the tables may go out as they are"
-        if document["passed"]
-        else ("FAIL: the tables disclose")
-    )
-    lines = [f"anonaudit tables: {verdict}"]
+    lines = [f"anonaudit tables: {VERDICTS[document['passed']]}"]
     for t in document["tables"]:
         extra = f", {t['rounded']} rounded" if t["rounded"] else ""
         population = f", population {printable(t['population'])}" if t["population"] else ""
@@ -120,7 +118,7 @@ def tables_summary(document: Mapping[str, Any], *, limit: int = 20) -> str:
         found = [f for f in document["findings"] if f["kind"] == kind]
         if not found:
             continue
-        lines.append(f"  {len(found)} {_HEADINGS[kind]}:")
+        lines.append(f"  {len(found)} {HEADINGS[kind]}:")
         for f in found[:limit]:
             lines.append(f"    {printable(f['table'])}: {printable(f['text'], limit=2000)}")
             lines.extend(f"      proof: {printable(p, limit=4000)}" for p in f["proofs"])
