@@ -25,7 +25,6 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 import pytest
-from scipy import stats
 
 from anonaudit.classtable import ClassTable
 from anonaudit.dp import (
@@ -42,6 +41,7 @@ from anonaudit.dp.budgets import Recorded, compose
 from anonaudit.dp.mechanisms import NoiseDistribution, add_noise, opendp_contrib
 from anonaudit.dp.plrv import privacy_loss
 from anonaudit.dp.release import Release
+from anonaudit.dp.selfaudit import clopper_pearson
 from anonaudit.linkage import dp_composition
 
 pytest.importorskip("opendp")
@@ -61,13 +61,8 @@ class Event:
 
     def refutes(self, epsilon: float, delta: float = 0.0) -> bool:
         """Whether the counts prove ``P[E | D] > e^ε P[E | D'] + δ`` beyond sampling error."""
-        low = stats.beta.ppf(ALPHA, self.hits, self.trials - self.hits + 1) if self.hits else 0.0
-        other = self.hits_other
-        high = (
-            stats.beta.ppf(1 - ALPHA, other + 1, self.trials_other - other)
-            if other < self.trials_other
-            else 1.0
-        )
+        low = clopper_pearson(self.hits, self.trials, ALPHA)[0]
+        high = clopper_pearson(self.hits_other, self.trials_other, ALPHA)[1]
         return bool(low - math.exp(epsilon) * high > delta)
 
 

@@ -24,7 +24,9 @@ Modules, one concept each: :mod:`~anonaudit.dp.options` (what a release is asked
 :mod:`~anonaudit.dp.bounding` (one person, several rows),
 :mod:`~anonaudit.dp.release`, :mod:`~anonaudit.dp.accounting`,
 :mod:`~anonaudit.dp.plrv` (privacy loss), :mod:`~anonaudit.dp.utility`,
-:mod:`~anonaudit.dp.contrast` and :mod:`~anonaudit.dp.companion`, which runs them all.
+:mod:`~anonaudit.dp.contrast` and :mod:`~anonaudit.dp.companion`, which runs them all;
+:mod:`~anonaudit.dp.selfaudit` samples the release code on worst-case neighbours and
+bounds its ε from below.
 
 OpenDP, which draws the noise, is one of anonaudit's own dependencies (``pip install
 anonaudit``; the ``dp`` extra is kept as an alias); should it be missing, drawing noise
@@ -67,6 +69,7 @@ from anonaudit.dp.mechanisms import MECHANISMS, Mechanism, NoiseDistribution, ad
 from anonaudit.dp.options import DPOptions, PrivacyGuarantee, PrivacyUnit
 from anonaudit.dp.plrv import PrivacyLoss, privacy_loss
 from anonaudit.dp.release import Release, release
+from anonaudit.dp.selfaudit import AuditBound, SelfAudit, self_audit
 from anonaudit.dp.sensitivity import NEIGHBOURING, Neighbouring, Sensitivity, histogram_sensitivity
 from anonaudit.dp.utility import Measures, ReaderMeasures, Utility, reader_measures, utility
 
@@ -74,6 +77,7 @@ __all__ = [
     "MECHANISMS",
     "NEIGHBOURING",
     "Accounting",
+    "AuditBound",
     "BoundedTable",
     "Budget",
     "Calibration",
@@ -92,6 +96,7 @@ __all__ = [
     "ReaderMeasures",
     "Release",
     "ScatterPoints",
+    "SelfAudit",
     "SensitiveContrast",
     "Sensitivity",
     "Utility",
@@ -115,6 +120,7 @@ __all__ = [
     "reader_measures",
     "release",
     "renyi_curve",
+    "self_audit",
     "sequential",
     "utility",
     "zcdp_for_epsilon",

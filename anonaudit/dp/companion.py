@@ -39,6 +39,7 @@ from anonaudit.dp.options import (
 )
 from anonaudit.dp.plrv import PrivacyLoss, privacy_loss
 from anonaudit.dp.release import Postprocess, Release, release
+from anonaudit.dp.selfaudit import SelfAudit
 from anonaudit.dp.utility import ReaderMeasures, Utility, reader_measures, utility
 from anonaudit.settings.options import deprecated
 
@@ -88,6 +89,9 @@ class DPReport:
         The declared public values the release was asked to cover.
     postprocess : {"clamp", "unbiased"}
         The post-processing asked for (:func:`~anonaudit.dp.release.release`).
+    self_audit : SelfAudit or None
+        What sampling the release code on worst-case neighbours showed of its claim
+        (:func:`~anonaudit.dp.selfaudit.self_audit`), when it was asked for.
     """
 
     release: Release
@@ -104,6 +108,7 @@ class DPReport:
     bounded_records: int = 0
     domain: PublicDomain | None = None
     postprocess: Postprocess = "clamp"
+    self_audit: SelfAudit | None = None
 
     @property
     def epsilon(self) -> float:

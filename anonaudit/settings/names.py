@@ -32,6 +32,8 @@ __all__ = [
     "REDACTED",
     "ROUNDING_METHODS",
     "SCHEMA_VERSION",
+    "SELF_AUDIT_CONFIDENCE",
+    "SELF_AUDIT_SAMPLES",
     "SIDECAR_SUFFIX",
     "TABLE_LAYOUTS",
     "DistanceInput",
@@ -188,6 +190,11 @@ SIDECAR_SUFFIX = ".release.json"
 Neighbouring: TypeAlias = Literal["add-remove", "replace"]
 #: The neighbouring relations of the DP guarantees (:mod:`anonaudit.dp.sensitivity`).
 NEIGHBOURING: tuple[Neighbouring, ...] = ("add-remove", "replace")
+#: Releases of each neighbouring dataset the DP self-audit draws unless told
+#: (:mod:`anonaudit.dp.selfaudit`, ``anonaudit dp --self-audit``).
+SELF_AUDIT_SAMPLES = 100_000
+#: ... and the probability that each bound it reports holds.
+SELF_AUDIT_CONFIDENCE = 0.99
 
 
 class Judged(enum.Enum):
