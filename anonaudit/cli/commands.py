@@ -391,6 +391,7 @@ def run_dp(args: argparse.Namespace, command: str) -> int:
             "has none: drop one of them"
         )
     dp_options = dp_cli.options(args)  # every DP option checked before any input is read
+    audit_samples = dp_cli.self_audit_samples(args)
     dp_cli.budget(args.budget)
     reading = ReadOptions(
         sep=args.sep,
@@ -414,7 +415,7 @@ def run_dp(args: argparse.Namespace, command: str) -> int:
     )
     if args.budget is not None and not args.ledger:
         raise ParameterError("--budget is checked against a ledger; add --ledger FILE")
-    report = dp_cli.run(data, dp_options)
+    report = dp_cli.run(data, dp_options, audit_samples=audit_samples)
     if args.ledger:
         # The budget checked, the release written, then recorded, in one transaction of
         # the ledger: a release past the budget is never written, and one whose record

@@ -5,7 +5,7 @@
 under the same names, so :func:`options` reads either, with a policy file's ``[dp]``
 table, into one :class:`~anonaudit.dp.options.DPOptions`: the one place the command line
 is mapped onto the option objects. :func:`release_warnings` lists what ``anonaudit dp``
-warns about a release.
+warns about a release; :func:`self_audit_samples` reads ``--self-audit [N]``.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import math
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -22,8 +23,10 @@ from anonaudit.dp.bounding import BoundedTable
 from anonaudit.dp.companion import DPReport, companion
 from anonaudit.dp.domain import PublicDomain
 from anonaudit.dp.options import DPOptions, PrivacyGuarantee, PrivacyUnit
+from anonaudit.dp.selfaudit import checked_samples, self_audit
 from anonaudit.errors import OptionError, ParameterError
 from anonaudit.settings.catalog import DP_OPTIONS, dp_flag
+from anonaudit.settings.names import SELF_AUDIT_SAMPLES
 
 __all__ = [
     "EPSILON_WARNING",
@@ -34,6 +37,7 @@ __all__ = [
     "options",
     "release_warnings",
     "run",
+    "self_audit_samples",
 ]
 
 #: ``anonaudit dp`` warns above this ε: ε-DP lets an attacker's odds on any person grow
@@ -174,9 +178,33 @@ def budget(text: str | None, flag: str = "--budget") -> Budget | None:
     return Budget(epsilon=values[0], delta=values[1])
 
 
-def run(data: ClassTable | BoundedTable, opts: DPOptions) -> DPReport:
-    """Run :func:`~anonaudit.dp.companion.companion` with the parsed options."""
-    return companion(data, opts)
+def self_audit_samples(args: argparse.Namespace) -> int | None:
+    """``--self-audit [N]``: the releases of each neighbouring dataset the self-audit
+    draws (:data:`~anonaudit.settings.names.SELF_AUDIT_SAMPLES` for the flag alone), or
+    ``None`` when it is not asked for.
+
+    Raises
+    ------
+    ParameterError
+        ``N`` below :data:`~anonaudit.dp.selfaudit.MIN_SAMPLES`, naming the flag.
+    """
+    given = getattr(args, "dp_self_audit", None)
+    if given is None:
+        return None
+    return checked_samples(SELF_AUDIT_SAMPLES if given is True else given, name="--self-audit")
+
+
+def run(
+    data: ClassTable | BoundedTable, opts: DPOptions, *, audit_samples: int | None = None
+) -> DPReport:
+    """Run :func:`~anonaudit.dp.companion.companion` with the parsed options, and with
+    ``audit_samples`` the self-audit of its release
+    (:func:`~anonaudit.dp.selfaudit.self_audit`)."""
+    report = companion(data, opts)
+    if audit_samples is None:
+        return report
+    audit = self_audit(report.release, opts, samples=audit_samples)
+    return replace(report, self_audit=audit)
 
 
 def release_warnings(report: DPReport) -> list[str]:
@@ -187,6 +215,8 @@ def release_warnings(report: DPReport) -> list[str]:
     * the ε of learning a present person's value above :data:`EPSILON_WARNING`
       (:attr:`~anonaudit.dp.release.Release.value_epsilon`: twice ``--epsilon`` under
       add-remove with Laplace noise), the change the odds on that value grow by.
+    * a self-audit that refutes the claim (:attr:`~anonaudit.dp.selfaudit.SelfAudit.refuted`):
+      the release code, sampled, is less private than it states.
     * δ at or above ``1/n`` (``n`` records released from): a mechanism that publishes
       each record in full with probability δ meets such a δ and still exposes about
       ``δ n`` people (Dwork & Roth 2014, "The algorithmic foundations of differential
@@ -212,6 +242,15 @@ def release_warnings(report: DPReport) -> list[str]:
             f"--epsilon {r.epsilon:g}) is above {EPSILON_WARNING:g}: an attacker's odds on a "
             f"person's value may grow {math.exp(r.value_epsilon):,.3g}-fold; common choices "
             "keep it between 0.1 and 2"
+        )
+    audit = report.self_audit
+    if audit is not None and audit.refuted:
+        found.append(
+            f"the self-audit refutes the release's claim: sampling the release code gave "
+            f"epsilon >= {audit.epsilon_lower.value:.3g} (claimed {audit.epsilon:g}), delta "
+            f">= {audit.delta_lower.value:.3g} at epsilon {audit.epsilon:g} (claimed "
+            f"{audit.delta:g}), each with {audit.confidence:.0%} confidence: the release is "
+            "less private than it states; do not publish it, and report the bug"
         )
     if n and r.delta >= 1 / n:
         found.append(

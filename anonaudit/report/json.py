@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from anonaudit.classtable import SourceStats
     from anonaudit.dp.attacker import Disclosure, PosteriorSummary
     from anonaudit.dp.companion import DPReport
+    from anonaudit.dp.selfaudit import AuditBound, SelfAudit
     from anonaudit.dp.utility import Measures
     from anonaudit.measures.utility import InformationLoss
     from anonaudit.report.reported import Reported
@@ -350,11 +351,46 @@ def dp_to_dict(report: DPReport) -> dict[str, Any]:
 
     Two parts: ``release``, the public facts a reader of the release needs (the sidecar
     of :mod:`anonaudit.report.dp`), and ``internal``, the whole report, computed from
-    the exact data and labelled by its ``note`` as not for publication.
+    the exact data and labelled by its ``note`` as not for publication; and a third,
+    ``self_audit``, when the release code was sampled on worst-case neighbours
+    (:mod:`anonaudit.dp.selfaudit`; it reads no data).
     """
     from anonaudit.report.dp import sidecar  # anonaudit.dp imports this package
 
-    return {"release": sidecar(report), "internal": _dp_internal(report)}
+    document = {"release": sidecar(report), "internal": _dp_internal(report)}
+    if report.self_audit is not None:
+        document["self_audit"] = _self_audit(report.self_audit)
+    return document
+
+
+_SELF_AUDIT_NOTE = (
+    "empirical lower bounds from sampling the release code on worst-case neighbouring "
+    "datasets: a bound above the claim refutes it; one below it is no proof that it holds"
+)
+
+
+def _self_audit(audit: SelfAudit) -> dict[str, Any]:
+    return {
+        "note": _SELF_AUDIT_NOTE,
+        "claim": {"epsilon": json_number(audit.epsilon), "delta": json_number(audit.delta)},
+        "epsilon_lower_bound": _audit_bound(audit.epsilon_lower),
+        "delta_lower_bound": _audit_bound(audit.delta_lower),
+        "confidence": audit.confidence,
+        "samples": audit.samples,
+        "pairs": list(audit.pairs),
+        "refuted": audit.refuted,
+    }
+
+
+def _audit_bound(bound: AuditBound) -> dict[str, Any]:
+    return {
+        "value": json_number(bound.value),
+        "event": bound.event,
+        "hits": bound.hits,
+        "trials": bound.trials,
+        "hits_other": bound.hits_other,
+        "trials_other": bound.trials_other,
+    }
 
 
 def _dp_internal(report: DPReport) -> dict[str, Any]:

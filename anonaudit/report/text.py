@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from anonaudit.advice.lattice import Advice
     from anonaudit.dp.companion import DPReport
     from anonaudit.dp.contrast import AttackerContrast
+    from anonaudit.dp.selfaudit import SelfAudit
     from anonaudit.report.reported import Reported
 
 __all__ = ["advice_summary", "dp_summary", "summary"]
@@ -256,7 +257,33 @@ def dp_summary(report: DPReport) -> str:
             f"    not released: {r.outside_domain:,} records outside the public domain, "
             f"{report.bounded_records:,} beyond the contribution bound"
         )
+    if report.self_audit is not None:
+        lines += _self_audit(report.self_audit)
     return "\n".join(lines)
+
+
+def _self_audit(audit: SelfAudit) -> list[str]:
+    """The self-audit's lower bounds beside the claim, and the events that gave them."""
+    epsilon, delta = audit.epsilon_lower, audit.delta_lower
+    lines = [
+        f"  Self-audit (the release code run on worst-case neighbours, {audit.samples:,} "
+        "releases of each; a lower bound, not a proof):",
+        f"    epsilon >= {_fmt(epsilon.value)} (claimed {_fmt(audit.epsilon)}), delta >= "
+        f"{delta.value:.3g} at epsilon {_fmt(audit.epsilon)} (claimed {audit.delta:g}), each "
+        f"with {audit.confidence:.0%} confidence",
+    ]
+    for name, bound in (("epsilon", epsilon), ("delta", delta)):
+        if bound.value:
+            lines.append(
+                f"    {name} from: {bound.event} ({bound.hits:,} against "
+                f"{bound.hits_other:,} of {bound.trials:,})"
+            )
+    lines.append(
+        "    REFUTED: the release is less private than it states"
+        if audit.refuted
+        else "    not refuted"
+    )
+    return lines
 
 
 def _change(a: AttackerContrast) -> str:

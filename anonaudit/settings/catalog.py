@@ -37,6 +37,8 @@ from anonaudit.settings.names import (
     NULL_POLICIES,
     POPULATION_MODELS,
     POSTPROCESS,
+    SELF_AUDIT_CONFIDENCE,
+    SELF_AUDIT_SAMPLES,
 )
 from anonaudit.settings.work import DEFAULT_MAX_WORK
 
@@ -689,6 +691,16 @@ DP_OPTIONS: tuple[Option, ...] = (
         metavar="M",
         commands=("dp",),
         keyword="contributions",
+    ),
+    Option(
+        "self_audit",
+        "size",
+        "also run the release code on worst-case neighbouring datasets, N releases of each "
+        f"(default {SELF_AUDIT_SAMPLES:,}), and report an empirical lower bound on epsilon "
+        f"beside the claim ({SELF_AUDIT_CONFIDENCE:.0%}% confidence)",
+        flag="--self-audit",
+        metavar="N",
+        commands=("dp",),
     ),
 )
 
