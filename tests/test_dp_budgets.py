@@ -277,3 +277,30 @@ def test_conversions_are_refused_where_none_is_sound() -> None:
     assert doubled.delta == pytest.approx((1 + math.e) * 1e-6)
     exact = Recorded("exact", PrivacyCost(epsilon=math.inf), None, None, 1, None)
     assert "not differentially private" in convert(exact, relation="replace", unit=None).how
+
+
+def test_a_budget_whose_delta_the_thresholds_spend_says_so(tmp_path: Path) -> None:
+    """Two observed-key releases, each spending all of delta 1e-6 on its threshold,
+    cannot both fit a budget of delta 1e-6: no delta is left for the second."""
+    from anonaudit.errors import BudgetError
+    from anonaudit.linkage.ledger import BudgetSetting
+
+    observed = Recorded(
+        "discrete-laplace", PrivacyCost(epsilon=1.0, delta=1e-6), "add-remove", None, 1, 1.0
+    )
+    spend = compose([observed] * 2, relation="add-remove", unit=None, delta=1e-6)
+    assert math.isinf(spend.epsilon) and spend.delta_spent == pytest.approx(2e-6)
+    with Ledger.open(tmp_path / "l.sqlite") as book:
+        book.record(
+            dataset="d",
+            fingerprint="f" * 64,
+            source="a.csv",
+            quasi_identifiers=["q"],
+            sensitive=["s"],
+            mechanism="discrete-laplace",
+            cost=observed.cost,
+            parameters={"neighbouring": "add-remove", "noise_scale": 1.0},
+        )
+        budget = BudgetSetting("d", 3.0, 1e-6, "", "")
+        with pytest.raises(BudgetError, match="leaves none of the budget's delta"):
+            book.check_budget(observed, budget)

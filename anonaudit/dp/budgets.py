@@ -250,6 +250,9 @@ class Spend:
         The plain sum, converted at :attr:`delta`.
     epsilon_pld : float or None
         The PLD total, when every release has a PLD here.
+    delta_spent : float
+        The releases' own δ (their thresholds', converted), added: the total is finite
+        only below :attr:`delta`.
     uncovered : tuple of str
         Why each release without a finite cost here has none.
     """
@@ -262,6 +265,7 @@ class Spend:
     epsilon: float
     epsilon_sum: float
     epsilon_pld: float | None
+    delta_spent: float
     uncovered: tuple[str, ...]
 
     @property
@@ -309,6 +313,7 @@ def compose(
         epsilon=math.inf if uncovered else best,
         epsilon_sum=epsilon_sum,
         epsilon_pld=epsilon_pld,
+        delta_spent=delta - margin,
         uncovered=uncovered,
     )
 

@@ -833,6 +833,12 @@ def _spent_text(spent: Spend) -> str:
             dict.fromkeys(spent.uncovered)
         )
     at = f" at delta {spent.delta:g}" if spent.delta else ""
+    if spent.delta_spent >= spent.delta > 0 or (spent.delta_spent > 0 and not spent.delta):
+        return (
+            f"epsilon inf{at} under {spent.relation} neighbours: the releases' own delta "
+            f"(their thresholds', {spent.delta_spent:.3g} together) leaves none of the "
+            "budget's delta for the noise"
+        )
     how = "privacy-loss distributions" if spent.method == "pld" else "the sum"
     return f"epsilon {spent.epsilon:.4g}{at} under {spent.relation} neighbours ({how})"
 
