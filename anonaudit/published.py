@@ -173,8 +173,10 @@ class PublishedTable:
         return np.asarray(self.state == "suppressed")
 
     def label(self, i: int) -> str:
-        """The cell ``i`` named by its codes: ``education=HS-grad, race=White``."""
-        return ", ".join(f"{d}={c[i]}" for d, c in zip(self.dimensions, self.codes, strict=True))
+        """The cell ``i`` named by its codes: ``education=HS-grad, race=White`` (``Total``
+        in a table without dimensions, such as a group's total)."""
+        codes = zip(self.dimensions, self.codes, strict=True)
+        return ", ".join(f"{d}={c[i]}" for d, c in codes) or "Total"
 
 
 @dataclass(frozen=True)

@@ -55,6 +55,7 @@ COMMANDS = {
     "diff": "anonaudit.cli.linkage:run",
     "ledger": "anonaudit.cli.linkage:run",
     "tables": "anonaudit.cli.tables:run",
+    "reconstruct": "anonaudit.cli.reconstruct:run",
 }
 
 
@@ -144,6 +145,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_advise_command(commands, a)
     _add_linkage_commands(commands)
     _add_tables_command(commands)
+    _add_reconstruct_command(commands)
     return parser
 
 
@@ -337,19 +339,80 @@ def _add_tables_command(commands: Any) -> None:
         "in published cells. Reports are redacted unless --show-values. Exit 0: the "
         "tables may go out as they are; 1: they disclose; 2: error.",
     )
-    t.add_argument("tables", nargs="+", metavar="TABLE", help="the tables (CSV files)")
-    groups = {name: t.add_argument_group(name) for name in ("rules", "input and output")}
-    for option in TABLES_OPTIONS:
-        group = groups["rules" if option.group == "measures" else "input and output"]
-        group.add_argument(option.flag or option.key, **_argument(option, "tables"))
-    io = groups["input and output"]
+    io = _add_published(t, "tables")
+    io.add_argument("--html", metavar="FILE", help="write the HTML report (one page)")
+
+
+def _add_reconstruct_command(commands: Any) -> None:
+    """Add ``reconstruct``: the tables read as ``tables`` reads them."""
+    r = commands.add_parser(
+        "reconstruct",
+        help="how many records published count tables give back, proved",
+        description="Rebuild the records behind published count tables, group by group "
+        "(a block, a ward: --group), as the US Census Bureau rebuilt its 2010 census from "
+        "its tables: the cells of the full cross-classification that every table "
+        "consistent with the published cells forces to one value, the groups all of whose "
+        "records are given back (proved), the records unique in the reconstruction, and "
+        "each rate beside a reconstruction drawn at random from the margins. Reports are "
+        "redacted unless --show-values. Exit 0: no group reconstructed; 1: some group is; "
+        "2: error.",
+    )
+    g = r.add_argument_group("reconstruction")
+    g.add_argument(
+        "--group",
+        metavar="DIM",
+        help="the dimension every table is split by (a block): each of its codes is "
+        "solved alone (default: all the tables as one group)",
+    )
+    g.add_argument(
+        "--sensitive",
+        metavar="DIM",
+        help="also count the records whose DIM is known from the others",
+    )
+    g.add_argument(
+        "--count-budget",
+        type=int,
+        default=20_000,
+        metavar="N",
+        help="count a group's possible tables (posterior per record) when at most N "
+        "partial tables are visited (default 20,000; 0: never)",
+    )
+    g.add_argument(
+        "--draws",
+        type=int,
+        default=20,
+        metavar="N",
+        help="random reconstructions per group for the chance baseline (default 20)",
+    )
+    g.add_argument("--seed", type=int, default=0, metavar="N", help="the baseline's seed (0)")
+    g.add_argument(
+        "--workers", type=int, default=1, metavar="N", help="processes solving groups (1)"
+    )
+    _add_published(r, "reconstruct")
+
+
+def _add_published(parser: argparse.ArgumentParser, command: str) -> argparse._ArgumentGroup:
+    """The published tables of ``command``, how they are read and its rules (the
+    options of :data:`~anonaudit.settings.catalog.TABLES_OPTIONS` it takes), and the
+    reports; returns the input and output group."""
+    parser.add_argument("tables", nargs="+", metavar="TABLE", help="the tables (CSV files)")
+    options = [o for o in TABLES_OPTIONS if command in o.commands]
+    rules = [o for o in options if o.group == "measures"]
+    if rules:
+        group = parser.add_argument_group("rules")
+        for option in rules:
+            group.add_argument(option.flag or option.key, **_argument(option, command))
+    io = parser.add_argument_group("input and output")
+    for option in options:
+        if option.group != "measures":
+            io.add_argument(option.flag or option.key, **_argument(option, command))
     io.add_argument("--sep", metavar="SEP", help="the files' separator (default: found)")
     io.add_argument("--encoding", metavar="NAME", help="the files' encoding (default utf-8)")
     io.add_argument("--json", metavar="FILE", help="write the JSON report ('-': stdout)")
-    io.add_argument("--html", metavar="FILE", help="write the HTML report (one page)")
     io.add_argument("--show-values", action="store_true", help="print the values in the reports")
     io.add_argument("--config", metavar="FILE", help="TOML policy file: its [tables] table")
     io.add_argument("--debug", action="store_true", help="show tracebacks")
+    return io
 
 
 def _add_linkage_commands(commands: Any) -> None:

@@ -33,7 +33,7 @@ from anonaudit.sources.published import (
 from anonaudit.tables.audit import audit_tables
 from anonaudit.tables.rules import Rules
 
-__all__ = ["run"]
+__all__ = ["reading_options", "run"]
 
 _OK, _FAIL = 0, 1
 
@@ -81,6 +81,13 @@ def run(args: argparse.Namespace, command: str) -> int:
             atomic_write_text(args.json, tables_json(audit, show_values=show))
         sys.stdout.write(tables_summary(document))
     return _OK if audit.passed else _FAIL
+
+
+def reading_options(args: argparse.Namespace) -> TableOptions:
+    """How every table of ``args`` is read: the command line's reading settings over the
+    policy file's ``[tables]`` (``anonaudit tables`` and ``anonaudit reconstruct``)."""
+    settings, names, base = _settings(args)
+    return _reading(settings, names, base, args)
 
 
 def _settings(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, str], Path]:

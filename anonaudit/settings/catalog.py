@@ -706,6 +706,8 @@ DP_OPTIONS: tuple[Option, ...] = (
 
 
 _T = ("tables",)
+#: How published tables are read: ``anonaudit reconstruct`` reads them as ``tables`` does.
+_READ = ("tables", "reconstruct")
 #: The settings of ``anonaudit tables`` (the policy file's ``[tables]`` table): how the
 #: tables are read, and the primary rules (:class:`anonaudit.tables.rules.Rules`).
 TABLES_OPTIONS: tuple[Option, ...] = (
@@ -797,7 +799,7 @@ TABLES_OPTIONS: tuple[Option, ...] = (
         "long (a row per cell), wide (a cross-tab), or auto (default)",
         flag="--layout",
         choices=TABLE_LAYOUTS,
-        commands=_T,
+        commands=_READ,
         group=_OUT,
     ),
     Option(
@@ -815,7 +817,7 @@ TABLES_OPTIONS: tuple[Option, ...] = (
         "a long table's dimension columns (default: every column but the value)",
         flag="--dimensions",
         metavar="COL,COL",
-        commands=_T,
+        commands=_READ,
         group=_OUT,
     ),
     Option(
@@ -824,7 +826,7 @@ TABLES_OPTIONS: tuple[Option, ...] = (
         "a long table's value column (default: the last numeric one)",
         flag="--value",
         metavar="COL",
-        commands=_T,
+        commands=_READ,
         group=_OUT,
     ),
     Option(
@@ -833,7 +835,7 @@ TABLES_OPTIONS: tuple[Option, ...] = (
         "a text that marks a suppressed cell (repeatable; replaces the default x, c, .., *, blank)",
         flag="--marker",
         metavar="TEXT",
-        commands=_T,
+        commands=_READ,
         group=_OUT,
     ),
     Option(
@@ -841,7 +843,7 @@ TABLES_OPTIONS: tuple[Option, ...] = (
         "boolean",
         "a count published as <N may be 0 (default: at least 1)",
         flag="--less-than-includes-zero",
-        commands=_T,
+        commands=_READ,
         group=_OUT,
     ),
     Option(
@@ -850,7 +852,7 @@ TABLES_OPTIONS: tuple[Option, ...] = (
         "every number was rounded to BASE, to the nearest multiple or randomly",
         flag="--rounding",
         metavar="BASE[:nearest|random]",
-        commands=_T,
+        commands=_READ,
         group=_OUT,
     ),
     Option(
@@ -859,7 +861,7 @@ TABLES_OPTIONS: tuple[Option, ...] = (
         "a dimension's hierarchy file, ARX's format (repeatable)",
         flag="--hierarchy",
         metavar="DIM=FILE",
-        commands=_T,
+        commands=_READ,
         group=_OUT,
         path="file",
     ),

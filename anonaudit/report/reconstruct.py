@@ -1,0 +1,213 @@
+"""The JSON document and the printed summary of ``anonaudit reconstruct``: renderers only.
+
+Redacted by default, like every anonaudit report: counts and rates per group (how many
+records the tables give back, how many of them a chance reconstruction would get), but
+no reconstructed record, cell count or interval; ``show_values`` adds the cube cells'
+intervals (the records given back) and each group's posterior per record. Codes of the
+dimensions and the groups are shown: they are the tables' headings.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from anonaudit import __version__
+from anonaudit.files import printable
+from anonaudit.report.kit import dumps
+from anonaudit.settings.names import SCHEMA_VERSION
+from anonaudit.tables.reconstruct import GroupReconstruction, Reconstruction
+
+__all__ = ["reconstruct_json", "reconstruct_summary", "reconstruct_to_dict"]
+
+#: What each rate counts, as the summary says it (``{sensitive}``: the dimension).
+_RATES = {
+    "reconstructed": "groups reconstructed exactly",
+    "records_forced": "records in forced cells",
+    "records_unique": "records unique in the reconstruction",
+    "sensitive_known": "records whose {sensitive} is known",
+    "records_right": "real records of the likeliest reconstruction (counted groups)",
+}
+
+
+def reconstruct_to_dict(result: Reconstruction, *, show_values: bool = False) -> dict[str, Any]:
+    """The ``anonaudit reconstruct`` JSON document."""
+    document: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
+        "anonaudit_version": __version__,
+        "command": "reconstruct",
+        "redacted": not show_values,
+        "reconstructed": result.reconstructed > 0,
+        "tables": [
+            {
+                "name": t.name,
+                "dimensions": list(t.dimensions),
+                "cells": len(t),
+                "suppressed": int(t.suppressed.sum()),
+                "rounded": int((t.state == "rounded").sum()),
+            }
+            for t in result.tables.tables
+        ],
+        "group": result.group,
+        "sensitive": result.sensitive,
+        "dimensions": list(result.dimensions),
+        "cube_cells": math.prod(result.shape),
+        "groups_solved": len(result.groups),
+        "records": result.records,
+        "baseline": {
+            "draws": result.draws,
+            "seed": result.seed,
+            "model": "each dimension's codes drawn independently with the group's "
+            "one-way margins (Ruggles & Van Riper 2021)",
+        },
+        "rates": [
+            {
+                "rate": r.key,
+                "count": r.count,
+                "of": r.of,
+                "share": r.share,
+                "chance": r.chance,
+                "chance_share": r.chance_share,
+            }
+            for r in result.rates()
+        ],
+        "by_size": [
+            {
+                "records": [b.low, b.high],
+                "groups": b.groups,
+                "reconstructed": b.reconstructed,
+                "records_total": b.records,
+                "records_forced": b.records_forced,
+            }
+            for b in result.by_size()
+        ],
+        "groups": [_group(result, g, show_values) for g in result.groups],
+    }
+    return document
+
+
+def _group(result: Reconstruction, g: GroupReconstruction, show_values: bool) -> dict[str, Any]:
+    """One group's entry: its counts, and with ``show_values`` what it gives back."""
+    entry: dict[str, Any] = {
+        "group": g.group,
+        "records": g.records,
+        "reconstructed": g.reconstructed,
+        "method": g.method,
+        "forced_cells": int(g.forced.sum()),
+        "records_forced": g.records_forced,
+        "records_unique": g.records_unique,
+        "sensitive_known": g.sensitive_known if result.sensitive is not None else None,
+        "solutions": g.solutions,
+        "records_right": g.records_right,
+        "chance": {
+            "reconstructed": g.chance.reconstructed,
+            "records_forced": g.chance.records_forced,
+            "records_unique": g.chance.records_unique,
+            "sensitive_known": g.chance.sensitive_known if result.sensitive else None,
+            "records_right": g.chance.records_right,
+        },
+    }
+    if show_values:
+        entry["cells"] = [
+            {
+                "cell": result.label(int(c)),
+                "lower": float(g.lower[c]),
+                "upper": float(g.upper[c]) if math.isfinite(g.upper[c]) else None,
+            }
+            for c in range(len(g.upper))
+            if g.upper[c] > 0
+        ]
+        entry["posterior"] = None if g.posterior is None else [float(p) for p in g.posterior]
+    return entry
+
+
+def reconstruct_json(result: Reconstruction, *, show_values: bool = False) -> str:
+    """:func:`reconstruct_to_dict` as JSON text."""
+    return dumps(reconstruct_to_dict(result, show_values=show_values))
+
+
+def reconstruct_summary(document: Mapping[str, Any], *, limit: int = 20) -> str:
+    """The printed summary, from the JSON document: the verdict, each rate beside its
+    chance baseline, the groups by size, and the first ``limit`` groups."""
+    rates = {r["rate"]: r for r in document["rates"]}
+    done = rates["reconstructed"]
+    solved = document["groups_solved"]
+    if document["reconstructed"]:
+        verdict = (
+            f"{done['count']:,} of {solved:,} groups ({done['share']:.1%}) reconstructed "
+            "exactly: every record of theirs given back"
+        )
+    else:
+        verdict = f"no group of {solved:,} reconstructed exactly"
+    lines = [f"anonaudit reconstruct: {verdict}"]
+    for t in document["tables"]:
+        extra = f", {t['rounded']} rounded" if t["rounded"] else ""
+        by = ", ".join(map(printable, t["dimensions"]))
+        lines.append(
+            f"  {printable(t['name'])}: counts by {by}, {t['cells']:,} cells, "
+            f"{t['suppressed']:,} suppressed{extra}"
+        )
+    group = document["group"]
+    per = f"each {printable(group)} solved alone" if group else "all groups solved jointly"
+    cube = " x ".join(map(printable, document["dimensions"]))
+    lines.append(
+        f"  {per}: {document['records']:,} records over {cube} "
+        f"({document['cube_cells']:,} cells a group)"
+    )
+    sensitive = printable(document["sensitive"] or "")
+    labels = {key: _RATES[key].format(sensitive=sensitive) for key in rates}
+    width = max(len(label) for label in labels.values())
+    draws = document["baseline"]["draws"]
+    lines.append(f"  {'proved':<{width}}  {'attack':>17}  chance ({draws} draws from the margins)")
+    for key, rate in rates.items():
+        count = f"{rate['count']:,.1f}" if key == "records_right" else f"{rate['count']:,.0f}"
+        lines.append(
+            f"  {labels[key]:<{width}}  {count:>9} ({rate['share']:5.1%})  "
+            f"{rate['chance']:,.1f} ({rate['chance_share']:.1%})"
+        )
+    if len(document["by_size"]) > 1:
+        lines.append("  groups reconstructed by their records:")
+        for band in document["by_size"]:
+            low, high = band["records"]
+            span = f"{low}-{high}" if high is not None else f"{low}+"
+            share = band["reconstructed"] / band["groups"]
+            lines.append(
+                f"    {span:>9}: {band['reconstructed']:,} of {band['groups']:,} ({share:.1%})"
+            )
+    lines.append(f"  groups (the first {min(limit, solved)}):")
+    name = f"{printable(group)}=" if group else ""
+    for g in document["groups"][:limit]:
+        lines.append(f"    {name}{printable(g['group']) or '(all)'}: {_group_line(g, document)}")
+    if solved > limit:
+        lines.append(f"    ... and {solved - limit:,} more (all in the JSON report)")
+    if document["redacted"]:
+        lines.append("  values redacted; --show-values prints the records given back")
+    return "\n".join(lines) + "\n"
+
+
+def _group_line(g: Mapping[str, Any], document: Mapping[str, Any]) -> str:
+    """A group's line: its records, what is proved of them, and how."""
+    head = f"{g['records']:,} records, "
+    if g["reconstructed"]:
+        text = head + f"reconstructed (proved by {g['method']})"
+    else:
+        text = head + f"{g['forced_cells']:,} of {document['cube_cells']:,} cells forced"
+        if g["solutions"] is not None:
+            text += f", {g['solutions']:,} tables possible (counted)"
+    text += f"; records known {g['records_forced']:,} ({g['records_unique']:,} unique"
+    if g["sensitive_known"] is not None:
+        text += f"; {printable(document['sensitive'])} known {g['sensitive_known']:,}"
+    text += ")"
+    if "cells" in g:
+        shown = [
+            f"{printable(c['cell'])}: {c['lower']:g}"
+            + ("" if c["upper"] == c["lower"] else f" to {_end(c['upper'])}")
+            for c in g["cells"]
+        ]
+        text += "\n      " + "\n      ".join(shown)
+    return text
+
+
+def _end(upper: float | None) -> str:
+    return "?" if upper is None else f"{upper:g}"
