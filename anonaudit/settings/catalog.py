@@ -33,12 +33,12 @@ from anonaudit.settings.names import (
     MECHANISMS,
     MISSING_COLUMNS,
     NEIGHBOURING,
-    TABLE_LAYOUTS,
     NULL_POLICIES,
     POPULATION_MODELS,
     POSTPROCESS,
     SELF_AUDIT_CONFIDENCE,
     SELF_AUDIT_SAMPLES,
+    TABLE_LAYOUTS,
 )
 from anonaudit.settings.work import DEFAULT_MAX_WORK
 
