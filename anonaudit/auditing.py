@@ -14,18 +14,10 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from anonaudit.advice.lattice import Advice, search
 from anonaudit.classtable import ClassTable
-from anonaudit.dp.companion import companion
-from anonaudit.dp.options import DPOptions
-from anonaudit.dp.utility import reader_measures
 from anonaudit.engines.load import Source, load
 from anonaudit.engines.local import limits_in_force
-from anonaudit.engines.records import release_records
 from anonaudit.errors import ColumnError, InputError, ParameterError
-from anonaudit.hierarchy import Hierarchy
-from anonaudit.linkage.history import fingerprint_inputs, refuse_repeated_ids, release_history
-from anonaudit.linkage.ledger import Ledger
 from anonaudit.measures import Context, Setting, by_key
 from anonaudit.measures import analyses as registered_analyses
 from anonaudit.measures.generalization import Generalization, qi_hierarchy
@@ -53,6 +45,9 @@ from anonaudit.sources.csv import from_decimal_comma
 from anonaudit.sources.inputs import open_inputs
 
 if TYPE_CHECKING:
+    from anonaudit.advice.lattice import Advice
+    from anonaudit.dp.options import DPOptions
+    from anonaudit.hierarchy import Hierarchy
     from anonaudit.sources.base import Source as Opened
 
 __all__ = [
@@ -161,6 +156,8 @@ def _audited(
 ) -> AuditReport:
     """:func:`audit`, its options resolved and its limits in force."""
     if ledger is not None:  # refused before any input is read
+        from anonaudit.linkage.ledger import Ledger
+
         Ledger.check(ledger.file)
     if isinstance(source, ClassTable):
         roles = roles or Roles(source.quasi_identifiers, source.sensitive)
@@ -216,6 +213,9 @@ def with_dp(report: AuditReport, dp: DPOptions, options: AuditOptions) -> AuditR
     """``report`` with the DP companion of its class table (:attr:`AuditReport.dp`): the
     release under ``dp``, and what a reader learns from it, measured with the audit's
     ground distances (a reader's t of the data is the audit's)."""
+    from anonaudit.dp.companion import companion
+    from anonaudit.dp.utility import reader_measures
+
     released = companion(report.table, dp)
     reader = AuditOptions(distances=options.distances, analyses=Analyses(suppression=False))
     measure = functools.partial(audit_table, options=reader)
@@ -240,6 +240,14 @@ def with_ledger(
     record are one transaction: another audit of the dataset waits, and is then attacked
     with this release.
     """
+    from anonaudit.engines.records import release_records
+    from anonaudit.linkage.history import (
+        fingerprint_inputs,
+        refuse_repeated_ids,
+        release_history,
+    )
+    from anonaudit.linkage.ledger import Ledger
+
     inputs = _input_paths(source)
     fingerprint = fingerprint_inputs(inputs)
     records = None
@@ -440,6 +448,8 @@ def advise(
     >>> [x.levels for x in advise(t, hierarchies={"age": h}, policy=Policy(k=3)).transformations]
     [{'age': 1}]
     """
+    from anonaudit.advice.lattice import search
+
     return search(
         table,
         audit=audit_table,

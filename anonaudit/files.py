@@ -57,9 +57,12 @@ __all__ = [
 ]
 
 # Temporary files are ".anonaudit-tmp-<name>-<pid>-<random>": recognisable, and those
-# of a process that died before renaming them are removed by the next write beside them.
+# of a process that died before renaming them are removed by the next process's first
+# write beside them.
 _TEMPORARY = ".anonaudit-tmp-"
 _TEMPORARY_PID = re.compile(re.escape(_TEMPORARY) + r".*-(\d+)-[^-]+")
+#: The folders this process has cleared of dead runs' temporary files already.
+_CLEARED: set[Path] = set()
 _NAME_CHARS = 100  # of the target's name in a temporary name: stays below NAME_MAX
 _SPECIAL_FOLDERS = ("/dev/", "/proc/")  # /dev/stdout, /proc/self/fd/1: never renamed over
 
@@ -154,6 +157,7 @@ def refuse_overwriting(
         Naming the output and the input it would replace, or the two outputs.
     """
     sources = [os.fspath(source) for source in inputs]
+    reader = _reader(sources)
     written: dict[Path, str] = {}
     expanded: list[tuple[str, str | os.PathLike[str] | None]] = []
     for option, output in outputs:
@@ -165,12 +169,12 @@ def refuse_overwriting(
         if output is None or os.fspath(output) == "-" or "://" in os.fspath(output):
             continue
         target = Path(os.path.realpath(output))
-        for source in sources:
-            if _reads(source, target):
-                raise ParameterError(
-                    f"{option} {os.fspath(output)}: this would overwrite the input {source}; "
-                    "write the output to another path"
-                )
+        source = reader(target)
+        if source is not None:
+            raise ParameterError(
+                f"{option} {os.fspath(output)}: this would overwrite the input {source}; "
+                "write the output to another path"
+            )
         if target in written:
             raise ParameterError(
                 f"{option} {os.fspath(output)}: {written[target]} writes the same file; "
@@ -386,24 +390,50 @@ def file_name(name: str) -> str:
     return re.sub(r"[^\w.-]", "_", name, flags=re.ASCII).lstrip(".") or "_"
 
 
-def _reads(source: str, target: Path) -> bool:
-    """Whether reading ``source`` (a path, folder or glob) reads the file ``target``."""
-    if "://" in source:
-        return False
-    if glob.has_magic(source):
-        return any(_same(Path(match), target) for match in glob.glob(source, recursive=True))
-    real = Path(os.path.realpath(source))
-    return _same(real, target) or (real.is_dir() and target.is_relative_to(real))
+def _reader(sources: Sequence[str]) -> Callable[[Path], str | None]:
+    """The first of ``sources`` (paths, folders or globs; URLs read no file here) whose
+    reading reads a file, asked of the file's real path, or ``None``.
+
+    A source reads the file it names and, a folder, every file under it; a glob reads
+    the files it matches; each is that file however spelled (its real path) or linked
+    (its device and inode). Every source is resolved once, so that checking many
+    outputs against many inputs (a policy file of a thousand datasets) takes time in
+    proportion to their sum, not their product.
+    """
+    paths: dict[Path, int] = {}  # by real path, the first source naming the file
+    files: dict[tuple[int, int], int] = {}  # the same by device and inode
+    folders: dict[Path, int] = {}  # the first source reading every file under the folder
+    for index, source in enumerate(sources):
+        if "://" in source:
+            continue
+        magic = glob.has_magic(source)
+        for match in glob.glob(source, recursive=True) if magic else [source]:
+            real = Path(os.path.realpath(match))
+            paths.setdefault(real, index)
+            identity = _identity(real)
+            if identity is not None:
+                files.setdefault(identity, index)
+            if not magic and real.is_dir():
+                folders.setdefault(real, index)
+
+    def first(target: Path) -> str | None:
+        found = [paths.get(target), *(folders.get(f) for f in (target, *target.parents))]
+        identity = _identity(target)
+        if identity is not None:
+            found.append(files.get(identity))
+        named = [index for index in found if index is not None]
+        return sources[min(named)] if named else None
+
+    return first
 
 
-def _same(path: Path, target: Path) -> bool:
-    """Whether ``path`` and ``target`` are one file (hard links included)."""
-    if Path(os.path.realpath(path)) == target:
-        return True
+def _identity(path: Path) -> tuple[int, int] | None:
+    """The device and inode of the file at ``path`` (links followed), or ``None`` for none."""
     try:
-        return os.path.samefile(path, target)
-    except OSError:  # one of them does not exist
-        return False
+        status = os.stat(path)
+    except OSError:  # no such file
+        return None
+    return status.st_dev, status.st_ino
 
 
 @contextmanager
@@ -428,13 +458,20 @@ def _naming(path: Path, *, every: bool = False) -> Iterator[None]:
 
 
 def _remove_stale_temporaries(folder: Path) -> None:
-    """Remove the temporary files in ``folder`` of anonaudit runs that died before renaming."""
+    """Remove the temporary files in ``folder`` of anonaudit runs that died before renaming.
+
+    Once a folder a process: a batch writing a thousand reports to one folder lists it
+    once, not a thousand times (a run that dies meanwhile is cleared up after by the next).
+    """
+    if folder in _CLEARED:
+        return
     with os.scandir(folder) as entries:
         for entry in entries:
             found = _TEMPORARY_PID.fullmatch(entry.name)
             pid = int(found.group(1)) if found else os.getpid()
             if pid != os.getpid() and not _alive(pid) and entry.is_file(follow_symlinks=False):
                 Path(entry.path).unlink(missing_ok=True)
+    _CLEARED.add(folder)
 
 
 def _alive(pid: int) -> bool:

@@ -38,6 +38,7 @@ INTEGRATION = frozenset(
         "test_report_bounds",
         "test_robustness",
         "test_schema",
+        "test_startup",
         "test_tables_report",
     }
 )

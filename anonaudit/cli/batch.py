@@ -19,22 +19,23 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from anonaudit import __version__
 from anonaudit.auditing import audit
 from anonaudit.cli.config import AuditConfig
-from anonaudit.dp.options import DPOptions
-from anonaudit.engines.records import write_records
 from anonaudit.errors import AnonauditError
 from anonaudit.files import atomic_write_text, file_name
-from anonaudit.progress import Progress
-from anonaudit.report.json import SCHEMA_VERSION, coverage, dumps, report_to_dict
-from anonaudit.results import AuditReport
-from anonaudit.settings.names import DISTANCE_INPUTS
-from anonaudit.settings.options import LedgerOptions
+from anonaudit.report.kit import dumps
+from anonaudit.settings.names import DISTANCE_INPUTS, SCHEMA_VERSION
 from anonaudit.sources import open_inputs
-from anonaudit.sources.base import Source
+
+if TYPE_CHECKING:
+    from anonaudit.dp.options import DPOptions
+    from anonaudit.progress import Progress
+    from anonaudit.results import AuditReport
+    from anonaudit.settings.options import LedgerOptions
+    from anonaudit.sources.base import Source
 
 __all__ = [
     "DatasetResult",
@@ -94,6 +95,8 @@ def write_config_records(
     """
     if config.records_out is None:
         return None
+    from anonaudit.engines.records import write_records
+
     sources = open_config_inputs(config)
     return write_records(sources, report, config.records_out, progress=progress)
 
@@ -160,6 +163,8 @@ def audit_datasets(
         outputs of an earlier run replaced: the JSON report by :func:`failure_to_dict`,
         the HTML report by a page saying it failed, ``records_out`` removed.
     """
+    from anonaudit.report.json import report_to_dict
+
     results = []
     for config in datasets:
         name = config.name or "dataset"
@@ -327,6 +332,8 @@ def summary_to_dict(results: Sequence[DatasetResult]) -> dict[str, Any]:
     or when not audited), ``failed`` (the violated measures), ``rows``, ``coverage``,
     ``report`` and ``html`` (paths written) and ``error``.
     """
+    from anonaudit.report.json import coverage
+
     entries = []
     for result in results:
         report = result.report

@@ -11,11 +11,9 @@ import sys
 from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from anonaudit import __version__
-from anonaudit.cli import dp as dp_cli
-from anonaudit.cli import linkage as linkage_cli
 from anonaudit.cli.app import EXIT_OK, EXIT_VIOLATION, assignments, columns, levels
 from anonaudit.cli.batch import (
     audit_config,
@@ -27,10 +25,7 @@ from anonaudit.cli.batch import (
     summary_to_dict,
 )
 from anonaudit.cli.config import AuditConfig, read_config
-from anonaudit.dp.bounding import load_bounded
-from anonaudit.engines.load import load
 from anonaudit.engines.local import engine_limits
-from anonaudit.engines.records import write_records, write_transformed
 from anonaudit.errors import OptionError, ParameterError
 from anonaudit.files import (
     atomic_write_text,
@@ -40,25 +35,18 @@ from anonaudit.files import (
     refuse_listing_folder,
     refuse_overwriting,
 )
-from anonaudit.linkage.ledger import Ledger
 from anonaudit.progress import Progress
-from anonaudit.report import dp as artefact
-from anonaudit.report.html import save_html, write_listings
-from anonaudit.report.json import (
-    SCHEMA_VERSION,
-    advice_to_dict,
-    dp_to_dict,
-    dumps,
-    report_to_dict,
-)
-from anonaudit.report.text import advice_summary, dp_summary, summary
-from anonaudit.results import AuditReport
+from anonaudit.report.kit import dumps
+from anonaudit.report.text import summary
 from anonaudit.settings.catalog import OPTIONS, Option
 from anonaudit.settings.names import DISTANCE_INPUTS, DistanceInput
 from anonaudit.settings.options import EngineOptions, ReadOptions, Roles
 from anonaudit.settings.policy import threshold_fields
 from anonaudit.settings.work import LISTED_CLASS_WORK, check_work, put_limits
 from anonaudit.sources import require_rereadable
+
+if TYPE_CHECKING:
+    from anonaudit.results import AuditReport
 
 __all__ = ["run_advise", "run_audit", "run_dp"]
 
@@ -280,11 +268,17 @@ def run_audit(args: argparse.Namespace, command: str) -> int:
             "--id reads each record's id, and the rows of a frequency table (--count) stand "
             "for many records: drop --id (the ledger then checks differencing only)"
         )
-    ledger = linkage_cli.ledger_options(config)  # named before the audit runs
+    ledger = None
+    if config.ledger:  # named before the audit runs
+        from anonaudit.cli.linkage import ledger_options
+
+        ledger = ledger_options(config)
     if args.suppression_limit is not None and not config.advise:
         raise ParameterError("--suppression-limit bounds the search of --advise; add --advise")
     dp_options = None
     if args.dp_epsilon is not None or config.dp:
+        from anonaudit.cli import dp as dp_cli
+
         base = Path(args.config).parent if args.config else None
         dp_options = dp_cli.options(args, policy=config.dp, base=base)
     report = audit_config(config, progress=progress, dp=dp_options, ledger=ledger)
@@ -299,18 +293,26 @@ def run_audit(args: argparse.Namespace, command: str) -> int:
         )
     bounds: dict[str, Any] = {"redact": config.redact, "max_classes": limit}
     listings = config.listings_dir
-    document = report_to_dict(report, **bounds, listings_dir=listings) if config.json else {}
-    if config.json == "-":
-        print(dumps(document))
-    else:
-        if config.json:
-            atomic_write_text(Path(config.json), dumps(document))
+    if config.json:
+        from anonaudit.report.json import report_to_dict
+
+        document = dumps(report_to_dict(report, **bounds, listings_dir=listings))
+        if config.json == "-":
+            print(document)
+        else:
+            atomic_write_text(Path(config.json), document)
+    if config.json != "-":
         print(printable_lines(summary(report)))
-    if config.html:
-        save_html(report, config.html, command=command, **bounds, listings_dir=listings)
-    elif listings:
-        write_listings(report, listings, redact=config.redact)
+    if config.html or listings:
+        from anonaudit.report.html import save_html, write_listings
+
+        if config.html:
+            save_html(report, config.html, command=command, **bounds, listings_dir=listings)
+        else:
+            write_listings(report, listings, redact=config.redact)
     if config.records_out:
+        from anonaudit.engines.records import write_records
+
         sources = open_config_inputs(config)
         write_records(sources, report, config.records_out, id_column=args.id, progress=progress)
     if report.passed is False and not args.exit_zero:
@@ -368,6 +370,15 @@ def _refuse_identifiers(report: AuditReport, written: Sequence[str]) -> None:
 
 def run_dp(args: argparse.Namespace, command: str) -> int:
     """``anonaudit dp``: a differentially private release of the class table."""
+    from anonaudit.cli import dp as dp_cli
+    from anonaudit.cli import linkage as linkage_cli
+    from anonaudit.dp.bounding import load_bounded
+    from anonaudit.engines.load import load
+    from anonaudit.linkage.ledger import Ledger
+    from anonaudit.report import dp as artefact
+    from anonaudit.report.json import SCHEMA_VERSION, dp_to_dict
+    from anonaudit.report.text import dp_summary
+
     qi = [c for item in args.qi for c in columns(item)]
     sensitive = [c for item in args.sensitive for c in columns(item)]
     _require_roles(args.inputs, qi, where="")
@@ -444,6 +455,8 @@ def _write_artefact(report: Any, out: Path) -> list[Path]:
 
     When the second write fails, a release file the first one created is removed.
     """
+    from anonaudit.report import dp as artefact
+
     new = not out.exists()
     try:
         side = artefact.write(report, out)
@@ -456,6 +469,11 @@ def _write_artefact(report: Any, out: Path) -> list[Path]:
 
 def run_advise(args: argparse.Namespace, command: str) -> int:
     """``anonaudit advise``: the lattice search for the least generalization that passes."""
+    from anonaudit.engines.records import write_transformed
+    from anonaudit.report.html import save_html
+    from anonaudit.report.json import SCHEMA_VERSION, advice_to_dict
+    from anonaudit.report.text import advice_summary
+
     config = _config(args)
     if config.datasets:
         raise ParameterError("advise takes one dataset; use a policy file without [[datasets]]")

@@ -42,9 +42,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import duckdb
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -65,6 +64,9 @@ from anonaudit.sources.base import (
     parts_of,
     require_columns,
 )
+
+if TYPE_CHECKING:
+    import duckdb
 
 __all__ = [
     "ROW_COUNT",
@@ -123,8 +125,9 @@ def engine_limits(engine: EngineOptions) -> Limits:
     if temp_dir is not None and not (os.path.isdir(temp_dir) and os.access(temp_dir, os.W_OK)):
         raise ParameterError(f"--temp-dir {temp_dir}: not a writable directory")
     value = Limits(engine.memory_limit, temp_dir)
-    with work.scoped_limits(value):
-        connect().close()  # DuckDB checks the size now, not in the middle of a scan
+    if value.memory_limit is not None:
+        with work.scoped_limits(value):
+            connect().close()  # DuckDB checks the size now, not in the middle of a scan
     return value
 
 
@@ -478,6 +481,8 @@ def _scan_csv(
     suspects : list of str
         The QIs that look like identifiers in the first records.
     """
+    import duckdb
+
     from anonaudit.sources.csv import CsvSource
 
     scans = []
@@ -826,6 +831,8 @@ def group_counts(
         The error a source raised while streaming (DuckDB sees only that the stream
         failed); any other exception becomes an :class:`InputError`.
     """
+    import duckdb
+
     failure: list[BaseException] = []
     iterator = iter(batches)
 
@@ -970,6 +977,8 @@ def connect() -> duckdb.DuckDBPyConnection:
     DuckDB draws its own progress bar on stdout for queries over two seconds, which
     would corrupt ``--json -``; anonaudit reports progress itself, on stderr.
     """
+    import duckdb
+
     connection = duckdb.connect()
     connection.execute("SET enable_progress_bar = false")
     # Aggregates need not keep the input order; without it DuckDB spills more freely.

@@ -104,13 +104,13 @@ def offending_classes(
     keys = [classes.rank[selected], classes.sizes[selected], -worst if descending else worst]
     selected = selected[np.lexsort(keys)]
     listed = classes.keys.take(pa.array(selected))
+    # Object columns of Python strings, None for null, under pandas 2 and 3 alike.
+    columns: dict[str, Any] = {
+        name: pd.Series(listed.column(name).to_pylist(), dtype=object) for name in qi
+    }
     for name, values in {"size": classes.sizes, **measures}.items():
-        listed = listed.append_column(_label(name, qi), pa.array(values[selected]))
-    frame: pd.DataFrame = listed.to_pandas()
-    for name in qi:  # object columns with None for null, under pandas 2 and 3 alike
-        column = frame[name].astype(object)
-        frame[name] = column.where(column.notna(), None)
-    return frame
+        columns[_label(name, qi)] = values[selected]
+    return pd.DataFrame(columns)
 
 
 def _label(name: str, qi: list[str]) -> str:

@@ -76,7 +76,6 @@ from typing import ClassVar, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import optimize, special
 
 from anonaudit.classtable import ClassTable
 from anonaudit.errors import ParameterError
@@ -384,6 +383,8 @@ def _log_hypergeometric_ratios(values: NDArray[np.int64], n: int, total: int) ->
 def _pitman(
     values: NDArray[np.int64], counts: NDArray[np.int64], n: int, big: float
 ) -> float | None:
+    from scipy import optimize, special
+
     u = float(counts.sum())
     many = values != 1
 
@@ -433,6 +434,8 @@ def _shlosser(values: NDArray[np.int64], counts: NDArray[np.int64], pi: float) -
 def _snb(
     values: NDArray[np.int64], counts: NDArray[np.int64], pi: float, big: float
 ) -> float | None:
+    from scipy import optimize, special
+
     c1 = float(counts[values == 1].sum())
     c2 = float(counts[values == 2].sum())
     if c2 == 0:  # the second moment equation has no admissible solution

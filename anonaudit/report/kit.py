@@ -545,6 +545,8 @@ class Layout:
 
 def json_classes(frame: pd.DataFrame, layout: Layout) -> dict[str, Any]:
     """A listing of classes for JSON: its count, whether it is cut, the classes."""
+    if frame.empty:  # the common case, without pandas' conversion of no rows
+        return {"count": 0, "truncated": False, "classes": []}
     shown = frame if layout.limit is None else frame.head(layout.limit)
     rows = []
     for record in shown.to_dict(orient="records"):

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from anonaudit import __version__
-from anonaudit.classtable import SourceStats
-from anonaudit.dp.budgets import Spend, unit_name
 from anonaudit.files import printable
-from anonaudit.linkage.composition import COMBINATION_RULE, Composition, DPComposition
-from anonaudit.linkage.differencing import Differencing
-from anonaudit.linkage.ledger import Ledger, LedgerEntry
 from anonaudit.settings.names import REDACTED, SCHEMA_VERSION
+
+if TYPE_CHECKING:
+    from anonaudit.classtable import SourceStats
+    from anonaudit.dp.budgets import Spend
+    from anonaudit.linkage.composition import Composition, DPComposition
+    from anonaudit.linkage.differencing import Differencing
+    from anonaudit.linkage.ledger import Ledger, LedgerEntry
 
 __all__ = [
     "composition_entry",
@@ -76,6 +78,8 @@ def composition_to_dict(
     results: Mapping[str, Composition], sources: Sequence[SourceStats], *, id: str
 ) -> dict[str, Any]:
     """The ``anonaudit compose`` JSON document."""
+    from anonaudit.linkage.composition import COMBINATION_RULE
+
     document = _header(sources) | {"id": id, "combination_rule": COMBINATION_RULE}
     document["composition"] = {name: composition_entry(r) for name, r in results.items()}
     return document
@@ -320,6 +324,8 @@ def _g(value: float | str) -> str:
 
 def _spent_line(s: Mapping[str, Any]) -> str:
     """``epsilon 2.3 at delta 1e-06 (privacy-loss distributions; sum 3), one record``."""
+    from anonaudit.dp.budgets import unit_name
+
     at = f" at delta {s['delta']:g}" if s["delta"] else " (pure)" if not s["rho"] else ""
     how = (
         f" (privacy-loss distributions; the sum gives {_g(s['epsilon_sum'])})"
@@ -332,6 +338,8 @@ def _spent_line(s: Mapping[str, Any]) -> str:
 
 def ledger_summary(document: Mapping[str, Any]) -> str:
     """The printed listing of ``anonaudit ledger``, from its JSON document."""
+    from anonaudit.dp.budgets import unit_name
+
     lines = [f"Release ledger ({document['meta'].get('note', '')}):"]
     for entry in document["releases"]:
         cost = (

@@ -11,6 +11,7 @@ messages name the line.
 from __future__ import annotations
 
 import csv as _csv
+import functools
 import hashlib
 import io
 import mmap
@@ -800,7 +801,11 @@ def _damaged(path: str, exc: OSError) -> MalformedFileError:
     )
 
 
+@functools.lru_cache(maxsize=8)
 def _sniff_separator(sample: str) -> str:
+    """The separator of the CSV text ``sample`` (:class:`csv.Sniffer`, a few
+    milliseconds), kept for the few samples seen last: an audit opens its inputs twice,
+    to read them and to look for direct identifiers (:mod:`anonaudit.measures.identifiers`)."""
     lines = _LINE_BREAK.split(sample)[:50]
     try:
         return _csv.Sniffer().sniff("\n".join(lines), delimiters=_CANDIDATE_SEPARATORS).delimiter

@@ -25,9 +25,9 @@ import os
 import posixpath
 import urllib.parse
 from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
-import pyarrow.dataset as ds
 import pyarrow.fs as pafs
 
 from anonaudit.errors import (
@@ -50,6 +50,9 @@ from anonaudit.sources.parts import (
     no_match,
 )
 from anonaudit.sources.storage import Location, resolve, storage_error
+
+if TYPE_CHECKING:
+    import pyarrow.dataset as ds
 
 __all__ = [
     "FORMATS",
@@ -92,6 +95,8 @@ def open_dataset(
     StorageError
         Unreachable storage or rejected credentials.
     """
+    import pyarrow.dataset as ds
+
     options = options or DatasetOptions()
     where = resolve(location, options.storage_options)
     try:

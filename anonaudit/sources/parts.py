@@ -14,12 +14,11 @@ storage.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.dataset as ds
 import pyarrow.fs as pafs
 
 from anonaudit.classtable import to_text_batch
@@ -29,6 +28,9 @@ from anonaudit.sources.filters import Filter, parse_filter, to_expression
 from anonaudit.sources.parquet import check_decoded, check_row_groups, damaged_pages
 from anonaudit.sources.protocol import MissingColumns, SourceInfo, local_sha256, require_flat
 from anonaudit.sources.storage import Location, storage_error
+
+if TYPE_CHECKING:
+    import pyarrow.dataset as ds
 
 __all__ = [
     "DatasetSource",
@@ -133,6 +135,8 @@ class FragmentSource:
 
     def batches(self, columns: Sequence[str]) -> Iterator[pa.RecordBatch]:
         """Stream ``columns`` of this file's selected rows as text batches."""
+        import pyarrow.dataset as ds
+
         require_flat(self._schema, columns, self.info.name)
         if self._csv is not None:
             yield from self._csv_batches(columns)
@@ -347,6 +351,8 @@ def dataset_source(
         The hive partition keys, columns of every file read with ``physical`` or
         ``readers``.
     """
+    import pyarrow.dataset as ds
+
     parsed = [parse_filter(text) for text in filters]
     expression = to_expression(parsed, dataset.schema, where.name) if parsed else None
     schema = dataset.schema
@@ -419,6 +425,8 @@ def no_match(where: Location, filters: Sequence[Filter], present: Mapping[str, s
 
 def _fragment_values(dataset: ds.Dataset, keys: Sequence[str]) -> dict[str, set[str]]:
     """The partition values of ``dataset``'s fragments (Delta: from its log), by key."""
+    import pyarrow.dataset as ds
+
     present: dict[str, set[str]] = {key: set() for key in keys}
     for fragment in dataset.get_fragments():
         for key, value in ds.get_partition_keys(fragment.partition_expression).items():
@@ -433,6 +441,8 @@ def dictionary_format(schema: pa.Schema) -> ds.ParquetFileFormat:
     works on the few distinct values of each batch rather than on every row's bytes
     (``benchmarks/bench_lake.py``).
     """
+    import pyarrow.dataset as ds
+
     names = [f.name for f in schema if pa.types.is_string(f.type)]
     return ds.ParquetFileFormat(
         read_options=ds.ParquetReadOptions(dictionary_columns=names),
