@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from anonaudit.errors import InputError
 from anonaudit.published import Dimension, PublishedTable, TableSet
+from anonaudit.tables import system as system_module
 from anonaudit.tables.attack import Certificate, attack, describe
 from anonaudit.tables.system import Reduced, build, reduce
 
@@ -225,3 +226,84 @@ def test_intervals_equal_enumeration(case: tuple[Reduced, int]) -> None:
     for interval in intervals:
         for proof in interval.proofs:
             check_certificate(reduced, proof, interval.lower, interval.upper)
+
+
+def grouped() -> tuple[Reduced, int]:
+    """Two rows by four columns in two groups of two (``g0``, ``g1``), every code
+    published, the cells of each group suppressed in a rectangle and both row totals
+    suppressed: the groups' subtotals are published, so the grand total is implied and
+    the groups are two components, each row total a part in each."""
+    cube = np.array([[1, 2, 1, 0], [2, 1, 0, 1]])
+    r = Dimension.flat("r", ["r0", "r1"])
+    c = Dimension(
+        "c", {"g0": TOTAL, "c0": "g0", "c1": "g0", "g1": TOTAL, "c2": "g1", "c3": "g1"}, TOTAL
+    )
+    hidden = {(f"r{i}", f"c{j}") for i in range(2) for j in range(4)}
+    hidden |= {("r0", TOTAL), ("r1", TOTAL)}
+    cells = list(itertools.product(r.codes, c.codes))
+    values = [float(cube[np.ix_(r.leaves_under(x), c.leaves_under(y))].sum()) for x, y in cells]
+    mask = np.asarray([cell in hidden for cell in cells])
+    table = PublishedTable(
+        "t",
+        "count",
+        ("r", "c"),
+        (np.asarray([x for x, _ in cells]), np.asarray([y for _, y in cells])),
+        np.where(mask, 0.0, values),
+        np.where(mask, math.inf, values),
+        np.where(mask, "suppressed", "published"),
+        np.where(mask, "x", [f"{v:g}" for v in values]),
+    )
+    return reduce(build(TableSet((table,), {"r": r, "c": c}))), int(cube.sum())
+
+
+def test_the_groups_of_a_hierarchy_are_solved_apart_and_a_total_across_them_whole() -> None:
+    reduced, total = grouped()
+    system = reduced.system
+    assert len(set(reduced.component.tolist())) == 2
+    grand = [row for row in range(len(system.lower)) if system.label(row) == "t: r=Total, c=Total"]
+    assert not reduced.kept[grand].any()
+    intervals = attack(reduced, prove=lambda row, lower, upper: True, workers=1)
+    assert {i.row: (i.lower, i.upper) for i in intervals} == enumerate_intervals(reduced, total)
+    for interval in intervals:
+        for proof in interval.proofs:
+            check_certificate(reduced, proof, interval.lower, interval.upper)
+
+
+def test_components_in_processes_give_the_same_intervals_and_certificates() -> None:
+    """The pool of processes (two components, two processes) against this process:
+    the same bytes (``repr`` writes every float exactly; pickles differ only by which
+    equal floats are one object)."""
+    reduced, _ = grouped()
+    serial = attack(reduced, prove=lambda row, lower, upper: True, workers=1)
+    parallel = attack(reduced, prove=lambda row, lower, upper: True, workers=2)
+    assert any(i.proofs for i in serial)
+    assert repr(parallel) == repr(serial)
+
+
+def test_a_common_table_too_large_to_hold_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    cube = np.array([[5, 1], [2, 4]])
+    dims = dimensions(cube.shape, ("r", "c"))
+    tables = TableSet((cube_table("t", cube, ("r", "c"), (0, 1), set()),), dims)
+    monkeypatch.setattr(system_module, "MAX_ENTRIES", 8)
+    with pytest.raises(InputError, match="too large to audit at once"):
+        build(tables)
+
+
+def test_a_cell_no_published_cell_bounds_above_is_unbounded() -> None:
+    """Row r0 is published with its total, r1 has no total and column c0 none: the
+    cell (r1, c0) could be any count (its linear program is unbounded), not 0."""
+    dims = dimensions((2, 2), ("r", "c"))
+    hidden = np.array([True, True, True, False, False])
+    values = np.array([0.0, 0.0, 0.0, 2.0, 5.0])
+    table = PublishedTable(
+        "t",
+        "count",
+        ("r", "c"),
+        (np.array(["r0", "r0", "r1", "r1", "r0"]), np.array(["c0", "c1", "c0", "c1", TOTAL])),
+        values,
+        np.where(hidden, math.inf, values),
+        np.where(hidden, "suppressed", "published"),
+        np.where(hidden, "x", values.astype(int).astype(str)),
+    )
+    found = attack(reduce(build(TableSet((table,), dims))))
+    assert [(i.lower, i.upper) for i in found] == [(0, 5), (0, 5), (0, math.inf)]
