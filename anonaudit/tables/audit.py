@@ -387,19 +387,20 @@ def _groups(tables: Sequence[PublishedTable], tables_set: TableSet, rules: Rules
     findings = []
     for table in tables:
         index = {tuple(str(c[i]) for c in table.codes): i for i in range(len(table))}
+        exact, suppressed = table.exact, table.suppressed  # built once, not per cell
         for k, name in enumerate(table.dimensions):
             children: dict[str, list[str]] = {}
             for code, parent in tables_set.dimensions[name].parents.items():
                 children.setdefault(parent, []).append(code)
-            for row in np.flatnonzero(table.exact):
+            for row in np.flatnonzero(exact):
                 codes = [str(c[row]) for c in table.codes]
                 below = children.get(codes[k], [])
                 cells = [index.get((*codes[:k], child, *codes[k + 1 :])) for child in below]
                 if len(cells) < 2 or any(c is None for c in cells):
                     continue
                 members = [c for c in cells if c is not None]
-                hidden = [c for c in members if table.suppressed[c]]
-                shown = [c for c in members if table.exact[c]]
+                hidden = [c for c in members if suppressed[c]]
+                shown = [c for c in members if exact[c]]
                 if len(hidden) < 2 or len(hidden) + len(shown) != len(members):
                     continue
                 total = float(table.lower[row]) - float(table.lower[shown].sum())
