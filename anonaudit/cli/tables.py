@@ -17,12 +17,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from anonaudit.cli.app import assignments
 from anonaudit.errors import InputError, OptionError, ParameterError
 from anonaudit.files import atomic_write_text, printable, refuse_folders, refuse_overwriting
 from anonaudit.published import PublishedTable, TableSet
 from anonaudit.report.tables import tables_json, tables_summary, tables_to_dict
 from anonaudit.report.tables_html import tables_html
-from anonaudit.settings.catalog import TABLES_OPTIONS, Option
+from anonaudit.settings.catalog import TABLES_OPTIONS
 from anonaudit.sources.csv import CsvOptions
 from anonaudit.sources.published import (
     TableOptions,
@@ -122,20 +123,9 @@ def _settings(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, str],
         if given is None and option.key in table:
             given, names[option.key] = table[option.key], f"[tables] {option.key}"
         elif given is not None and option.kind == "mapping":
-            given = _pairs(given, option)
+            given = assignments(given, option.flag or option.key, option.metavar or "KEY")
         values[option.key] = given
     return values, names, base
-
-
-def _pairs(items: list[str], option: Option) -> dict[str, str]:
-    """``KEY=VALUE`` items of a repeated option as a mapping."""
-    result = {}
-    for item in items:
-        key, eq, value = item.partition("=")
-        if not eq or not key.strip() or not value.strip():
-            raise ParameterError(f"{option.flag} takes {option.metavar} (got {item!r})")
-        result[key.strip()] = value.strip()
-    return result
 
 
 def _rules(settings: dict[str, Any], names: dict[str, str]) -> Rules:
