@@ -184,6 +184,21 @@ def test_the_page_never_overwrites_an_input(capsys: pytest.CaptureFixture[str]) 
     assert "writes the same file" in capsys.readouterr().err and not Path("same.out").exists()
 
 
+@pytest.mark.parametrize("flag", ["--true-values", "--hierarchy"])
+@pytest.mark.parametrize("output", ["--html", "--json"])
+def test_no_output_overwrites_a_file_a_setting_names(
+    flag: str, output: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    edu = _write("edu.csv", EDU)
+    other = _write("other.csv", EDU)
+    key = "edu.csv" if flag == "--true-values" else "education"
+    assert main(["tables", edu, flag, f"{key}={other}", output, other]) == 2
+    err = capsys.readouterr().err
+    assert f"{output} {other}: this would overwrite the input " in err
+    assert f"{other}; write the output to another path" in err
+    assert Path(other).read_text(encoding="utf-8") == EDU
+
+
 # -- the JSON Schema -----------------------------------------------------------------------
 
 

@@ -43,7 +43,7 @@ def run(args: argparse.Namespace, command: str) -> int:
     """Run ``anonaudit tables`` (:func:`anonaudit.cli.app.main` handles errors)."""
     settings, names, base = _settings(args)
     outputs = [("--json", args.json), ("--html", args.html)]
-    refuse_overwriting(outputs, [*args.tables, *([args.config] if args.config else [])])
+    refuse_overwriting(outputs, _inputs(args, settings, base))
     refuse_folders(outputs)
     rules = _rules(settings, names)
     populations = dict(settings.get("populations") or {})
@@ -82,6 +82,27 @@ def run(args: argparse.Namespace, command: str) -> int:
             atomic_write_text(args.json, tables_json(audit, show_values=show))
         sys.stdout.write(tables_summary(document))
     return _OK if audit.passed else _FAIL
+
+
+def _inputs(args: argparse.Namespace, settings: dict[str, Any], base: Path) -> list[str]:
+    """Every file the command reads: the tables, the policy file, and the hierarchy,
+    contributions and true-values files its settings name (no output may replace one)."""
+    named = [
+        path
+        for key in ("hierarchies", "contributions", "values")
+        for path in (settings.get(key) or {}).values()
+    ]
+    return [
+        *args.tables,
+        *([args.config] if args.config else []),
+        *(_resolved(path, base) for path in named),
+    ]
+
+
+def _resolved(path: str, base: Path) -> str:
+    """``path`` as given when absolute, else under ``base`` (the policy file's folder, or
+    the working directory)."""
+    return path if Path(path).is_absolute() else str(base / path)
 
 
 def reading_options(args: argparse.Namespace) -> TableOptions:
@@ -170,7 +191,7 @@ def _reading(
                 f"(got {rounding!r})"
             ) from None
     hierarchies = {
-        dim: str(path if Path(path).is_absolute() else base / path)
+        dim: _resolved(path, base)
         for dim, path in (settings.get("hierarchies") or {}).items()
     }
     options: dict[str, Any] = {
@@ -219,7 +240,7 @@ def _with_contributions(
                 f"--contributions {printable(name)}=...: the table counts units; "
                 "contributions are for a table of sums (--kind sum)"
             )
-        full = path if Path(path).is_absolute() else str(base / path)
+        full = _resolved(path, base)
         contributors = read_contributions(
             full,
             table,
@@ -241,7 +262,7 @@ def _true_values(
     result = {}
     for name, path in given.items():
         table = _named(tables, name, "--true-values")
-        full = path if Path(path).is_absolute() else str(base / path)
+        full = _resolved(path, base)
         truth, _ = read_table(full, reading)
         key = {
             tuple(str(c[i]) for c in truth.codes): float(truth.lower[i])
