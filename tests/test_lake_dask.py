@@ -186,7 +186,7 @@ def test_a_corrupt_partition_is_one_line_naming_it(
     address = client.scheduler.address
     code = main(["audit", str(root), "--qi", "zip", "--engine", "dask", "--scheduler", address])
     err = capfd.readouterr().err
-    assert code == 2
+    assert code == 2, err
     assert err.startswith(f"anonaudit: error: {broken}: cannot read")
     assert err.count("\n") == 1
 
@@ -224,3 +224,25 @@ def test_a_frequency_table_on_dask_equals_the_local_engine(client: Any, tmp_path
     (root / "b.csv").write_text("q,s,n\na,x,-4\n", encoding="utf-8")
     with pytest.raises(InputError, match=r"b\.csv: count column 'n' holds '-4'"):
         anonaudit.load(root, roles, engine=on_dask)
+
+
+class _LateLoop:
+    """``distributed.Client`` whose event loop fails to start the first ``late`` times,
+    as ``LoopRunner`` fails on a saturated machine (``assert loop is not None``)."""
+
+    def __init__(self, late: int) -> None:
+        self.late, self.made = late, 0
+
+    def __call__(self, address: str, timeout: str) -> str:
+        self.made += 1
+        assert self.made > self.late
+        return address
+
+
+def test_a_client_whose_loop_starts_late_is_made_again() -> None:
+    late = _LateLoop(late=1)
+    stub = type("Distributed", (), {"Client": late})
+    assert dask_engine._client("tcp://127.0.0.1:1", stub) == "tcp://127.0.0.1:1"
+    assert late.made == 2
+    with pytest.raises(EngineError, match=r"could not start its event loop within 10 s"):
+        dask_engine._client("tcp://127.0.0.1:1", type("Distributed", (), {"Client": _LateLoop(2)}))

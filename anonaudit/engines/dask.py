@@ -203,20 +203,36 @@ def _connect(scheduler: Client | str | None, distributed: Any) -> Iterator[Any]:
         ):
             yield client
         return
+    with _client(str(scheduler), distributed) as client:
+        yield client
+
+
+def _client(scheduler: str, distributed: Any, attempts: int = 2) -> Any:
+    """A client of the scheduler at ``scheduler``.
+
+    distributed starts the client's event loop in a thread and gives it 10 s; on a
+    saturated machine it may not start in time (``distributed.utils.LoopRunner`` then
+    fails an ``assert``): that is tried ``attempts`` times, then reported as an error.
+    """
     try:
-        client = distributed.Client(scheduler, timeout="10s")
+        return distributed.Client(scheduler, timeout="10s")
     except (ValueError, TypeError) as exc:  # not an address: "missing port number", ...
         raise EngineError(
-            f"--scheduler {scheduler}: not a Dask scheduler address ({exc}); give one such "
-            "as tcp://host:8786"
+            f"--scheduler {scheduler}: not a Dask scheduler address ({exc}); give one "
+            "such as tcp://host:8786"
         ) from None
     except (OSError, TimeoutError) as exc:
         raise EngineError(
             f"cannot reach the Dask scheduler at {scheduler} ({exc}); check --scheduler "
             "and that the scheduler is running"
         ) from None
-    with client:
-        yield client
+    except AssertionError:  # the event loop's thread did not start within 10 s
+        if attempts > 1:
+            return _client(scheduler, distributed, attempts - 1)
+        raise EngineError(
+            f"the Dask client for {scheduler} could not start its event loop within 10 s; "
+            "the machine is overloaded: run again"
+        ) from None
 
 
 def _dask() -> tuple[Any, Any]:
