@@ -17,7 +17,7 @@ from anonaudit import __version__
 from anonaudit.files import printable
 from anonaudit.report.kit import dumps
 from anonaudit.settings.names import SCHEMA_VERSION
-from anonaudit.tables.reconstruct import GroupReconstruction, Reconstruction
+from anonaudit.tables.reconstruct import BesideDP, GroupReconstruction, Reconstruction
 
 __all__ = ["reconstruct_json", "reconstruct_summary", "reconstruct_to_dict"]
 
@@ -31,8 +31,11 @@ _RATES = {
 }
 
 
-def reconstruct_to_dict(result: Reconstruction, *, show_values: bool = False) -> dict[str, Any]:
-    """The ``anonaudit reconstruct`` JSON document."""
+def reconstruct_to_dict(
+    result: Reconstruction, *, show_values: bool = False, dp: BesideDP | None = None
+) -> dict[str, Any]:
+    """The ``anonaudit reconstruct`` JSON document (``dp``: the same tables'
+    reconstruction from their DP release, beside it)."""
     document: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
         "anonaudit_version": __version__,
@@ -61,17 +64,7 @@ def reconstruct_to_dict(result: Reconstruction, *, show_values: bool = False) ->
             "model": "each dimension's codes drawn independently with the group's "
             "one-way margins (Ruggles & Van Riper 2021)",
         },
-        "rates": [
-            {
-                "rate": r.key,
-                "count": r.count,
-                "of": r.of,
-                "share": r.share,
-                "chance": r.chance,
-                "chance_share": r.chance_share,
-            }
-            for r in result.rates()
-        ],
+        "rates": _rates(result),
         "by_size": [
             {
                 "records": [b.low, b.high],
@@ -83,8 +76,49 @@ def reconstruct_to_dict(result: Reconstruction, *, show_values: bool = False) ->
             for b in result.by_size()
         ],
         "groups": [_group(result, g, show_values) for g in result.groups],
+        "dp": None if dp is None else _dp(dp),
     }
     return document
+
+
+def _rates(result: Reconstruction) -> list[dict[str, Any]]:
+    """Every rate beside its chance baseline."""
+    return [
+        {
+            "rate": r.key,
+            "count": r.count,
+            "of": r.of,
+            "share": r.share,
+            "chance": r.chance,
+            "chance_share": r.chance_share,
+        }
+        for r in result.rates()
+    ]
+
+
+def _dp(dp: BesideDP) -> dict[str, Any]:
+    """The DP side: the release, what its reconstruction certifies, how close its
+    closest tables come to the groups the exact tables give back."""
+    release, noisy, close = dp.release, dp.result, dp.closeness
+    return {
+        "mechanism": release.noise.mechanism,
+        "epsilon": release.epsilon,
+        "delta": release.delta,
+        "scale": release.noise.scale,
+        "cells_per_person": release.cells_per_person,
+        "confidence": noisy.confidence,
+        "groups_certified": noisy.reconstructed,
+        "groups_contradicted": sum(g.contradicted for g in noisy.groups),
+        "rates": _rates(noisy),
+        "closest": {
+            "groups": close.groups,
+            "exact": close.exact,
+            "records": close.records,
+            "records_right": close.records_right,
+            "certified": close.certified,
+            "certified_right": close.certified_right,
+        },
+    }
 
 
 def _group(result: Reconstruction, g: GroupReconstruction, show_values: bool) -> dict[str, Any]:
@@ -122,9 +156,11 @@ def _group(result: Reconstruction, g: GroupReconstruction, show_values: bool) ->
     return entry
 
 
-def reconstruct_json(result: Reconstruction, *, show_values: bool = False) -> str:
+def reconstruct_json(
+    result: Reconstruction, *, show_values: bool = False, dp: BesideDP | None = None
+) -> str:
     """:func:`reconstruct_to_dict` as JSON text."""
-    return dumps(reconstruct_to_dict(result, show_values=show_values))
+    return dumps(reconstruct_to_dict(result, show_values=show_values, dp=dp))
 
 
 def reconstruct_summary(document: Mapping[str, Any], *, limit: int = 20) -> str:
@@ -181,6 +217,8 @@ def reconstruct_summary(document: Mapping[str, Any], *, limit: int = 20) -> str:
         lines.append(f"    {name}{printable(g['group']) or '(all)'}: {_group_line(g, document)}")
     if solved > limit:
         lines.append(f"    ... and {solved - limit:,} more (all in the JSON report)")
+    if document.get("dp"):
+        lines += _dp_lines(document["dp"], done)
     if document["redacted"]:
         lines.append("  values redacted; --show-values prints the records given back")
     return "\n".join(lines) + "\n"
@@ -211,3 +249,29 @@ def _group_line(g: Mapping[str, Any], document: Mapping[str, Any]) -> str:
 
 def _end(upper: float | None) -> str:
     return "?" if upper is None else f"{upper:g}"
+
+
+def _dp_lines(dp: Mapping[str, Any], exact: Mapping[str, Any]) -> list[str]:
+    """The DP side of the summary: what the noise buys."""
+    delta = f", delta {dp['delta']:g}" if dp["delta"] else ""
+    certified = next(r for r in dp["rates"] if r["rate"] == "reconstructed")
+    close = dp["closest"]
+    right = close["records_right"] / close["records"] if close["records"] else 0.0
+    lines = [
+        f"  beside DP: the same tables released with {dp['mechanism']} noise, epsilon "
+        f"{dp['epsilon']:g}{delta} (scale {dp['scale']:.4g}; a person is in "
+        f"{dp['cells_per_person']} cells), their counts read as evidence:",
+        f"    groups certified at {dp['confidence']:.0%} confidence: "
+        f"{certified['count']:,.0f} ({certified['share']:.1%}), against "
+        f"{exact['count']:,.0f} ({exact['share']:.1%}) from the exact tables",
+        f"    closest tables (least absolute difference from the released cells), on the "
+        f"{close['groups']:,} groups the exact tables give back: {close['exact']:,} "
+        f"rebuilt exactly, {close['records_right']:,} of {close['records']:,} records "
+        f"in their cell ({right:.1%})",
+    ]
+    if dp["groups_contradicted"]:
+        lines.append(
+            f"    {dp['groups_contradicted']:,} groups with noise beyond the intervals "
+            "(no table within them all: nothing certified of them)"
+        )
+    return lines

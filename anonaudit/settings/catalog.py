@@ -708,6 +708,7 @@ DP_OPTIONS: tuple[Option, ...] = (
 _T = ("tables",)
 #: How published tables are read: ``anonaudit reconstruct`` reads them as ``tables`` does.
 _READ = ("tables", "reconstruct")
+_R = ("reconstruct",)
 #: The settings of ``anonaudit tables`` (the policy file's ``[tables]`` table): how the
 #: tables are read, and the primary rules (:class:`anonaudit.tables.rules.Rules`).
 TABLES_OPTIONS: tuple[Option, ...] = (
@@ -933,6 +934,40 @@ TABLES_OPTIONS: tuple[Option, ...] = (
         commands=_T,
         group=_OUT,
         path="input",
+    ),
+    Option(
+        "dp_epsilon",
+        "number",
+        "also release the tables under epsilon-DP (every cell with noise) and report "
+        "what the release still gives back",
+        flag="--dp-epsilon",
+        metavar="E",
+        commands=_R,
+    ),
+    Option(
+        "dp_delta",
+        "number",
+        "the DP release's delta (default 0; above 0 for discrete-gaussian)",
+        flag="--dp-delta",
+        metavar="D",
+        commands=_R,
+    ),
+    Option(
+        "dp_mechanism",
+        "text",
+        "the DP release's noise (default discrete-laplace)",
+        flag="--dp-mechanism",
+        metavar="NAME",
+        choices=("discrete-laplace", "discrete-gaussian"),
+        commands=_R,
+    ),
+    Option(
+        "dp_confidence",
+        "number",
+        "certify a group of the DP release at this confidence (default 0.99)",
+        flag="--dp-confidence",
+        metavar="C",
+        commands=_R,
     ),
 )
 

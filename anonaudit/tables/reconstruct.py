@@ -40,30 +40,41 @@ Deterministic: the same tables and seed give the same result, with any ``workers
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import multiprocessing
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
-from anonaudit.errors import InputError, OptionError, require
+from anonaudit.errors import InputError, OptionError, ParameterError, require
 from anonaudit.published import Dimension, PublishedTable, TableSet
-from anonaudit.tables.attack import attack
+from anonaudit.tables.attack import _highs, attack
 from anonaudit.tables.system import TOLERANCE, System, build, reduce
 
+if TYPE_CHECKING:  # the DP companion is imported by the runs that use it
+    from anonaudit.dp.accounting import PrivacyCost
+    from anonaudit.dp.mechanisms import Mechanism, NoiseDistribution
+
 __all__ = [
+    "BesideDP",
     "Chance",
+    "Closeness",
     "GroupReconstruction",
+    "NoisyRelease",
     "Rate",
     "Reconstruction",
     "SizeBand",
+    "beside_dp",
+    "closeness",
     "reconstruct",
+    "release_tables",
 ]
 
 #: How a group's cube intervals were proved.
@@ -141,6 +152,14 @@ class GroupReconstruction:
         Records whose sensitive value is known (0 without a sensitive dimension).
     chance : Chance
         The baseline.
+    best : array of float or None
+        From a noisy release (``noise``): the integer table closest to the released
+        cells (least total absolute difference, :func:`_fit`); ``None`` otherwise.
+    distance : float or None
+        That table's total absolute difference from the released cells.
+    contradicted : bool
+        From a noisy release: no table lies within every cell's confidence interval
+        (the noise went beyond one), so nothing is certified of the group.
     """
 
     group: str
@@ -152,6 +171,9 @@ class GroupReconstruction:
     posterior: NDArray[np.float64] | None
     sensitive_known: int
     chance: Chance
+    best: NDArray[np.float64] | None = None
+    distance: float | None = None
+    contradicted: bool = False
 
     @property
     def forced(self) -> NDArray[np.bool_]:
@@ -256,6 +278,13 @@ class Reconstruction:
         Per group, in the order of the grouping dimension's leaves.
     draws, seed : int
         The baseline's draws per group and its seed.
+    noise : NoiseDistribution or None
+        With a noisy release: the noise on each released cell.
+    confidence : float or None
+        With a noisy release: the probability with which each group's certificate
+        holds (the cells' intervals hold together at least that often).
+    count_budget : int
+        The enumeration's budget per group.
     """
 
     tables: TableSet
@@ -266,6 +295,9 @@ class Reconstruction:
     groups: tuple[GroupReconstruction, ...]
     draws: int
     seed: int
+    noise: NoiseDistribution | None = None
+    confidence: float | None = None
+    count_budget: int = 20_000
 
     @cached_property
     def reconstructed(self) -> int:
@@ -360,6 +392,8 @@ def reconstruct(
     draws: int = 20,
     seed: int = 0,
     workers: int = 1,
+    noise: NoiseDistribution | None = None,
+    confidence: float = 0.99,
 ) -> Reconstruction:
     """Reconstruct every group of a publication of count tables (module docstring).
 
@@ -382,6 +416,17 @@ def reconstruct(
         The baseline's seed (each group draws from its own stream of it).
     workers : int
         Processes solving groups in parallel (1: in this process).
+    noise : NoiseDistribution, optional
+        The tables are a noisy release (:func:`release_tables`, or a DP release made
+        elsewhere with this noise on every cell): their counts are evidence, not
+        equations. Each group is then certified from intervals holding every cell's
+        true count together with probability ``confidence`` (union bound over the
+        group's cells, :meth:`~anonaudit.dp.mechanisms.NoiseDistribution.within`),
+        and its closest integer table is found (:attr:`GroupReconstruction.best`).
+        Noise of unbounded support proves nothing with certainty: a certificate
+        from a noisy release is a claim at that confidence.
+    confidence : float
+        With ``noise``: the probability a group's certificate holds (0.99).
 
     Returns
     -------
@@ -417,6 +462,7 @@ def reconstruct(
     require(count_budget >= 0, "count_budget", "be 0 or more", count_budget)
     require(draws >= 1, "draws", "be at least 1", draws)
     require(workers >= 1, "workers", "be at least 1", workers)
+    require(0 < confidence < 1, "confidence", "lie strictly between 0 and 1", confidence)
     _check(tables, group, sensitive)
     names = tuple(d for d in tables.cube_dimensions if d != group)
     dimensions = {d: tables.dimensions[d] for d in names}
@@ -432,6 +478,8 @@ def reconstruct(
             count_budget,
             draws,
             seed,
+            noise,
+            confidence,
         )
         for index, (code, part) in enumerate(_split(tables, group))
     )
@@ -453,7 +501,266 @@ def reconstruct(
         groups=tuple(solved),
         draws=draws,
         seed=seed,
+        noise=noise,
+        confidence=confidence if noise is not None else None,
+        count_budget=count_budget,
     )
+
+
+@dataclass(frozen=True)
+class NoisyRelease:
+    """Count tables released under differential privacy (:func:`release_tables`).
+
+    Attributes
+    ----------
+    tables : TableSet
+        The released tables: the same cells, each count with noise (whole numbers,
+        possibly negative: rounding them up to 0 would bias the evidence).
+    noise : NoiseDistribution
+        The noise on each cell.
+    epsilon, delta : float
+        The guarantee, for adding or removing one person.
+    cells_per_person : int
+        The most cells of all the tables one person is counted in (their margins and
+        totals included): the release's L1 sensitivity; its L2 is the square root.
+    cost : PrivacyCost
+        What the release spends.
+    """
+
+    tables: TableSet
+    noise: NoiseDistribution
+    epsilon: float
+    delta: float
+    cells_per_person: int
+    cost: PrivacyCost
+
+
+def release_tables(
+    tables: TableSet,
+    *,
+    epsilon: float,
+    delta: float = 0.0,
+    mechanism: Mechanism = "discrete-laplace",
+    rng: np.random.Generator | None = None,
+) -> NoisyRelease:
+    """Release count tables under (ε, δ)-differential privacy, every cell with noise.
+
+    The tables are one query: a person added or removed changes by 1 each cell they are
+    counted in, at most :attr:`NoisyRelease.cells_per_person` of them (``L1``, and
+    ``L2`` its square root). The noise is the DP companion's
+    (:mod:`anonaudit.dp.mechanisms`, OpenDP's exact samplers on the operating system's
+    secure generator), calibrated as :func:`anonaudit.dp.release` calibrates a
+    histogram: discrete Laplace of scale ``L1 / ε`` (Ghosh, Roughgarden &
+    Sundararajan 2009), or the discrete Gaussian (Canonne, Kamath & Steinke 2020) whose
+    scale is checked on its exact privacy-loss distribution for that many cells
+    shifted by 1. No count is rounded up to 0 and no margin made consistent: that is
+    post-processing, which a reader may do (and :func:`reconstruct` does).
+
+    Parameters
+    ----------
+    tables : TableSet
+        Count tables whose every cell is published as it is (the true counts).
+    epsilon, delta : float
+        The guarantee; ``delta`` 0 (pure ε-DP) with discrete Laplace noise.
+    mechanism : {"discrete-laplace", "discrete-gaussian"}
+        The noise.
+    rng : numpy.random.Generator, optional
+        For tests only: draw discrete Laplace noise from this seeded generator instead
+        of OpenDP's secure one. Never for a release.
+
+    Returns
+    -------
+    NoisyRelease
+
+    Raises
+    ------
+    InputError
+        A table of sums, or a cell suppressed or rounded (its true count is unknown).
+    ParameterError
+        A mechanism other than the two, ε or δ out of range, or ``rng`` with the
+        discrete Gaussian.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from anonaudit.published import Dimension, PublishedTable, TableSet
+    >>> t = PublishedTable("sex", "count", ("sex",), (np.array(["F", "M", "Total"]),),
+    ...     np.array([2.0, 1, 3]), np.array([2.0, 1, 3]), np.full(3, "published"),
+    ...     np.array(["2", "1", "3"]))
+    >>> r = release_tables(TableSet((t,), {"sex": Dimension.flat("sex", ["F", "M"])}),
+    ...                    epsilon=1.0)
+    >>> r.cells_per_person, r.noise.scale, r.cost.epsilon
+    (2, 2.0, 1.0)
+    """
+    from anonaudit.dp.mechanisms import DISCRETE, NoiseDistribution, add_noise
+    from anonaudit.dp.release import _calibrate
+    from anonaudit.dp.sensitivity import Sensitivity
+
+    if mechanism not in DISCRETE:
+        raise ParameterError(
+            f"the tables' counts are released with {' or '.join(DISCRETE)} noise "
+            f"(got {mechanism!r})"
+        )
+    for table in tables.tables:
+        if table.kind != "count":
+            raise InputError(f"{table.name}: a table of sums; only counts are released here")
+        inexact = np.flatnonzero(~table.exact)
+        if len(inexact):
+            i = int(inexact[0])
+            raise InputError(
+                f"{table.name}: {table.label(i)} is published as {str(table.shown[i])!r}; a DP "
+                "release adds noise to every cell's true count: give the tables before "
+                "suppression and rounding"
+            )
+    m = _cells_per_person(tables)
+
+    @dataclass(frozen=True)
+    class OneEach(Sensitivity):
+        """A person counted once in each of ``l1`` cells."""
+
+        def shifts(self, *, laplace: bool) -> tuple[int, ...]:
+            return (self.l1,) if laplace else (1,) * self.l1
+
+    sensitivity = OneEach("add-remove", 1, l0=m, l1=m, l2=math.sqrt(m), linf=1)
+    scale, cost = _calibrate(mechanism, sensitivity, epsilon, delta)
+    noise = NoiseDistribution(mechanism, scale)
+    values = np.concatenate([t.lower for t in tables.tables]).astype(np.int64)
+    if rng is None:
+        noisy = add_noise(values, mechanism=mechanism, scale=scale)
+    elif mechanism == "discrete-laplace":
+        p = -math.expm1(-1 / scale)  # two-sided geometric: the difference of two geometrics
+        noisy = values + rng.geometric(p, len(values)) - rng.geometric(p, len(values))
+    else:
+        raise ParameterError("rng (seeded noise, for tests) draws discrete Laplace noise only")
+    ends = np.cumsum([0, *(len(t) for t in tables.tables)])
+    released = tuple(
+        replace(
+            t,
+            lower=noisy[a:b].astype(float),
+            upper=noisy[a:b].astype(float),
+            shown=noisy[a:b].astype(str),
+        )
+        for t, a, b in zip(tables.tables, ends[:-1], ends[1:], strict=True)
+    )
+    return NoisyRelease(TableSet(released, tables.dimensions), noise, epsilon, delta, m, cost)
+
+
+def _cells_per_person(tables: TableSet) -> int:
+    """The most cells one person is counted in, over every table: per table, the
+    product over its dimensions of the most of its codes one leaf lies under (exact for
+    a table of every combination of its codes; at least the truth otherwise)."""
+    total = 0
+    for table in tables.tables:
+        cells = 1
+        for name, codes in zip(table.dimensions, table.codes, strict=True):
+            dimension = tables.dimensions[name]
+            covers = np.zeros(len(dimension.leaves), dtype=np.int64)
+            for code in np.unique(codes.astype(str)).tolist():
+                covers[list(dimension.leaves_under(code))] += 1
+            cells *= int(covers.max(initial=0))
+        total += cells
+    return total
+
+
+@dataclass(frozen=True)
+class Closeness:
+    """How close a noisy release's reconstruction comes to the true tables.
+
+    Attributes
+    ----------
+    groups : int
+        Groups compared (those whose true table is known).
+    exact : int
+        Groups whose closest table (:attr:`GroupReconstruction.best`) is the true one.
+    records : int
+        The true records of those groups.
+    records_right : int
+        Records the closest tables put in their true cell (``sum min(best, true)``).
+    certified, certified_right : int
+        Groups certified at the release's confidence, and those equal to the truth.
+    """
+
+    groups: int
+    exact: int
+    records: int
+    records_right: int
+    certified: int
+    certified_right: int
+
+
+def closeness(result: Reconstruction, truth: Mapping[str, NDArray[np.float64]]) -> Closeness:
+    """Compare a noisy release's reconstruction (``reconstruct(..., noise=)``) with the
+    true tables of its groups, by group code (flat cube cells, in the result's order):
+    the planted tables, or the groups the exact tables reconstruct.
+
+    Raises
+    ------
+    ValueError
+        ``result`` is not of a noisy release.
+    """
+    if result.noise is None:
+        raise ValueError("closeness compares the reconstruction of a noisy release")
+    compared = [(g, np.asarray(truth[g.group], float)) for g in result.groups if g.group in truth]
+    best = [(g.best, x) for g, x in compared if g.best is not None]
+    return Closeness(
+        groups=len(compared),
+        exact=sum(bool((b == x).all()) for b, x in best),
+        records=int(sum(x.sum() for _, x in compared)),
+        records_right=int(sum(np.minimum(b, x).sum() for b, x in best)),
+        certified=sum(g.reconstructed for g, _ in compared),
+        certified_right=sum(g.reconstructed and bool((g.lower == x).all()) for g, x in compared),
+    )
+
+
+@dataclass(frozen=True)
+class BesideDP:
+    """The same tables reconstructed from their DP release (:func:`beside_dp`).
+
+    Attributes
+    ----------
+    release : NoisyRelease
+        The release.
+    result : Reconstruction
+        Its reconstruction (``noise`` set).
+    closeness : Closeness
+        Its closest tables against the groups the exact tables reconstruct (their one
+        table is the truth).
+    """
+
+    release: NoisyRelease
+    result: Reconstruction
+    closeness: Closeness
+
+
+def beside_dp(
+    tables: TableSet,
+    exact: Reconstruction,
+    *,
+    epsilon: float,
+    delta: float = 0.0,
+    mechanism: Mechanism = "discrete-laplace",
+    confidence: float = 0.99,
+    workers: int = 1,
+    rng: np.random.Generator | None = None,
+) -> BesideDP:
+    """What DP buys: release ``tables`` under (ε, δ)-DP (:func:`release_tables`),
+    reconstruct the release as ``exact`` reconstructed the tables (its group, sensitive
+    dimension, budget, baseline), and compare its closest tables with the groups
+    ``exact`` proved (:func:`closeness`)."""
+    release = release_tables(tables, epsilon=epsilon, delta=delta, mechanism=mechanism, rng=rng)
+    result = reconstruct(
+        release.tables,
+        group=exact.group,
+        sensitive=exact.sensitive,
+        count_budget=exact.count_budget,
+        draws=exact.draws,
+        seed=exact.seed,
+        workers=workers,
+        noise=release.noise,
+        confidence=confidence,
+    )
+    truth = {g.group: g.lower for g in exact.groups if g.reconstructed}
+    return BesideDP(release, result, closeness(result, truth))
 
 
 def _check(tables: TableSet, group: str | None, sensitive: str | None) -> None:
@@ -580,6 +887,8 @@ class _Task:
     count_budget: int
     draws: int
     seed: int
+    noise: NoiseDistribution | None
+    confidence: float
 
 
 def _never(row: int, lower: float, upper: float) -> bool:
@@ -597,12 +906,25 @@ def _solve(task: _Task) -> GroupReconstruction:
 def _group(task: _Task) -> GroupReconstruction:
     """Reconstruct one group: every target's interval, the count where small, the
     baseline."""
-    system = _system(task.tables)
     targets = len(task.tables.tables) - 1
-    lower = np.full(len(system.lower), np.nan)
-    upper = np.full(len(system.lower), np.nan)
-    for found in attack(reduce(system), prove=_never):
-        lower[found.row], upper[found.row] = found.lower, found.upper
+    best: NDArray[np.float64] | None = None
+    distance: float | None = None
+    contradicted = False
+    if task.noise is None:
+        system = _system(task.tables)
+        lower, upper = _attack(system)
+    else:
+        released = _system(task.tables)
+        best, distance = _fit(released, released.table != targets)
+        system = _system(_intervals(task.tables, task.noise, task.confidence))
+        witnesses = _two_tables(system, system.table != targets)
+        if witnesses is None or witnesses > 1:
+            # no table within every interval (the noise went beyond one), or two: not
+            # certified, and its cells are not bounded one by one
+            contradicted = witnesses is None
+            lower, upper = np.zeros(len(system.lower)), np.full(len(system.lower), math.inf)
+        else:
+            lower, upper = _attack(system)
     rows = np.flatnonzero(system.table == targets)
     a = system.matrix
     size = a.shape[1]
@@ -616,7 +938,10 @@ def _group(task: _Task) -> GroupReconstruction:
         by_dimension = [rows[ends[k] : ends[k + 1]] for k in range(len(shape))]
     else:
         by_dimension = [cube]
-    total = _estimate(lower[rows[-1]], upper[rows[-1]])
+    if best is None:
+        total = _estimate(lower[rows[-1]], upper[rows[-1]])
+    else:
+        total = round(float(best.sum()))
     margins = [
         _apportion([_estimate(lower[r], min(upper[r], total)) for r in margin], total)
         for margin in by_dimension
@@ -654,7 +979,135 @@ def _group(task: _Task) -> GroupReconstruction:
         posterior=posterior,
         sensitive_known=int(known.sum()),
         chance=chance,
+        best=best,
+        distance=distance,
+        contradicted=contradicted,
     )
+
+
+def _attack(system: System) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Per row of ``system``, the attacker's interval (``nan`` for a row published as it
+    is)."""
+    lower = np.full(len(system.lower), np.nan)
+    upper = np.full(len(system.lower), np.nan)
+    for found in attack(reduce(system), prove=_never):
+        lower[found.row], upper[found.row] = found.lower, found.upper
+    return lower, upper
+
+
+def _fit(system: System, real: NDArray[np.bool_]) -> tuple[NDArray[np.float64], float]:
+    """The integer table closest to released noisy cells, and its distance from them.
+
+    The released counts ``y`` (``system.lower`` of the ``real`` rows) are evidence,
+    not equations: the table is a whole non-negative ``x`` minimising the total
+    absolute difference ``sum |A x - y|``, the maximum-likelihood table under
+    discrete Laplace noise (its log-likelihood is ``-sum |A x - y| / b``), as an
+    integer program (HiGHS): ``x`` whole, ``d >= 0`` per released cell with
+    ``A x - d <= y <= A x + d``, minimising ``sum d``. This is the reconstruction the
+    US Census Bureau's experiment ran against its own noisy measurements (Abowd et al.
+    2023, section 4): the best an attacker can do without a certificate.
+    """
+    import highspy
+    from scipy import sparse
+
+    a = system.matrix[np.flatnonzero(real)]
+    y = system.lower[real]
+    rows, cells = a.shape
+    eye = sparse.identity(rows, format="csr")
+    matrix = sparse.vstack([sparse.hstack([a, -eye]), sparse.hstack([a, eye])]).tocsc()
+    inf = highspy.kHighsInf
+    h = _highs()
+    h.setOptionValue("output_flag", False)
+    lp = highspy.HighsLp()
+    lp.num_col_ = cells + rows
+    lp.num_row_ = 2 * rows
+    lp.col_cost_ = np.concatenate([np.zeros(cells), np.ones(rows)])
+    lp.col_lower_ = np.zeros(cells + rows)
+    lp.col_upper_ = np.full(cells + rows, inf)
+    lp.row_lower_ = np.concatenate([np.full(rows, -inf), y])
+    lp.row_upper_ = np.concatenate([y, np.full(rows, inf)])
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.start_ = matrix.indptr
+    lp.a_matrix_.index_ = matrix.indices
+    lp.a_matrix_.value_ = matrix.data
+    lp.integrality_ = [highspy.HighsVarType.kInteger] * cells + [
+        highspy.HighsVarType.kContinuous
+    ] * rows
+    h.passModel(lp)
+    h.run()
+    x = np.maximum(0.0, np.round(np.asarray(h.getSolution().col_value[:cells])))
+    return x, float(np.abs(a @ x - y).sum())
+
+
+def _two_tables(system: System, real: NDArray[np.bool_]) -> int | None:
+    """Whether two integer tables agree with the ``real`` rows' intervals: 2 when two
+    are found (the group is not unique: a proof), 1 when the two searched for are the
+    same (the group may be unique: the attacker's intervals decide), ``None`` when
+    there is none.
+
+    The two are the integer tables of least and of largest ``c @ x`` for fixed
+    generic weights ``c`` (integer programs, HiGHS): distinct whenever the integer
+    tables are not all alike in ``c``, which for distinct tables almost never happens.
+    Two integer programs instead of a linear program per cell: most groups of a
+    noisy release are settled by them.
+    """
+    import highspy
+
+    a = system.matrix[np.flatnonzero(real)].tocsc()
+    rows, cells = a.shape
+    inf = highspy.kHighsInf
+    h = _highs()
+    h.setOptionValue("output_flag", False)
+    lp = highspy.HighsLp()
+    lp.num_col_ = cells
+    lp.num_row_ = rows
+    lp.col_cost_ = np.random.default_rng(cells).integers(1, 1000, cells).astype(float)
+    lp.col_lower_ = np.zeros(cells)
+    lp.col_upper_ = np.full(cells, inf)
+    lp.row_lower_ = system.lower[real]
+    lp.row_upper_ = np.where(np.isfinite(system.upper[real]), system.upper[real], inf)
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.start_ = a.indptr
+    lp.a_matrix_.index_ = a.indices
+    lp.a_matrix_.value_ = a.data
+    lp.integrality_ = [highspy.HighsVarType.kInteger] * cells
+    h.passModel(lp)
+    found = []
+    for sense in (highspy.ObjSense.kMinimize, highspy.ObjSense.kMaximize):
+        h.changeObjectiveSense(sense)
+        h.run()
+        status = h.getModelStatus()
+        if status == highspy.HighsModelStatus.kInfeasible:
+            return None
+        if status != highspy.HighsModelStatus.kOptimal:
+            return 1  # unbounded: left to the attacker's intervals
+        found.append(np.round(np.asarray(h.getSolution().col_value)))
+    return 1 if (found[0] == found[1]).all() else 2
+
+
+def _intervals(tables: TableSet, noise: NoiseDistribution, confidence: float) -> TableSet:
+    """A group's released tables (the targets last) with each cell's noisy count
+    replaced by an interval that holds the true count, every cell of the group at once,
+    with probability ``confidence``: ``y - w`` to ``y + w`` (not below 0) with
+    ``P(|Z| <= w) >= 1 - (1 - confidence) / cells`` (the union bound)."""
+    released = tables.tables[:-1]
+    width = _width(noise, confidence, sum(len(t) for t in released))
+
+    def widened(table: PublishedTable) -> PublishedTable:
+        return replace(
+            table,
+            lower=np.maximum(0.0, table.lower - width),
+            upper=table.upper + width,
+            state=np.full(len(table), "rounded"),
+        )
+
+    return TableSet((*map(widened, released), tables.tables[-1]), tables.dimensions)
+
+
+@functools.lru_cache(maxsize=256)
+def _width(noise: NoiseDistribution, confidence: float, cells: int) -> int:
+    """The half-width of :func:`_intervals` for ``cells`` cells."""
+    return noise.within(1 - (1 - confidence) / max(cells, 1))
 
 
 #: The last system built in this process, by the layout of its tables' cells.
