@@ -48,6 +48,11 @@ From the repository root::
     python benchmarks/bench_tables.py --case linked
     python benchmarks/bench_tables.py --case million --no-naive
     python benchmarks/bench_tables.py --case 3d --workers 1   # one process
+    python benchmarks/bench_tables.py --case 3d --no-naive --whole  # and the whole audit
+
+``--whole`` also times the whole audit as ``anonaudit tables --true-values`` runs it (the
+primary rules, the attack, the groups of suppressed cells, the coalitions and the narrow
+intervals on the true values) and its JSON report.
 """
 
 from __future__ import annotations
@@ -70,7 +75,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from timing import best_of
 
 from anonaudit.published import Dimension, PublishedTable, TableSet
+from anonaudit.report.tables import tables_json
 from anonaudit.tables.attack import attack
+from anonaudit.tables.audit import audit_tables
+from anonaudit.tables.rules import Rules
 from anonaudit.tables.system import System, build, reduce
 
 #: Cells of 1 or 2 are suppressed (a threshold rule of 3).
@@ -147,8 +155,9 @@ def hypercubes(values: np.ndarray, hidden: np.ndarray, dims: Sequence[Dimension]
 
 def publish(
     name: str, cube: np.ndarray, dims: Sequence[Dimension], keep: Sequence[int], case: Case
-) -> PublishedTable:
-    """The table of ``cube`` over the dimensions ``keep`` with every margin, protected."""
+) -> tuple[PublishedTable, np.ndarray]:
+    """The table of ``cube`` over the dimensions ``keep`` with every margin, protected,
+    and its true values cell for cell."""
     values = cube
     for axis in range(len(dims) - 1, -1, -1):
         if axis in keep:
@@ -166,7 +175,7 @@ def publish(
         np.asarray(d.codes)[i.ravel()] for d, i in zip(kept, np.indices(values.shape), strict=True)
     )
     flat, mask = values.ravel(), hidden.ravel()
-    return PublishedTable(
+    table = PublishedTable(
         name,
         "count",
         tuple(d.name for d in kept),
@@ -176,19 +185,21 @@ def publish(
         np.where(mask, "suppressed", "published"),
         np.where(mask, "x", flat.astype(np.int64).astype(str)),
     )
+    return table, flat.astype(np.float64)
 
 
-def tables(case: Case, seed: int = 0) -> TableSet:
-    """The case's tables, drawn with ``seed``."""
+def tables(case: Case, seed: int = 0) -> tuple[TableSet, dict[str, np.ndarray]]:
+    """The case's tables, drawn with ``seed``, and their true values by table name."""
     rng = np.random.default_rng(seed)
     names = "rc" if len(case.dimensions) == 2 else "abcdefgh"
     dims = [dimension(n, g, k) for n, (g, k) in zip(names, case.dimensions, strict=False)]
     cube = rng.poisson(rng.gamma(1.0, 70, size=tuple(len(d.leaves) for d in dims)))
-    published = tuple(
+    made = [
         publish("t_" + "".join(dims[k].name for k in keep), cube, dims, keep, case)
         for keep in case.tables
-    )
-    return TableSet(published, {d.name: d for d in dims})
+    ]
+    published = TableSet(tuple(t for t, _ in made), {d.name: d for d in dims})
+    return published, {t.name: values for t, values in made}
 
 
 def naive(system: System, rows: np.ndarray) -> dict[int, tuple[float, float]]:
@@ -253,10 +264,16 @@ def main() -> int:
     parser.add_argument("--naive-cells", type=int, default=None)
     parser.add_argument("--no-naive", action="store_true")
     parser.add_argument("--repeat", type=int, default=None, help="default 2, 1 for million")
+    parser.add_argument(
+        "--whole",
+        action="store_true",
+        help="also time the whole audit (anonaudit tables: rules, attack, groups, "
+        "coalitions, narrow intervals on the true values) and its JSON report",
+    )
     args = parser.parse_args()
     print(f"load average before: {os.getloadavg()}")
     case = CASES.get(args.case, Case(((0, args.size - 1),) * 2, ((0, 1),), hypercubes=False))
-    published = tables(case)
+    published, truth = tables(case)
     cells = sum(len(t) for t in published.tables)
     suppressed = sum(int(t.suppressed.sum()) for t in published.tables)
     shapes = ", ".join(f"{len(t):,} ({' x '.join(t.dimensions)})" for t in published.tables)
@@ -300,8 +317,25 @@ def main() -> int:
         agree = all(baseline[r] == found[r] for r in baseline)
         print(f"same intervals on the {len(sample)} cells compared: {agree}")
         print(f"ratio naive / anonaudit: {scaled / seconds:,.1f}x")
+    if args.whole:
+        whole(published, truth, repeat)
     print(f"load average after: {os.getloadavg()}")
     return 0
+
+
+def whole(published: TableSet, truth: dict[str, np.ndarray], repeat: int) -> None:
+    """Time the whole audit, as ``anonaudit tables --true-values ... --json`` runs it."""
+
+    def run() -> tuple[int, int]:
+        audited = audit_tables(published, Rules(threshold=THRESHOLD), values=truth)
+        return len(audited.findings), len(tables_json(audited, show_values=False))
+
+    seconds, (findings, size) = best_of(repeat, run)
+    print(
+        f"whole audit with the true values and its JSON report: {seconds:.2f} s "
+        f"(best of {repeat}), {findings:,} findings, {size:,} bytes of JSON; "
+        f"peak RSS {peak_mib():,.0f} MiB"
+    )
 
 
 if __name__ == "__main__":

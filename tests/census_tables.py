@@ -47,6 +47,15 @@ P12_AGES = (
 #: The 2010 tables: sex x age, age x race, sex x race, and the block totals.
 TABLES_2010 = ((0, 1), (1, 2), (0, 2), ())
 NAMES = ("sex", "age", "race")
+#: 38 age bins, the union of the 2010 tables' ages: single years under 20 (table P14,
+#: sex by single year of age for the population under 20) and table P12's bands from 20.
+AGES_38 = (*range(20), *P12_AGES[5:])
+#: The issue's census case: sex x age x race x ethnicity (Hispanic or not).
+NAMES_4 = ("sex", "age", "race", "ethnicity")
+#: Five published tables of the 2010 kind over them: P12 (sex by age), P12A-G (sex by
+#: age, by race), P12H (sex by age, by Hispanic origin), P5-like (race by Hispanic
+#: origin) and P1 (the block's total), each with its margins.
+TABLES_2010_FIVE = ((0, 1), (0, 1, 2), (0, 1, 3), (2, 3), ())
 
 
 def blocks(
@@ -55,23 +64,30 @@ def blocks(
     sizes: tuple[int, int] = (5, 30),
     ages: Sequence[int] = P12_AGES,
     races: int = 7,
+    ethnicity: bool = False,
     seed: int = 0,
 ) -> NDArray[np.int64]:
     """``count`` blocks of ``sizes[0]`` to ``sizes[1]`` people each, as cubes (block x sex
-    x age band x race). Ages follow a declining pyramid up to 95; each block has its own
-    mix of races (a Dirichlet draw, so that blocks are segregated as real ones are)."""
+    x age band x race, x Hispanic origin with ``ethnicity``). Ages follow a declining
+    pyramid up to 95; each block has its own mix of races (a Dirichlet draw, so that
+    blocks are segregated as real ones are) and its own Hispanic share (a Beta draw)."""
     rng = np.random.default_rng(seed)
     people = rng.integers(sizes[0], sizes[1] + 1, size=count)
     age_weights = np.linspace(1.0, 0.2, 96)
     age_weights /= age_weights.sum()
     band = np.searchsorted(np.asarray(ages), np.arange(96), side="right") - 1
-    cubes = np.zeros((count, 2, len(ages), races), dtype=np.int64)
+    shape = (count, 2, len(ages), races) + ((2,) if ethnicity else ())
+    cubes = np.zeros(shape, dtype=np.int64)
     for b, n in enumerate(people):
         mix = rng.dirichlet(np.full(races, 0.4))
         sex = rng.integers(0, 2, size=n)
         age = band[rng.choice(96, size=n, p=age_weights)]
         race = rng.choice(races, size=n, p=mix)
-        np.add.at(cubes[b], (sex, age, race), 1)
+        if ethnicity:
+            hispanic = (rng.random(n) < rng.beta(0.5, 2.0)).astype(np.int64)
+            np.add.at(cubes[b], (sex, age, race, hispanic), 1)
+        else:
+            np.add.at(cubes[b], (sex, age, race), 1)
     return cubes
 
 

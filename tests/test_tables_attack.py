@@ -269,6 +269,31 @@ def test_the_groups_of_a_hierarchy_are_solved_apart_and_a_total_across_them_whol
             check_certificate(reduced, proof, interval.lower, interval.upper)
 
 
+@settings(max_examples=40, deadline=None)
+@given(published(), st.data())
+def test_the_intervals_of_some_rows_are_theirs_in_the_whole_attack(
+    case: tuple[Reduced, int], data: st.DataObject
+) -> None:
+    reduced, _ = case
+    whole = {i.row: i for i in attack(reduced)}
+    asked = np.asarray(
+        data.draw(st.lists(st.booleans(), min_size=len(reduced.kept), max_size=len(reduced.kept)))
+    )
+    some = attack(reduced, rows=asked)
+    assert [i.row for i in some] == [r for r in sorted(whole) if asked[r]]
+    assert all(i == whole[i.row] for i in some)
+
+
+def test_the_rows_of_one_component_keep_their_intervals() -> None:
+    reduced, _ = grouped()
+    whole = {i.row: i for i in attack(reduced, workers=1)}
+    first = reduced.component == 0
+    alone = np.diff(reduced.free_matrix[:, first].tocsr().indptr) > 0
+    only = np.diff(reduced.free_matrix[:, ~first].tocsr().indptr) == 0
+    mine = attack(reduced, rows=alone & only, workers=1)
+    assert mine and all(i == whole[i.row] for i in mine)
+
+
 def test_components_in_processes_give_the_same_intervals_and_certificates() -> None:
     """The pool of processes (two components, two processes) against this process:
     the same bytes (``repr`` writes every float exactly; pickles differ only by which

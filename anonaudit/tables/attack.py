@@ -128,6 +128,7 @@ def attack(
     *,
     prove: Callable[[int, float, float], bool] = lambda row, lower, upper: lower == upper,
     workers: int | None = None,
+    rows: NDArray[np.bool_] | None = None,
 ) -> list[Interval]:
     """The interval of every cell not published as it is, certified where ``prove`` says.
 
@@ -145,11 +146,15 @@ def attack(
         processes are started afresh (``spawn``: HiGHS's threads do not survive a
         fork), so a script that calls this must guard its main code with
         ``if __name__ == "__main__":``, as :mod:`multiprocessing` requires.
+    rows : array of bool, optional
+        Per row of the system, whether to find its interval (by default every cell not
+        published as it is): only the components these rows' free cells lie in are
+        solved.
 
     Returns
     -------
     list of Interval
-        One per unpublished cell, in row order.
+        One per unpublished cell (that ``rows`` marks), in row order.
 
     Raises
     ------
@@ -159,7 +164,7 @@ def attack(
     system = reduced.system
     fixed_part = system.matrix @ np.nan_to_num(reduced.value, nan=0.0)
     low, high = system.lower - fixed_part, system.upper - fixed_part
-    targets = ~system.exact
+    targets = ~system.exact if rows is None else ~system.exact & rows
     blocks = _blocks(reduced, low, high, targets)
     if workers is None:
         large = len(blocks) > 1 and len(reduced.free) >= PARALLEL_CELLS

@@ -586,12 +586,17 @@ def _coalitions(
         if small_cell and interval.row not in exact_before:
             small.append((interval.row, value, table))
     findings = []
+    free = reduced.free_matrix.tocsc()
     for row, value, table in small[:MAX_COALITION_CHECKS]:
         lower, upper = system.lower.copy(), system.upper.copy()
         lower[row] = upper[row] = value
         known = reduce(dataclasses.replace(system, lower=lower, upper=upper))
         members = table.label(int(system.cell[row]))
-        for other in attack(known, prove=lambda r, low, high: False):
+        # Knowing the cell links only the components its free cells lie in: the cells
+        # elsewhere keep the intervals they had.
+        touched = np.isin(reduced.component, reduced.component[reduced.free_matrix[row].indices])
+        nearby = np.diff(free[:, touched].tocsr().indptr) > 0
+        for other in attack(known, prove=lambda r, low, high: False, rows=nearby):
             if other.width <= TOLERANCE and other.row != row and other.row not in exact_before:
                 where = system.label(other.row)
                 findings.append(

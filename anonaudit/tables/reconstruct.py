@@ -45,7 +45,7 @@ import itertools
 import math
 import multiprocessing
 from collections.abc import Iterator, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Literal
@@ -394,6 +394,7 @@ def reconstruct(
     workers: int = 1,
     noise: NoiseDistribution | None = None,
     confidence: float = 0.99,
+    executor: Executor | None = None,
 ) -> Reconstruction:
     """Reconstruct every group of a publication of count tables (module docstring).
 
@@ -427,6 +428,11 @@ def reconstruct(
         from a noisy release is a claim at that confidence.
     confidence : float
         With ``noise``: the probability a group's certificate holds (0.99).
+    executor : concurrent.futures.Executor, optional
+        Solve the groups with this executor's ``map`` instead (``workers`` times
+        :data:`BATCH` groups at a time), such as a Dask cluster's
+        (``distributed.Client(...).get_executor()``): the groups are independent, and
+        the result is the same.
 
     Returns
     -------
@@ -483,11 +489,14 @@ def reconstruct(
         )
         for index, (code, part) in enumerate(_split(tables, group))
     )
-    if workers > 1:
-        solved: list[GroupReconstruction] = []
+    solved: list[GroupReconstruction] = []
+    if executor is not None:
+        # a batch at a time, so that only a batch of groups' tables is held at once
+        while batch := list(itertools.islice(tasks, workers * BATCH)):
+            solved += executor.map(_solve, batch)
+    elif workers > 1:
         context = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(workers, mp_context=context) as pool:
-            # a batch at a time, so that only a batch of groups' tables is held at once
             while batch := list(itertools.islice(tasks, workers * BATCH)):
                 solved += pool.map(_solve, batch, chunksize=max(1, BATCH // 4))
     else:
