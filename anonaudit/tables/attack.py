@@ -174,24 +174,24 @@ def attack(
         for row, part in zip(block.rows[block.members].tolist(), found, strict=True):
             parts.setdefault(row, []).append(part)
     intervals = []
-    rows = np.flatnonzero(targets)
-    for row, fixed in zip(rows.tolist(), fixed_part[rows].tolist(), strict=True):
+    unpublished = np.flatnonzero(targets)
+    for row, fixed in zip(unpublished.tolist(), fixed_part[unpublished].tolist(), strict=True):
         found = parts.get(row, [(0.0, 0.0, "arithmetic")])
         method = "integer" if any(m == "integer" for _, _, m in found) else found[0][2]
         lower = sum(part[0] for part in found) + fixed
         intervals.append(Interval(row, lower, sum(part[1] for part in found) + fixed, method))
     asked = np.zeros(len(targets), dtype=bool)
-    asked[rows] = [prove(i.row, i.lower, i.upper) for i in intervals]
+    asked[unpublished] = [prove(i.row, i.lower, i.upper) for i in intervals]
     duals: dict[tuple[int, float], list[tuple[NDArray[np.int64], NDArray[np.float64]]]] = {}
     for block in _blocks(reduced, low, high, asked, implied=True):
         model = _Component(block)
         for member in block.members.tolist():
             row = int(block.rows[member])
-            interval = intervals[int(np.searchsorted(rows, row))]
+            interval = intervals[int(np.searchsorted(unpublished, row))]
             for sign, bound in ((1.0, interval.lower), (-1.0, interval.upper)):
                 if math.isfinite(bound):
                     duals.setdefault((row, sign), []).append((block.rows, model.dual(member, sign)))
-    for k in np.flatnonzero(asked[rows]):
+    for k in np.flatnonzero(asked[unpublished]):
         intervals[k] = _with_proofs(reduced, intervals[k], duals)
     return intervals
 
