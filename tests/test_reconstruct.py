@@ -400,3 +400,59 @@ def test_a_code_list_of_more_codes_is_a_larger_cube() -> None:
         assert (b.upper.reshape(2, 2, 3)[..., 2] == 0).all()
         assert (b.lower.reshape(2, 2, 3)[..., :2].ravel() == a.lower).all()
 
+
+# -- a class-table release --------------------------------------------------------------
+
+
+def class_table(cubes: NDArray[np.int64], folder: Path) -> Path:
+    """The blocks as a long frequency table of their non-empty cells (block, sex, age,
+    race, count), as ``anonaudit audit --count`` reads one."""
+    path = folder / "classes.csv"
+    rows = ["block,sex,age,race,count"]
+    for b, cube in enumerate(cubes):
+        for (s, a, r), n in np.ndenumerate(cube):
+            if n:
+                rows.append(f"b{b},sex{s},age{a},race{r},{n}")
+    path.write_text("\n".join(rows) + "\n")
+    return path
+
+
+def test_a_class_table_release_gives_every_record_back(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A class table lists the combinations that occur: with --class-table every other
+    combination is proved empty and every block is given back as planted; without it a
+    combination not listed is merely unpublished, and no block is."""
+    cubes = blocks(6, sizes=(3, 9), ages=SMALL, races=3, seed=12)
+    path = class_table(cubes, tmp_path)
+    argv = ["reconstruct", str(path), "--group", "block", "--sensitive", "race"]
+    assert main([*argv, "--json", "-"]) == 0
+    assert json.loads(capsys.readouterr().out)["rates"][0]["count"] == 0
+    assert main([*argv, "--class-table", "--show-values", "--json", "-"]) == 1
+    document = json.loads(capsys.readouterr().out)
+    assert document["groups_solved"] == 6 and document["tables"][0]["cells"] == int(
+        (cubes > 0).sum()
+    )
+    for g, cube in zip(document["groups"], cubes, strict=True):
+        assert g["reconstructed"] and g["records"] == cube.sum()
+        shown = {c["cell"]: (c["lower"], c["upper"]) for c in g["cells"]}
+        planted = {
+            f"sex=sex{s}, age=age{a}, race=race{r}": (float(n), float(n))
+            for (s, a, r), n in np.ndenumerate(cube)
+            if n
+        }
+        assert shown == planted
+
+
+def test_a_class_table_with_a_margin_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cubes = blocks(2, sizes=(3, 4), ages=SMALL, races=2, seed=1)
+    path = class_table(cubes, tmp_path)
+    path.write_text(path.read_text() + "b0,Total,age0,race0,2\n")
+    argv = ["reconstruct", str(path), "--group", "block", "--class-table"]
+    assert main(argv) == 2
+    assert capsys.readouterr().err == (
+        f"anonaudit: error: {path}: block=b0, sex=Total, age=age0, race=race0 is a "
+        "margin (sex=Total is not a finest code); a class table lists the finest cells only\n"
+    )

@@ -44,6 +44,7 @@ def run(args: argparse.Namespace, command: str) -> int:
             draws=args.draws,
             seed=args.seed,
             workers=args.workers,
+            class_table=bool(_settings(args)[0].get("class_table")),
         )
         dp = _beside_dp(args, tables, result)
     except OptionError as error:

@@ -936,6 +936,15 @@ TABLES_OPTIONS: tuple[Option, ...] = (
         path="input",
     ),
     Option(
+        "class_table",
+        "boolean",
+        "the tables are class-table releases (counts per QI tuple and SA value, the "
+        "finest cells only): a combination not listed holds nobody",
+        flag="--class-table",
+        commands=_R,
+        group=_OUT,
+    ),
+    Option(
         "dp_epsilon",
         "number",
         "also release the tables under epsilon-DP (every cell with noise) and report "

@@ -73,6 +73,7 @@ __all__ = [
     "SizeBand",
     "beside_dp",
     "closeness",
+    "complete",
     "reconstruct",
     "release_tables",
 ]
@@ -395,6 +396,7 @@ def reconstruct(
     noise: NoiseDistribution | None = None,
     confidence: float = 0.99,
     executor: Executor | None = None,
+    class_table: bool = False,
 ) -> Reconstruction:
     """Reconstruct every group of a publication of count tables (module docstring).
 
@@ -428,6 +430,11 @@ def reconstruct(
         from a noisy release is a claim at that confidence.
     confidence : float
         With ``noise``: the probability a group's certificate holds (0.99).
+    class_table : bool
+        The tables are class-table releases (counts per QI tuple and SA value, as
+        ``anonaudit audit --count`` reads a long frequency table): every record is
+        counted in a listed cell, so a combination not listed holds nobody
+        (:func:`complete`).
     executor : concurrent.futures.Executor, optional
         Solve the groups with this executor's ``map`` instead (``workers`` times
         :data:`BATCH` groups at a time), such as a Dask cluster's
@@ -470,6 +477,7 @@ def reconstruct(
     require(workers >= 1, "workers", "be at least 1", workers)
     require(0 < confidence < 1, "confidence", "lie strictly between 0 and 1", confidence)
     _check(tables, group, sensitive)
+    solving = complete(tables, group) if class_table else tables
     names = tuple(d for d in tables.cube_dimensions if d != group)
     dimensions = {d: tables.dimensions[d] for d in names}
     targets = _targets(names, dimensions)
@@ -487,7 +495,7 @@ def reconstruct(
             noise,
             confidence,
         )
-        for index, (code, part) in enumerate(_split(tables, group))
+        for index, (code, part) in enumerate(_split(solving, group))
     )
     solved: list[GroupReconstruction] = []
     if executor is not None:
@@ -770,6 +778,68 @@ def beside_dp(
     )
     truth = {g.group: g.lower for g in exact.groups if g.reconstructed}
     return BesideDP(release, result, closeness(result, truth))
+
+
+def complete(tables: TableSet, group: str | None = None) -> TableSet:
+    """Class-table releases as complete tables: each table of the finest cells gets
+    its total per group (the sum of its cells), so that every combination it does not
+    list is proved to hold nobody.
+
+    A class table (a frequency table per QI tuple and SA value; Samarati 2001,
+    "Protecting respondents' identities in microdata release", IEEE TKDE 13(6)) lists
+    the combinations that occur: the records it counts are all in them, which is the
+    total this adds. Without it, a combination not listed is merely unpublished.
+
+    Raises
+    ------
+    InputError
+        A cell that is not published as it is, or a code that is not a leaf (a margin:
+        a class table has none).
+    """
+    done = []
+    for table in tables.tables:
+        for k, name in enumerate(table.dimensions):
+            leaves = tables.dimensions[name].leaf_index
+            inner = [i for i, c in enumerate(table.codes[k].tolist()) if str(c) not in leaves]
+            if inner:
+                i = inner[0]
+                raise InputError(
+                    f"{table.name}: {table.label(i)} is a margin ({name}={table.codes[k][i]} "
+                    "is not a finest code); a class table lists the finest cells only"
+                )
+        inexact = np.flatnonzero(~table.exact)
+        if len(inexact):
+            i = int(inexact[0])
+            raise InputError(
+                f"{table.name}: {table.label(i)} is published as {str(table.shown[i])!r}; "
+                "a class table's every count is published as it is"
+            )
+        if group is not None and group in table.dimensions:
+            axis = table.dimensions.index(group)
+            codes, where = np.unique(table.codes[axis].astype(str), return_inverse=True)
+            sums = np.bincount(where, weights=table.lower, minlength=len(codes))
+        else:
+            axis, codes, sums = -1, np.asarray([""]), np.asarray([table.lower.sum()])
+        extra = tuple(
+            codes if k == axis else np.full(len(codes), tables.dimensions[name].total)
+            for k, name in enumerate(table.dimensions)
+        )
+        done.append(
+            replace(
+                table,
+                codes=tuple(
+                    np.concatenate([c.astype(str), e.astype(str)])
+                    for c, e in zip(table.codes, extra, strict=True)
+                ),
+                lower=np.concatenate([table.lower, sums]),
+                upper=np.concatenate([table.upper, sums]),
+                state=np.concatenate([table.state.astype(str), np.full(len(codes), "published")]),
+                shown=np.concatenate(
+                    [table.shown.astype(str), np.asarray([f"{v:g}" for v in sums])]
+                ),
+            )
+        )
+    return TableSet(tuple(done), tables.dimensions)
 
 
 def _check(tables: TableSet, group: str | None, sensitive: str | None) -> None:
