@@ -8,9 +8,14 @@ published as it is. Reports are deterministic and redacted by default.
 
 from __future__ import annotations
 
+import itertools
 import json
+import re
+from dataclasses import replace
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_tables_attack import cube_table, dimensions
 
 from anonaudit.published import PublishedTable, TableSet
@@ -168,3 +173,78 @@ def test_a_singleton_subtracting_itself_learns_the_other_suppressed_cells() -> N
     assert ("r=r0, c=c2", "t: r=r0, c=c1") in learnt
     # without the true values the check cannot be made, and nothing is claimed
     assert audit_tables(tables).count("coalition") == 0
+
+
+@st.composite
+def nested(
+    draw: st.DrawFn,
+) -> tuple[np.ndarray, np.ndarray, set[tuple[str, ...]], set[tuple[str, ...]]]:
+    """A sub-population's 2 x 2 table and its population's (the sub-population and the
+    rest), each with margins and some cells suppressed (never the grand total)."""
+    child = np.asarray(draw(st.lists(st.integers(0, 2), min_size=4, max_size=4))).reshape(2, 2)
+    rest = np.asarray(draw(st.lists(st.integers(0, 2), min_size=4, max_size=4))).reshape(2, 2)
+    every = [
+        (r, c)
+        for r in ("r0", "r1", "Total")
+        for c in ("c0", "c1", "Total")
+        if (r, c) != ("Total", "Total")
+    ]
+    hide = st.sets(st.sampled_from(every), max_size=4)
+    return child, child + rest, draw(hide), draw(hide)
+
+
+def _consistent(table: PublishedTable, total: int) -> list[np.ndarray]:
+    """Every 2 x 2 non-negative integer cube of ``total`` units that ``table`` publishes."""
+    cubes = []
+    for cube in itertools.product(range(total + 1), repeat=4):
+        if sum(cube) == total:
+            grid = np.asarray(cube).reshape(2, 2)
+            made = cube_table("x", grid, ("r", "c"), (0, 1), set())
+            if np.all(~table.exact | (made.lower == table.lower)):
+                cubes.append(grid)
+    return cubes
+
+
+@settings(max_examples=40, deadline=None)
+@given(nested())
+def test_differencing_claims_hold_in_every_pair_of_tables_the_publication_allows(
+    case: tuple[np.ndarray, np.ndarray, set[tuple[str, ...]], set[tuple[str, ...]]],
+) -> None:
+    """Soundness by enumeration: every cell of the difference that the audit says is
+    known (a differencing finding of a small cell) has the value it states in every pair
+    of a sub-population table and a population table, cell by cell no smaller, that both
+    publications allow; and a cell published in both tables whose difference is small is
+    always reported (as the cell, or as a group sharing an attribute)."""
+    child, parent, hidden_child, hidden_parent = case
+    small = replace(cube_table("small", child, ("r", "c"), (0, 1), hidden_child), population="A")
+    large = replace(cube_table("large", parent, ("r", "c"), (0, 1), hidden_parent), population="B")
+    dims = dimensions((2, 2), ("r", "c"))
+    rules = Rules(threshold=3)
+    audit = audit_tables(TableSet((small, large), dims), rules, nested={"A": "B"})
+    pairs = [
+        (c, p)
+        for c in _consistent(small, int(child.sum()))
+        for p in _consistent(large, int(parent.sum()))
+        if np.all(p >= c)
+    ]
+    assert pairs  # the truth is one
+    claims = [f for f in audit.findings if f.kind == "differencing" and f.rule == "threshold"]
+    for finding in claims:
+        (label,) = finding.cells
+        stated = float(re.search(r" = ([0-9.]+): ", finding.text_values).group(1))  # type: ignore[union-attr]
+        codes = dict(part.split("=") for part in label.split(", "))
+        rows = slice(None) if codes["r"] == "Total" else int(codes["r"][1])
+        cols = slice(None) if codes["c"] == "Total" else int(codes["c"][1])
+        assert {float((p - c)[rows, cols].sum()) for c, p in pairs} == {stated}, label
+    small_differences = [
+        large.label(i)
+        for i in range(len(large))
+        for j in range(len(small))
+        if small.label(j) == large.label(i)
+        and large.exact[i]
+        and small.exact[j]
+        and 0 < large.lower[i] - small.lower[j] < rules.threshold
+    ]
+    if small_differences:
+        assert any(f.kind == "differencing" for f in audit.findings), small_differences
+        assert not audit.passed
