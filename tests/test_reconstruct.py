@@ -456,3 +456,49 @@ def test_a_class_table_with_a_margin_is_refused(
         f"anonaudit: error: {path}: block=b0, sex=Total, age=age0, race=race0 is a "
         "margin (sex=Total is not a finest code); a class table lists the finest cells only\n"
     )
+
+
+# -- linkage to an identified table -----------------------------------------------------
+
+
+def register(cubes: NDArray[np.int64], folder: Path) -> Path:
+    """An identified table of the blocks' people: name, block, sex and age (no race)."""
+    path = folder / "register.csv"
+    rows = ["name,block,sex,age"]
+    for b, cube in enumerate(cubes):
+        for (s, a, _), n in np.ndenumerate(cube):
+            rows += [f"p{b}-{s}-{a}-{len(rows)},b{b},sex{s},age{a}"] * int(n)
+    path.write_text("\n".join(rows) + "\n")
+    return path
+
+
+def test_reconstructed_records_linked_to_a_register(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A register of the same people by block, sex and age: a reconstructed record whose
+    block, sex and age are one person's in the register is linked to that name, and its
+    race learned. Counted independently from the planted blocks."""
+    cubes = blocks(12, sizes=(3, 10), ages=SMALL, races=3, seed=21)
+    files = [str(write(t, tmp_path)) for t in publish(cubes).tables]
+    result = reconstruct(publish(cubes), group="block")
+    expected = 0
+    for g, cube in zip(result.groups, cubes, strict=True):
+        forced = np.where(g.forced, g.lower, 0).reshape(cube.shape)
+        people = cube.sum(axis=2)  # the register's count of each block, sex and age
+        expected += int(forced.sum(axis=2)[people == 1].sum())
+    assert expected > 0
+    path = register(cubes, tmp_path)
+    argv = ["reconstruct", *files, "--group", "block", "--population", str(path)]
+    assert main([*argv, "--json", "-"]) == 1
+    linked = json.loads(capsys.readouterr().out)["linkage"]
+    assert linked["columns"] == ["block", "sex", "age"]
+    assert linked["unique"] == expected and linked["unmatched"] == 0
+    assert linked["records"] == sum(g.records_forced for g in result.groups)
+    assert main(argv) == 1
+    assert f"{expected:,} of {linked['records']:,} reconstructed records" in (
+        capsys.readouterr().out
+    )
+    other = tmp_path / "other.csv"
+    other.write_text("name,county\nAda,c1\n")
+    assert main([*argv[:-1], str(other)]) == 2
+    assert "no column is the group or a dimension of the tables" in capsys.readouterr().err

@@ -12,8 +12,8 @@ import argparse
 import sys
 
 from anonaudit.cli.tables import _settings, reading_options
-from anonaudit.errors import OptionError, ParameterError
-from anonaudit.files import atomic_write_text, refuse_folders, refuse_overwriting
+from anonaudit.errors import InputError, OptionError, ParameterError
+from anonaudit.files import atomic_write_text, printable, refuse_folders, refuse_overwriting
 from anonaudit.published import TableSet
 from anonaudit.report.reconstruct import (
     reconstruct_json,
@@ -21,7 +21,14 @@ from anonaudit.report.reconstruct import (
     reconstruct_to_dict,
 )
 from anonaudit.sources.published import read_tables
-from anonaudit.tables.reconstruct import BesideDP, Reconstruction, beside_dp, reconstruct
+from anonaudit.tables.reconstruct import (
+    BesideDP,
+    Linkage,
+    Reconstruction,
+    beside_dp,
+    link,
+    reconstruct,
+)
 
 __all__ = ["run"]
 
@@ -32,7 +39,8 @@ def run(args: argparse.Namespace, command: str) -> int:
     """Run ``anonaudit reconstruct`` (:func:`anonaudit.cli.app.main` handles errors)."""
     del command
     outputs = [("--json", args.json)]
-    refuse_overwriting(outputs, [*args.tables, *([args.config] if args.config else [])])
+    inputs = [*args.tables, *([args.config] if args.config else [])]
+    refuse_overwriting(outputs, [*inputs, *([args.identified] if args.identified else [])])
     refuse_folders(outputs)
     tables = read_tables(args.tables, reading_options(args))
     try:
@@ -47,15 +55,18 @@ def run(args: argparse.Namespace, command: str) -> int:
             class_table=bool(_settings(args)[0].get("class_table")),
         )
         dp = _beside_dp(args, tables, result)
+        linkage = _linkage(args, result)
     except OptionError as error:
         raise ParameterError(error.worded("--" + error.option.replace("_", "-"))) from None
     show = bool(args.show_values)
     if args.json == "-":
-        sys.stdout.write(reconstruct_json(result, show_values=show, dp=dp))
+        sys.stdout.write(reconstruct_json(result, show_values=show, dp=dp, linkage=linkage))
     else:
         if args.json:
-            atomic_write_text(args.json, reconstruct_json(result, show_values=show, dp=dp))
-        document = reconstruct_to_dict(result, show_values=show, dp=dp)
+            atomic_write_text(
+                args.json, reconstruct_json(result, show_values=show, dp=dp, linkage=linkage)
+            )
+        document = reconstruct_to_dict(result, show_values=show, dp=dp, linkage=linkage)
         sys.stdout.write(reconstruct_summary(document))
     return _RECONSTRUCTED if result.reconstructed else _NONE
 
@@ -85,3 +96,32 @@ def _beside_dp(
         )
     except ParameterError as error:
         raise ParameterError(f"--dp-epsilon: {error}") from None
+
+
+def _linkage(args: argparse.Namespace, result: Reconstruction) -> Linkage | None:
+    """With ``--population FILE``: the reconstructed records linked to the identified
+    table, by its columns that are the group or a dimension of the tables."""
+    settings, _, base = _settings(args)
+    path = settings.get("identified")
+    if path is None:
+        return None
+    from anonaudit.engines.load import load
+    from anonaudit.settings.options import ReadOptions, Roles
+    from anonaudit.sources.csv import CsvOptions, read_header
+
+    name = str(path if args.identified else base / str(path))
+    options = CsvOptions(sep=args.sep, encoding=args.encoding or "utf-8")
+    try:
+        with open(name, "rb") as stream:
+            _, header = read_header(stream, printable(name), options)
+    except FileNotFoundError:
+        raise InputError(f"--population {printable(name)}: no such file") from None
+    known = [*([result.group] if result.group else []), *result.dimensions]
+    columns = [c for c in header if c in known]
+    if not columns:
+        raise InputError(
+            f"--population {printable(name)}: no column is the group or a dimension of the "
+            f"tables ({', '.join(known)}); its columns are {', '.join(header)}"
+        )
+    reading = ReadOptions(sep=args.sep, encoding=args.encoding or "utf-8")
+    return link(result, load(name, Roles(columns), reading=reading))

@@ -17,7 +17,7 @@ from anonaudit import __version__
 from anonaudit.files import printable
 from anonaudit.report.kit import dumps
 from anonaudit.settings.names import SCHEMA_VERSION
-from anonaudit.tables.reconstruct import BesideDP, GroupReconstruction, Reconstruction
+from anonaudit.tables.reconstruct import BesideDP, GroupReconstruction, Linkage, Reconstruction
 
 __all__ = ["reconstruct_json", "reconstruct_summary", "reconstruct_to_dict"]
 
@@ -32,10 +32,15 @@ _RATES = {
 
 
 def reconstruct_to_dict(
-    result: Reconstruction, *, show_values: bool = False, dp: BesideDP | None = None
+    result: Reconstruction,
+    *,
+    show_values: bool = False,
+    dp: BesideDP | None = None,
+    linkage: Linkage | None = None,
 ) -> dict[str, Any]:
     """The ``anonaudit reconstruct`` JSON document (``dp``: the same tables'
-    reconstruction from their DP release, beside it)."""
+    reconstruction from their DP release, beside it; ``linkage``: the reconstructed
+    records linked to an identified table)."""
     document: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
         "anonaudit_version": __version__,
@@ -77,6 +82,15 @@ def reconstruct_to_dict(
         ],
         "groups": [_group(result, g, show_values) for g in result.groups],
         "dp": None if dp is None else _dp(dp),
+        "linkage": None
+        if linkage is None
+        else {
+            "columns": list(linkage.columns),
+            "records": linkage.records,
+            "unique": linkage.unique,
+            "unmatched": linkage.unmatched,
+            "k_map": linkage.k_map,
+        },
     }
     return document
 
@@ -157,10 +171,14 @@ def _group(result: Reconstruction, g: GroupReconstruction, show_values: bool) ->
 
 
 def reconstruct_json(
-    result: Reconstruction, *, show_values: bool = False, dp: BesideDP | None = None
+    result: Reconstruction,
+    *,
+    show_values: bool = False,
+    dp: BesideDP | None = None,
+    linkage: Linkage | None = None,
 ) -> str:
     """:func:`reconstruct_to_dict` as JSON text."""
-    return dumps(reconstruct_to_dict(result, show_values=show_values, dp=dp))
+    return dumps(reconstruct_to_dict(result, show_values=show_values, dp=dp, linkage=linkage))
 
 
 def reconstruct_summary(document: Mapping[str, Any], *, limit: int = 20) -> str:
@@ -217,6 +235,15 @@ def reconstruct_summary(document: Mapping[str, Any], *, limit: int = 20) -> str:
         lines.append(f"    {name}{printable(g['group']) or '(all)'}: {_group_line(g, document)}")
     if solved > limit:
         lines.append(f"    ... and {solved - limit:,} more (all in the JSON report)")
+    if document.get("linkage"):
+        linked = document["linkage"]
+        by = ", ".join(map(printable, linked["columns"]))
+        share = linked["unique"] / linked["records"] if linked["records"] else 0.0
+        lines.append(
+            f"  linked to the identified table by {by}: {linked['unique']:,} of "
+            f"{linked['records']:,} reconstructed records ({share:.1%}) match exactly one "
+            f"person (k-map {linked['k_map']}; {linked['unmatched']:,} match nobody)"
+        )
     if document.get("dp"):
         lines += _dp_lines(document["dp"], done)
     if document["redacted"]:

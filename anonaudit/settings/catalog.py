@@ -945,6 +945,17 @@ TABLES_OPTIONS: tuple[Option, ...] = (
         group=_OUT,
     ),
     Option(
+        "identified",
+        "text",
+        "an identified table (a register: one row a person) to link the reconstructed "
+        "records to, by its columns that are the group or a dimension",
+        flag="--population",
+        metavar="FILE",
+        commands=_R,
+        group=_OUT,
+        path="input",
+    ),
+    Option(
         "dp_epsilon",
         "number",
         "also release the tables under epsilon-DP (every cell with noise) and report "

@@ -58,7 +58,8 @@ from anonaudit.published import Dimension, PublishedTable, TableSet
 from anonaudit.tables.attack import _highs, attack
 from anonaudit.tables.system import TOLERANCE, System, build, reduce
 
-if TYPE_CHECKING:  # the DP companion is imported by the runs that use it
+if TYPE_CHECKING:  # the DP companion and the class tables are imported by the runs using them
+    from anonaudit.classtable import ClassTable
     from anonaudit.dp.accounting import PrivacyCost
     from anonaudit.dp.mechanisms import Mechanism, NoiseDistribution
 
@@ -67,6 +68,7 @@ __all__ = [
     "Chance",
     "Closeness",
     "GroupReconstruction",
+    "Linkage",
     "NoisyRelease",
     "Rate",
     "Reconstruction",
@@ -74,6 +76,7 @@ __all__ = [
     "beside_dp",
     "closeness",
     "complete",
+    "link",
     "reconstruct",
     "release_tables",
 ]
@@ -778,6 +781,101 @@ def beside_dp(
     )
     truth = {g.group: g.lower for g in exact.groups if g.reconstructed}
     return BesideDP(release, result, closeness(result, truth))
+
+
+@dataclass(frozen=True)
+class Linkage:
+    """The reconstructed records linked to an identified table (:func:`link`).
+
+    Attributes
+    ----------
+    columns : tuple of str
+        The columns they are linked by: the identified table's that are the group or a
+        dimension of the tables.
+    records : int
+        Reconstructed records: those of the forced cells.
+    unique : int
+        Of them, records whose combination of ``columns`` matches exactly one person
+        of the identified table: linked to a name with certainty, every other published
+        attribute of theirs learned.
+    unmatched : int
+        Records whose combination matches nobody (the table does not cover them).
+    k_map : int
+        The fewest people any reconstructed combination matches (0: one matches
+        nobody).
+    """
+
+    columns: tuple[str, ...]
+    records: int
+    unique: int
+    unmatched: int
+    k_map: int
+
+
+def link(result: Reconstruction, population: ClassTable) -> Linkage:
+    """Link the reconstructed records to an identified table: the k-map and unique
+    matches of :func:`anonaudit.measures.linkage.population_linkage` (Sweeney 2002; El
+    Emam & Dankar 2008), the release being the records of every group's forced cells,
+    each a record whose every published attribute is known.
+
+    Parameters
+    ----------
+    result : Reconstruction
+        The reconstruction.
+    population : ClassTable
+        The identified table (a voter list, a register), its quasi-identifiers the
+        columns to link by: each the group or a dimension of the tables, coded with
+        their finest codes.
+
+    Raises
+    ------
+    InputError
+        A quasi-identifier of ``population`` is neither the group nor a dimension.
+    """
+    import pyarrow as pa
+
+    from anonaudit.classtable import ClassTable
+    from anonaudit.measures.linkage import population_linkage
+
+    known = [*([result.group] if result.group else []), *result.dimensions]
+    columns = tuple(population.quasi_identifiers)
+    other = [c for c in columns if c not in known]
+    if other:
+        raise InputError(
+            f"the identified table's column {other[0]!r} is not a dimension of the tables; "
+            f"link by {', '.join(known)}"
+        )
+    leaves = [np.asarray(result.tables.dimensions[d].leaves) for d in result.dimensions]
+    parts: dict[str, list[NDArray[np.str_]]] = {c: [] for c in columns}
+    counts = []
+    for g in result.groups:
+        cells = np.flatnonzero(g.forced & (g.lower > 0))
+        index = np.unravel_index(cells, result.shape)
+        for c in columns:
+            if c == result.group:
+                parts[c].append(np.full(len(cells), g.group))
+            else:
+                k = result.dimensions.index(c)
+                parts[c].append(leaves[k][index[k]])
+        counts.append(g.lower[cells])
+    frame = pa.table(
+        {
+            **{c: pa.array(np.concatenate(parts[c]).astype(str)) for c in columns},
+            "count": pa.array(np.concatenate(counts).astype(np.int64)),
+        }
+    )
+    records = int(frame.column("count").to_numpy().sum())
+    if not records:
+        return Linkage(columns, 0, 0, 0, 0)
+    released = ClassTable.from_frame(frame, quasi_identifiers=columns)
+    found = population_linkage(released, population)
+    return Linkage(
+        columns,
+        records,
+        found.unique_matches.records,
+        found.k_map.unmatched_records,
+        found.k_map.k,
+    )
 
 
 def complete(tables: TableSet, group: str | None = None) -> TableSet:
