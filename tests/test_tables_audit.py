@@ -19,7 +19,12 @@ from hypothesis import strategies as st
 from test_tables_attack import cube_table, dimensions
 
 from anonaudit.published import PublishedTable, TableSet
-from anonaudit.report.tables import tables_json, tables_summary, tables_to_dict
+from anonaudit.report.tables import (
+    SUMMARY_PROOF_CHARACTERS,
+    tables_json,
+    tables_summary,
+    tables_to_dict,
+)
 from anonaudit.tables.audit import audit_tables
 from anonaudit.tables.rules import Rules
 
@@ -153,6 +158,19 @@ def test_reports_are_deterministic_and_redacted_by_default() -> None:
     text = tables_summary(document)
     assert text.startswith("anonaudit tables: FAIL")
     assert "(15)" not in text and "values redacted" in text
+
+
+def test_a_long_certificate_is_shortened_in_the_summary_and_whole_in_the_json() -> None:
+    """A row of 120 cells with one suppressed: its proof quotes the 120 others."""
+    cube = np.arange(1, 241).reshape(2, 120) * 100
+    document = json.loads(tables_json(audit_tables(_one(cube, {("r0", "c7")}))))
+    (proof,) = next(f["proofs"] for f in document["findings"] if f["kind"] == "exact")
+    assert proof.count("[t: ") == 121 and len(proof) > SUMMARY_PROOF_CHARACTERS
+    text = tables_summary(document)
+    (shown,) = [line for line in text.splitlines() if "proof:" in line]
+    assert len(shown) < SUMMARY_PROOF_CHARACTERS + 60 and "characters)" in shown
+    assert shown.endswith(f"({len(proof):,} characters)")
+    assert "the JSON report has them whole" in text
 
 
 def test_a_singleton_subtracting_itself_learns_the_other_suppressed_cells() -> None:

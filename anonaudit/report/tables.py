@@ -102,9 +102,15 @@ def tables_json(audit: TablesAudit, *, show_values: bool = False) -> str:
     return dumps(tables_to_dict(audit, show_values=show_values))
 
 
+#: Characters of a certificate the printed summary shows (its start and its end, which
+#: holds the value proved); the JSON and HTML reports carry it whole.
+SUMMARY_PROOF_CHARACTERS = 600
+
+
 def tables_summary(document: Mapping[str, Any], *, limit: int = 20) -> str:
     """The printed summary, from the JSON document: the verdict, each kind of finding
-    with its first ``limit`` findings and their certificates."""
+    with its first ``limit`` findings and their certificates (a long one shortened to
+    :data:`SUMMARY_PROOF_CHARACTERS`, its start and end kept)."""
     lines = [f"anonaudit tables: {VERDICTS[document['passed']]}"]
     for t in document["tables"]:
         extra = f", {t['rounded']} rounded" if t["rounded"] else ""
@@ -121,9 +127,13 @@ def tables_summary(document: Mapping[str, Any], *, limit: int = 20) -> str:
         lines.append(f"  {len(found)} {HEADINGS[kind]}:")
         for f in found[:limit]:
             lines.append(f"    {printable(f['table'])}: {printable(f['text'], limit=2000)}")
-            lines.extend(f"      proof: {printable(p, limit=4000)}" for p in f["proofs"])
+            lines.extend(
+                f"      proof: {printable(p, limit=SUMMARY_PROOF_CHARACTERS)}" for p in f["proofs"]
+            )
         if len(found) > limit:
             lines.append(f"    ... and {len(found) - limit} more (all in the JSON report)")
+    if any(len(p) > SUMMARY_PROOF_CHARACTERS for f in document["findings"] for p in f["proofs"]):
+        lines.append("  long certificates are shortened here (…); the JSON report has them whole")
     if document["redacted"]:
         lines.append("  values redacted; --show-values prints them")
     return "\n".join(lines) + "\n"
