@@ -309,6 +309,32 @@ def test_an_identifier_is_named_before_the_scan(
     assert table.classes.sizes.tolist() == fresh.classes.sizes.tolist()
 
 
+@pytest.mark.parametrize("limit", [None, "64MB"])
+@pytest.mark.parametrize(("prefix", "collisions"), [(1 << 20, 64), (3, 64), (3, 0), (1, 0)])
+@given(values=st.lists(st.one_of(st.none(), st.sampled_from("abcdefgh")), max_size=8))
+@settings(
+    max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+def test_a_column_is_unique_exactly_as_its_values_say(
+    monkeypatch: pytest.MonkeyPatch,
+    limit: str | None,
+    prefix: int,
+    collisions: int,
+    values: list[str | None],
+) -> None:
+    # Hashes in a prefix, then in the whole column, then DuckDB's GROUP BY (repeated
+    # hashes beyond the collisions compared, or a memory limit): one answer, the values'.
+    monkeypatch.setattr(local, "_HASH_PREFIX", prefix)
+    monkeypatch.setattr(local, "_HASH_COLLISIONS", collisions)
+    column = pa.chunked_array([values[:3], values[3:]], type=pa.string())
+    with limits_in_force(anonaudit.EngineOptions(memory_limit=limit)):
+        connection = connect()
+        try:
+            assert local._unique(connection, column) == (len(set(values)) == len(values))
+        finally:
+            connection.close()
+
+
 @pytest.mark.parametrize("fast", [True, False])
 def test_the_aggregation_spills_to_disk_under_a_small_memory_limit(
     tmp_path: Path, fast: bool

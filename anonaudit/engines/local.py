@@ -110,6 +110,10 @@ _PAY_ROWS = 65_536
 _DISTINCT_SHARE = 0.9
 _CODED_TYPE = pa.dictionary(pa.int32(), pa.string())
 _HEAD_BYTES = 1024**2
+# _unique: hashes checked in a prefix of this many rows first; hashes that repeat for
+# more than this many values (not collisions, then) are settled by DuckDB.
+_HASH_PREFIX = 1 << 20
+_HASH_COLLISIONS = 64
 
 
 def engine_limits(engine: EngineOptions) -> Limits:
@@ -370,25 +374,65 @@ def _with_identifiers(table: ClassTable, suspects: Sequence[str]) -> ClassTable:
     A QI whose value differs in every row of the class table makes every row a class
     of its own; the table then needs no hashing of that column's millions of values to
     find its classes (which took more memory than the table itself). Whether one is
-    unique is asked of DuckDB, whose ``GROUP BY`` stays within the memory limit.
+    unique is told by :func:`_unique`.
     """
     if not suspects or len(table) < 2:
         return table
     connection = connect()
     try:
-        for name in suspects:  # by position: DuckDB's names ignore case
-            column = table.keys.select([name]).rename_columns(["c0"])
-            connection.register("suspect", column)
-            repeated = connection.sql(
-                "SELECT 1 FROM (SELECT c0 FROM suspect GROUP BY c0 HAVING count(*) > 1) LIMIT 1"
-            ).fetchall()
-            connection.unregister("suspect")
-            if not repeated:
+        for name in suspects:
+            if _unique(connection, table.keys.column(name)):
                 table._know_unique(name)
                 break
     finally:
         connection.close()
     return table
+
+
+def _unique(connection: duckdb.DuckDBPyConnection, column: pa.ChunkedArray) -> bool:
+    """Whether every value of ``column`` differs (nulls count as one value), exactly.
+
+    DuckDB hashes the values (64 bits, on every core; 0.4 to 0.6 s for 10^7 values) and
+    numpy sorts the hashes: different hashes are different values. Values whose hashes
+    repeat are compared as they are, first within a prefix of ``_HASH_PREFIX`` rows (a
+    column that repeats its values usually shows one there). DuckDB's ``GROUP BY`` of
+    the values settles the rest: hashes that repeat beyond ``_HASH_COLLISIONS`` values
+    without the values repeating, and, under a memory limit, the whole column (the
+    hashes of every row are 16 bytes a row outside DuckDB's limit; its ``GROUP BY``
+    spills). On 10M rows of a unique column the hashes take 1 to 2 s against 4 s for
+    that ``GROUP BY``.
+    """
+    bounded = limits().memory_limit is not None
+    for rows in dict.fromkeys((min(len(column), _HASH_PREFIX), len(column))):
+        if bounded and rows > _HASH_PREFIX:
+            break
+        part = column.slice(0, rows)
+        with _registered(connection, part):
+            hashes = connection.sql("SELECT hash(c0) AS h FROM suspect").fetchnumpy()["h"]
+        ordered = np.sort(np.asarray(hashes))
+        repeated = np.unique(ordered[1:][ordered[1:] == ordered[:-1]])
+        if len(repeated):
+            rows_of = np.flatnonzero(np.isin(hashes, repeated[:_HASH_COLLISIONS]))
+            pairs = pa.table({"h": hashes[rows_of], "v": part.take(pa.array(rows_of))})
+            if pairs.group_by(["h", "v"]).aggregate([]).num_rows < pairs.num_rows:
+                return False  # a value repeats
+            if len(repeated) > _HASH_COLLISIONS:  # hashes repeat, values may not
+                break
+        elif rows == len(column):
+            return True
+    repeats = "SELECT 1 FROM (SELECT c0 FROM suspect GROUP BY c0 HAVING count(*) > 1) LIMIT 1"
+    with _registered(connection, column):
+        return not connection.sql(repeats).fetchall()
+
+
+@contextmanager
+def _registered(connection: duckdb.DuckDBPyConnection, column: pa.ChunkedArray) -> Iterator[None]:
+    """``column`` registered with ``connection`` as the table ``suspect(c0)``."""
+    connection.register("suspect", pa.table([column], names=["c0"]))
+    try:
+        yield
+    finally:
+        connection.unregister("suspect")
 
 
 @contextlib.contextmanager
@@ -541,7 +585,8 @@ def _scan_csv(
     if 0 in rows:  # a file without data rows: the reader says so
         return None
     counts = table.column(_COUNT).to_numpy().astype(np.int64, copy=False)
-    arrays = [table.column(name).combine_chunks().cast(pa.string()) for name in names]
+    # As DuckDB's chunks (of its vector size) come: one string column would be a copy.
+    arrays = [table.column(name).cast(pa.string()) for name in names]
     return pa.Table.from_arrays(arrays, names=list(columns)), counts, rows, suspects
 
 
