@@ -49,6 +49,8 @@ _COUNT = "__anonaudit_count__"
 _WEIGHT = "__anonaudit_weight__"
 #: Tables of at least this many rows encode their columns in parallel, one per core.
 _PARALLEL_ROWS = 100_000
+# _first_appearances: each prefix of codes searched is this many times the last.
+_PREFIX_GROWTH = 16
 #: Where :meth:`SensitiveCounts.class_local` keeps its arrays (in the instance's dict).
 _CLASS_LOCAL = "_class_local_arrays"
 
@@ -234,10 +236,14 @@ class SensitiveCounts:
 
     def distinct_per_class(self) -> NDArray[Any]:
         """Number of distinct values in each class."""
+        if self._one_each:
+            return np.ones(self.n_classes, dtype=np.intp)
         return np.bincount(self.class_ids, minlength=self.n_classes)
 
     def per_class_sum(self, weights: NDArray[Any]) -> NDArray[Any]:
         """Sum ``weights`` (one per entry) within each class."""
+        if self._one_each:
+            return np.asarray(weights).astype(np.float64)
         return np.bincount(self.class_ids, weights=weights, minlength=self.n_classes)
 
     def per_class_max(self, values: NDArray[Any]) -> NDArray[Any]:
@@ -248,11 +254,22 @@ class SensitiveCounts:
         """
         if not self.n_classes:
             return np.full(0, -np.inf)
+        if self._one_each:
+            return np.asarray(values).astype(np.float64)
         return np.maximum.reduceat(np.asarray(values, dtype=np.float64), self._starts)
+
+    @cached_property
+    def _one_each(self) -> bool:
+        """Whether every class has one entry (as where a QI is unique per record): the
+        per-class reductions are then the entries themselves, in order (each class has
+        at least one entry, and they are sorted by class)."""
+        return len(self.counts) == self.n_classes
 
     @cached_property
     def _starts(self) -> NDArray[Any]:
         """Each class's first entry (the entries are sorted by class)."""
+        if self._one_each:
+            return np.arange(self.n_classes, dtype=np.int64)
         distinct = self.class_local("distinct", self.distinct_per_class)
         starts = np.zeros(self.n_classes, dtype=np.int64)
         np.cumsum(distinct[:-1], out=starts[1:])
@@ -861,10 +878,15 @@ class ClassTable(_LazyKeys):
             return None
         if width == len(codes):  # a value of its own in every row
             return np.arange(min(n, len(codes)), dtype=np.int64)
-        if len(codes) > 2 * n:  # many values: the first n are likely in a short prefix
-            where = np.unique(codes[: 2 * n], return_index=True)[1]
-            if len(where) >= n:
+        # The first n values, or every value there is, are likely in a short prefix: a
+        # prefix that holds them has their first rows. Prefixes grow up to a sixteenth
+        # of the rows (what a search that fails costs), then every row is read.
+        wanted, prefix = min(n, int(width)), 2 * max(n, 1)
+        while prefix <= len(codes) // _PREFIX_GROWTH:
+            where = np.unique(codes[:prefix], return_index=True)[1]
+            if len(where) >= wanted:
                 return np.sort(where)[:n].astype(np.int64, copy=False)
+            prefix *= _PREFIX_GROWTH
         return _first_rows(codes, int(width))[:n]
 
     def _encoded(self, *names: str) -> list[tuple[tuple[str | None, ...], NDArray[Any]]]:

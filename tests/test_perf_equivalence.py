@@ -316,6 +316,23 @@ def test_table_distinct_past_the_prefix() -> None:
         assert _table_distinct(table, "q", n).equals(expected)
 
 
+@pytest.mark.parametrize("late", [False, True])
+def test_table_distinct_of_few_values_all_in_a_prefix(late: bool) -> None:
+    """Fewer values than asked for: a prefix that holds every value has their first rows;
+    a value that first appears late (after every prefix searched) is still found."""
+    rng = np.random.default_rng(3)
+    values = [f"v{i}" for i in rng.integers(0, 4, size=2_000)]
+    if late:
+        values[1_990] = "late"
+    frame = pd.DataFrame({"q": values, "s": [f"s{i}" for i in range(2_000)], "count": 1})
+    table = ClassTable.from_frame(frame, quasi_identifiers=["q"], sensitive=["s"])
+    table.classes  # noqa: B018
+    assert len(table) == 2_000
+    for n in (2, 5, 30):
+        expected = pc.unique(table.keys.column("q")).slice(0, n)
+        assert _table_distinct(table, "q", n).equals(expected)
+
+
 def test_find_identifiers_alike_with_and_without_codes() -> None:
     rng = np.random.default_rng(5)
     n = 2_000

@@ -138,8 +138,9 @@ def recursive_c(counts: SensitiveCounts, l: int) -> NDArray[Any]:
             minlength=counts.n_classes,
         )
     tail = counts.class_sizes - head
-    with np.errstate(divide="ignore"):
-        return np.where(tail > 0, r1 / np.maximum(tail, 1), np.inf)
+    c = np.full(len(tail), np.inf)
+    np.divide(r1, tail, out=c, where=tail > 0)
+    return c
 
 
 def l_diversity(
