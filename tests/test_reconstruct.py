@@ -502,3 +502,30 @@ def test_reconstructed_records_linked_to_a_register(
     other.write_text("name,county\nAda,c1\n")
     assert main([*argv[:-1], str(other)]) == 2
     assert "no column is the group or a dimension of the tables" in capsys.readouterr().err
+
+
+# -- the smallest subset of tables ------------------------------------------------------
+
+
+def test_the_smallest_subset_of_tables_is_proved_by_the_brute_force() -> None:
+    """Per reconstructed block, the subset reported leaves one table (brute force over
+    every table of the block's total) and every smaller subset leaves several."""
+    cubes, tables, _ = planted(0)
+    result = reconstruct(tables, group="block", subsets=True)
+    keeps = dict(zip((t.name for t in tables.tables), TABLES_2010, strict=True))
+    seen = 0
+    for g, truth in list(zip(result.groups, cubes, strict=True))[:30]:
+        if not g.reconstructed:
+            assert g.smallest is None
+            continue
+        assert g.smallest is not None
+        chosen = [TABLES_2010[k] for k in g.smallest]
+        assert len(brute_force(truth, 0, chosen)) == 1
+        for size in range(1, len(chosen)):
+            for fewer in itertools.combinations(TABLES_2010, size):
+                assert len(brute_force(truth, 0, fewer)) > 1, (g.group, fewer)
+        seen += 1
+    assert seen > 5
+    counted = result.smallest_subsets()
+    assert sum(n for _, n in counted) == result.reconstructed
+    assert all(set(names) <= set(keeps) for names, _ in counted)

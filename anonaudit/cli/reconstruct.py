@@ -53,6 +53,7 @@ def run(args: argparse.Namespace, command: str) -> int:
             seed=args.seed,
             workers=args.workers,
             class_table=bool(_settings(args)[0].get("class_table")),
+            subsets=bool(_settings(args)[0].get("smallest_subset")),
         )
         dp = _beside_dp(args, tables, result)
         linkage = _linkage(args, result)

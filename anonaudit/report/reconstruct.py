@@ -81,6 +81,11 @@ def reconstruct_to_dict(
             for b in result.by_size()
         ],
         "groups": [_group(result, g, show_values) for g in result.groups],
+        "smallest_subsets": [
+            {"tables": list(names), "groups": count} for names, count in result.smallest_subsets()
+        ]
+        if result.subsets
+        else None,
         "dp": None if dp is None else _dp(dp),
         "linkage": None
         if linkage is None
@@ -148,6 +153,9 @@ def _group(result: Reconstruction, g: GroupReconstruction, show_values: bool) ->
         "sensitive_known": g.sensitive_known if result.sensitive is not None else None,
         "solutions": g.solutions,
         "records_right": g.records_right,
+        "smallest_subset": None
+        if g.smallest is None
+        else [result.tables.tables[k].name for k in g.smallest],
         "chance": {
             "reconstructed": g.chance.reconstructed,
             "records_forced": g.chance.records_forced,
@@ -235,6 +243,11 @@ def reconstruct_summary(document: Mapping[str, Any], *, limit: int = 20) -> str:
         lines.append(f"    {name}{printable(g['group']) or '(all)'}: {_group_line(g, document)}")
     if solved > limit:
         lines.append(f"    ... and {solved - limit:,} more (all in the JSON report)")
+    if document.get("smallest_subsets"):
+        lines.append("  the smallest subsets of the tables that give a group back:")
+        for entry in document["smallest_subsets"][:limit]:
+            names = " + ".join(map(printable, entry["tables"]))
+            lines.append(f"    {names}: {entry['groups']:,} groups")
     if document.get("linkage"):
         linked = document["linkage"]
         by = ", ".join(map(printable, linked["columns"]))

@@ -945,6 +945,15 @@ TABLES_OPTIONS: tuple[Option, ...] = (
         group=_OUT,
     ),
     Option(
+        "smallest_subset",
+        "boolean",
+        "find each reconstructed group's smallest subset of the tables that still gives "
+        "it back (up to 2^T checks a group for T tables)",
+        flag="--smallest-subset",
+        commands=_R,
+        group=_OUT,
+    ),
+    Option(
         "identified",
         "text",
         "an identified table (a register: one row a person) to link the reconstructed "

@@ -164,6 +164,10 @@ class GroupReconstruction:
     contradicted : bool
         From a noisy release: no table lies within every cell's confidence interval
         (the noise went beyond one), so nothing is certified of the group.
+    smallest : tuple of int or None
+        With ``subsets``, for a reconstructed group: the positions (in
+        ``Reconstruction.tables.tables``) of a smallest subset of the tables that
+        still gives it back (:func:`_smallest`).
     """
 
     group: str
@@ -178,6 +182,7 @@ class GroupReconstruction:
     best: NDArray[np.float64] | None = None
     distance: float | None = None
     contradicted: bool = False
+    smallest: tuple[int, ...] | None = None
 
     @property
     def forced(self) -> NDArray[np.bool_]:
@@ -289,6 +294,8 @@ class Reconstruction:
         holds (the cells' intervals hold together at least that often).
     count_budget : int
         The enumeration's budget per group.
+    subsets : bool
+        Whether each reconstructed group's smallest subset of tables was searched.
     """
 
     tables: TableSet
@@ -302,6 +309,7 @@ class Reconstruction:
     noise: NoiseDistribution | None = None
     confidence: float | None = None
     count_budget: int = 20_000
+    subsets: bool = False
 
     @cached_property
     def reconstructed(self) -> int:
@@ -373,6 +381,17 @@ class Reconstruction:
                 )
         return tuple(bands)
 
+    def smallest_subsets(self) -> tuple[tuple[tuple[str, ...], int], ...]:
+        """With ``subsets``: each smallest subset of the tables that gives a group back
+        (by the tables' names) and the groups it is found for, most groups first."""
+        names = [t.name for t in self.tables.tables]
+        found: dict[tuple[str, ...], int] = {}
+        for g in self.groups:
+            if g.smallest is not None:
+                key = tuple(names[k] for k in g.smallest)
+                found[key] = found.get(key, 0) + 1
+        return tuple(sorted(found.items(), key=lambda item: (-item[1], len(item[0]))))
+
     def label(self, cell: int) -> str:
         """A cube cell by its codes: ``sex=F, age=30-34, race=White``."""
         index = np.unravel_index(cell, self.shape)
@@ -400,6 +419,7 @@ def reconstruct(
     confidence: float = 0.99,
     executor: Executor | None = None,
     class_table: bool = False,
+    subsets: bool = False,
 ) -> Reconstruction:
     """Reconstruct every group of a publication of count tables (module docstring).
 
@@ -438,6 +458,10 @@ def reconstruct(
         ``anonaudit audit --count`` reads a long frequency table): every record is
         counted in a listed cell, so a combination not listed holds nobody
         (:func:`complete`).
+    subsets : bool
+        Find, for each reconstructed group, the smallest subset of the tables that
+        still gives it back (:attr:`GroupReconstruction.smallest`): up to 2^T checks a
+        group for T tables.
     executor : concurrent.futures.Executor, optional
         Solve the groups with this executor's ``map`` instead (``workers`` times
         :data:`BATCH` groups at a time), such as a Dask cluster's
@@ -497,6 +521,7 @@ def reconstruct(
             seed,
             noise,
             confidence,
+            subsets,
         )
         for index, (code, part) in enumerate(_split(solving, group))
     )
@@ -524,6 +549,7 @@ def reconstruct(
         noise=noise,
         confidence=confidence if noise is not None else None,
         count_budget=count_budget,
+        subsets=subsets,
     )
 
 
@@ -1066,6 +1092,7 @@ class _Task:
     seed: int
     noise: NoiseDistribution | None
     confidence: float
+    subsets: bool
 
 
 def _never(row: int, lower: float, upper: float) -> bool:
@@ -1103,12 +1130,9 @@ def _group(task: _Task) -> GroupReconstruction:
         else:
             lower, upper = _attack(system)
     rows = np.flatnonzero(system.table == targets)
-    a = system.matrix
-    size = a.shape[1]
+    low, high = _cube(system, rows, lower, upper)
+    size = len(low)
     cube = rows[:size]
-    column = a.indices[a.indptr[cube]]
-    low, high = np.empty(size), np.empty(size)
-    low[column], high[column] = lower[cube], upper[cube]
     shape = system.shape
     if len(shape) > 1:
         ends = size + np.cumsum([0, *shape])
@@ -1141,6 +1165,9 @@ def _group(task: _Task) -> GroupReconstruction:
             method = "enumeration"
             tail = np.cumsum(histogram[:, ::-1], axis=1)[:, ::-1] / solutions
     posterior = None if tail is None else _posterior(tail)
+    smallest = None
+    if task.subsets and solutions == 1 and low.sum() > 0:
+        smallest = _smallest(task.tables, task.count_budget)
     known, guess = _sensitive(low, high, shape, task.sensitive)
     rng = np.random.default_rng((task.seed, task.index))
     chance = _chance(
@@ -1159,7 +1186,71 @@ def _group(task: _Task) -> GroupReconstruction:
         best=best,
         distance=distance,
         contradicted=contradicted,
+        smallest=smallest,
     )
+
+
+def _cube(
+    system: System,
+    rows: NDArray[np.int64],
+    lower: NDArray[np.float64],
+    upper: NDArray[np.float64],
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Per cube cell (flat C order), its interval: the targets' first ``rows`` are the
+    cube's cells, one cell each."""
+    a = system.matrix
+    size = a.shape[1]
+    cube = rows[:size]
+    column = a.indices[a.indptr[cube]]
+    low, high = np.empty(size), np.empty(size)
+    low[column], high[column] = lower[cube], upper[cube]
+    return low, high
+
+
+def _unique(tables: TableSet, count_budget: int) -> bool:
+    """Whether ``tables`` (the targets last) leave one integer table: every cube cell
+    forced by the attacker's intervals, or one table counted."""
+    system = _system(tables)
+    lower, upper = _attack(system)
+    targets = len(tables.tables) - 1
+    low, high = _cube(system, np.flatnonzero(system.table == targets), lower, upper)
+    if (low == high).all():
+        return True
+    if not (count_budget and np.isfinite(high).all() and (low < high).sum() <= COUNT_CELLS):
+        return False
+    counted = _count(system, system.table != targets, low, high, count_budget)
+    return counted is not None and counted[0] == 1
+
+
+def _smallest(tables: TableSet, count_budget: int) -> tuple[int, ...]:
+    """The smallest subset of a reconstructed group's tables (positions) that still
+    leaves it one table.
+
+    Adding a table only adds equations, so a subset that leaves one table leaves one
+    with any table more. Up to :data:`EXACT_SUBSETS` tables, subsets are tried by size,
+    in the tables' order, and the first that leaves one table is a smallest; with more
+    tables, each table is left out in turn while the rest still leave one table (a
+    subset from which no table can be taken, not always a smallest).
+    """
+    *published, targets = tables.tables
+
+    def unique(subset: tuple[int, ...]) -> bool:
+        chosen = (*(published[k] for k in subset), targets)
+        return _unique(TableSet(chosen, tables.dimensions), count_budget)
+
+    everything = tuple(range(len(published)))
+    if len(published) <= EXACT_SUBSETS:
+        for size in range(1, len(published)):
+            for subset in itertools.combinations(everything, size):
+                if unique(subset):
+                    return subset
+        return everything
+    kept = list(everything)
+    for k in everything:
+        trial = tuple(j for j in kept if j != k)
+        if trial and unique(trial):
+            kept = list(trial)
+    return tuple(kept)
 
 
 def _attack(system: System) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -1287,13 +1378,19 @@ def _width(noise: NoiseDistribution, confidence: float, cells: int) -> int:
     return noise.within(1 - (1 - confidence) / max(cells, 1))
 
 
-#: The last system built in this process, by the layout of its tables' cells.
+#: The systems built last in this process, by the layout of their tables' cells.
 _LAST: dict[tuple[object, ...], System] = {}
+
+#: Systems kept: one per subset of the tables of a publication of up to 6 tables.
+_KEEP = 64
+
+#: Tables up to which the smallest subset that gives a group back is searched exactly.
+EXACT_SUBSETS = 8
 
 
 def _system(tables: TableSet) -> System:
-    """:func:`~anonaudit.tables.system.build` of ``tables``, reusing the last system
-    built when its tables have the same cells, code for code: the groups of one
+    """:func:`~anonaudit.tables.system.build` of ``tables``, reusing a system built
+    lately when its tables have the same cells, code for code: the groups of one
     publication usually do, and differ only in the published values, which are put in
     the rows (a row is its table's cell, ``System.table`` and ``System.cell``)."""
     layout = (
@@ -1303,7 +1400,8 @@ def _system(tables: TableSet) -> System:
     template = _LAST.get(layout)
     if template is None:
         template = build(tables)
-        _LAST.clear()
+        if len(_LAST) >= _KEEP:
+            del _LAST[next(iter(_LAST))]
         _LAST[layout] = template
     starts = np.cumsum([0, *(len(t) for t in tables.tables)])[template.table] + template.cell
     return replace(
