@@ -566,6 +566,11 @@ def _difference_findings(
 MAX_COALITION_CHECKS = 200
 
 
+def _no_proof(row: int, lower: float, upper: float) -> bool:
+    """No certificate asked (:func:`~anonaudit.tables.attack.attack`'s ``prove``)."""
+    return False
+
+
 def _coalitions(
     reduced: Reduced,
     found: Sequence[Interval],
@@ -596,7 +601,8 @@ def _coalitions(
         # elsewhere keep the intervals they had.
         touched = np.isin(reduced.component, reduced.component[reduced.free_matrix[row].indices])
         nearby = np.diff(free[:, touched].tocsr().indptr) > 0
-        for other in attack(known, prove=lambda r, low, high: False, rows=nearby):
+        # In this process: a pool started per check would cost more than it saves.
+        for other in attack(known, prove=_no_proof, rows=nearby, workers=1):
             if other.width <= TOLERANCE and other.row != row and other.row not in exact_before:
                 where = system.label(other.row)
                 findings.append(
