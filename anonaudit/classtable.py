@@ -1215,8 +1215,10 @@ def _combine(
     numbered in order of first appearance and represented by their first row; keys of a
     small range are grouped by direct addressing instead, with the same numbering.
     ``widths``, when known, bound each column's codes (``0 <= code < width``) and spare
-    a pass over it. With ``ordered=False`` the numbering and representative rows may be
-    any, and direct addressing takes wider ranges.
+    a pass over it. A column that is a function of the columns before it (it splits no
+    group, :func:`_determined`) is left out where it would have to be hashed. With
+    ``ordered=False`` the numbering and representative rows may be any, and direct
+    addressing takes wider ranges.
     """
     key: NDArray[Any] | None = None
     bound = 1
@@ -1227,6 +1229,9 @@ def _combine(
         if key is None:
             key, bound = column, width
             continue
+        direct = _DIRECT_ORDERED * len(key) + 1024
+        if bound <= direct < bound * width and _determined(key, bound, column):
+            continue  # the column splits no group (a function of the others): spared
         if bound * width >= 2**62:
             key = pd.factorize(key)[0].astype(np.int64)
             bound = int(key.max()) + 1 if len(key) else 1
@@ -1254,6 +1259,24 @@ def _combine(
     first = np.empty(int(index.max()) + 1 if len(index) else 0, dtype=np.int64)
     first[index[::-1]] = np.arange(len(index) - 1, -1, -1, dtype=np.int64)
     return first, index
+
+
+def _determined(key: NDArray[Any], bound: int, column: NDArray[Any]) -> bool:
+    """Whether ``column`` is a function of ``key`` (rows of one key have one value).
+
+    Checked at one row of each key (any), in a few passes and ``bound`` slots: a
+    grouping that ``column`` would not split needs no hashing of the packed pairs
+    (``pandas.factorize`` of 7M pairs of 10^6 groups: 1.2 to 2.5 s on two shared cores;
+    a derived QI, such as a region of a person or the state of a ZIP code).
+
+    >>> _determined(np.array([0, 1, 0]), 2, np.array([5, 7, 5]))
+    True
+    >>> _determined(np.array([0, 1, 0]), 2, np.array([5, 7, 6]))
+    False
+    """
+    some = np.empty(bound, dtype=np.int64)
+    some[key] = np.arange(len(key), dtype=np.int64)
+    return bool(np.array_equal(column[some[key]], column))
 
 
 def to_text_batch(batch: pa.RecordBatch | pa.Table, columns: Sequence[str]) -> pa.RecordBatch:

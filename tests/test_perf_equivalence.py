@@ -104,6 +104,27 @@ def test_combine_paths_agree_on_wide_and_narrow_keys() -> None:
         _same(first, np.unique(expected, return_index=True)[1].astype(np.int64))
 
 
+@SETTINGS
+@given(
+    st.lists(st.integers(0, 30), min_size=1, max_size=60),
+    st.lists(st.integers(0, 2**20 - 1), min_size=31, max_size=31),
+    st.one_of(st.none(), st.integers(0, 59)),
+)
+def test_combine_of_a_column_that_is_a_function_of_another(keys, mapping, changed) -> None:
+    """A column determined by the one before it (a region of a person) splits no group
+    and is spared; one row off the function and it is grouped by: the reference's
+    groups either way."""
+    first_column = np.array(keys, dtype=np.int64)
+    second = np.array(mapping, dtype=np.int64)[first_column]
+    if changed is not None and changed < len(second):
+        second[changed] = (second[changed] + 1) % 2**20
+    codes = [first_column, second]
+    first, index = _combine(codes, [31, 2**20])  # 31 x 2^20 slots: beyond addressing
+    expected_first, expected_index = _reference_combine(codes)
+    _same(index, expected_index)
+    _same(first, expected_first)
+
+
 def test_combine_leaves_its_inputs_alone() -> None:
     codes = [np.array([1, 0, 1, 2]), np.array([0, 1, 0, 1]), np.array([3, 3, 3, 0])]
     before = [c.copy() for c in codes]
