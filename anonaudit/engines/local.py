@@ -112,7 +112,7 @@ _CODED_TYPE = pa.dictionary(pa.int32(), pa.string())
 _HEAD_BYTES = 1024**2
 # _unique: hashes checked in a prefix of this many rows first; hashes that repeat for
 # more than this many values (not collisions, then) are settled by DuckDB.
-_HASH_PREFIX = 1 << 20
+_HASH_PREFIX = 1 << 16
 _HASH_COLLISIONS = 64
 
 
