@@ -37,8 +37,7 @@ _NONE, _RECONSTRUCTED = 0, 1
 
 def run(args: argparse.Namespace, command: str) -> int:
     """Run ``anonaudit reconstruct`` (:func:`anonaudit.cli.app.main` handles errors)."""
-    del command
-    outputs = [("--json", args.json)]
+    outputs = [("--json", args.json), ("--html", args.html)]
     inputs = [*args.tables, *([args.config] if args.config else [])]
     refuse_overwriting(outputs, [*inputs, *([args.identified] if args.identified else [])])
     refuse_folders(outputs)
@@ -69,6 +68,11 @@ def run(args: argparse.Namespace, command: str) -> int:
             )
         document = reconstruct_to_dict(result, show_values=show, dp=dp, linkage=linkage)
         sys.stdout.write(reconstruct_summary(document))
+    if args.html:
+        from anonaudit.report.reconstruct_html import reconstruct_html
+
+        document = reconstruct_to_dict(result, show_values=show, dp=dp, linkage=linkage)
+        atomic_write_text(args.html, reconstruct_html(document, command=command))
     return _RECONSTRUCTED if result.reconstructed else _NONE
 
 

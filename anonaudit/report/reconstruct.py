@@ -19,10 +19,10 @@ from anonaudit.report.kit import dumps
 from anonaudit.settings.names import SCHEMA_VERSION
 from anonaudit.tables.reconstruct import BesideDP, GroupReconstruction, Linkage, Reconstruction
 
-__all__ = ["reconstruct_json", "reconstruct_summary", "reconstruct_to_dict"]
+__all__ = ["RATES", "reconstruct_json", "reconstruct_summary", "reconstruct_to_dict"]
 
 #: What each rate counts, as the summary says it (``{sensitive}``: the dimension).
-_RATES = {
+RATES = {
     "reconstructed": "groups reconstructed exactly",
     "records_forced": "records in forced cells",
     "records_unique": "records unique in the reconstruction",
@@ -218,7 +218,7 @@ def reconstruct_summary(document: Mapping[str, Any], *, limit: int = 20) -> str:
         f"({document['cube_cells']:,} cells a group)"
     )
     sensitive = printable(document["sensitive"] or "")
-    labels = {key: _RATES[key].format(sensitive=sensitive) for key in rates}
+    labels = {key: RATES[key].format(sensitive=sensitive) for key in rates}
     width = max(len(label) for label in labels.values())
     draws = document["baseline"]["draws"]
     lines.append(f"  {'proved':<{width}}  {'attack':>17}  chance ({draws} draws from the margins)")
