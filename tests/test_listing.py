@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import anonaudit
 from anonaudit import AuditOptions, Roles
+from anonaudit.classtable import Classes
+from anonaudit.measures._classes import FailingClasses
 
 
 def test_ties_are_ordered_by_size_then_qi_values_with_nulls_last() -> None:
@@ -42,3 +50,41 @@ def test_a_qi_named_like_a_measure_keeps_its_values() -> None:
     assert entry == {"quasi_identifiers": {"size": "L"}, "size_": 1}
     hidden = report.to_dict()["k_anonymity"]["violating"]["classes"][0]  # redacted by default
     assert hidden == {"quasi_identifiers": {"size": "[redacted]"}, "size_": 1}
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    classes=st.lists(
+        st.tuples(
+            st.one_of(st.none(), st.sampled_from("abcd")),
+            st.sampled_from("xyz"),
+            st.integers(1, 4),
+            st.sampled_from([0.0, -0.0, 0.5, 1.0, math.inf]),
+            st.booleans(),
+        ),
+        min_size=1,
+        max_size=40,
+        unique_by=lambda c: c[:2],
+    ),
+    limit=st.integers(1, 12),
+    worst_first=st.sampled_from(["size", "m"]),
+    descending=st.booleans(),
+)
+def test_the_first_classes_of_a_listing_are_found_without_listing_the_rest(
+    classes: list[tuple[str | None, str, int, float, bool]],
+    limit: int,
+    worst_first: str,
+    descending: bool,
+) -> None:
+    """A report's few classes (``head``) are the full listing's first rows: ties on the
+    measure and the size broken by the QI values (nulls last), as the full sort does."""
+    q1, q2, sizes, measure, failing = (list(column) for column in zip(*classes, strict=True))
+    keys = pa.table({"q1": pa.array(q1, pa.string()), "q2": pa.array(q2, pa.string())})
+    found = Classes(index=np.arange(len(classes)), sizes=np.array(sizes, dtype=np.int64), keys=keys)
+    listing = FailingClasses(
+        found, np.array(failing), {"m": np.array(measure)}, worst_first, descending
+    )
+    first = listing.head(limit)
+    assert listing.count == sum(failing)
+    pd.testing.assert_frame_equal(first, listing.frame.head(limit))
+    assert listing.head(limit).equals(first)  # from the full listing, once it is built

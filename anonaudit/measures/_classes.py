@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 from numpy.typing import NDArray
 
 from anonaudit.classtable import Classes
@@ -56,15 +57,32 @@ class FailingClasses:
         """Records in the failing classes."""
         return int(self.classes.sizes[self.mask].sum())
 
+    @property
+    def count(self) -> int:
+        """The failing classes: the rows of :attr:`frame`."""
+        return int(np.count_nonzero(self.mask))
+
     @cached_property
     def frame(self) -> pd.DataFrame:
         """The listing: :func:`offending_classes` of the mask."""
+        return self.head(None)
+
+    def head(self, limit: int | None) -> pd.DataFrame:
+        """The first ``limit`` rows of :attr:`frame` (all of them with ``None``).
+
+        The reports show a few classes of millions: unless :attr:`frame` is built
+        already, only the ``limit`` worst classes are found and listed
+        (:func:`offending_classes` with ``limit``).
+        """
+        if limit is not None and "frame" in self.__dict__:
+            return self.frame.head(limit)
         return offending_classes(
             self.classes,
             self.mask,
             self.measures,
             worst_first=self.worst_first,
             descending=self.descending,
+            limit=limit,
         )
 
 
@@ -75,6 +93,7 @@ def offending_classes(
     *,
     worst_first: str,
     descending: bool,
+    limit: int | None = None,
 ) -> pd.DataFrame:
     """The classes selected by ``mask`` with their QI values, size and measures.
 
@@ -91,6 +110,9 @@ def offending_classes(
         by the QI values, so listings do not depend on the engine's output order.
     descending : bool
         Whether larger values of ``worst_first`` are worse.
+    limit : int, optional
+        List only the first ``limit`` classes of that order (all of them by default):
+        they are selected without ranking the others (:func:`_first_in_order`).
 
     Returns
     -------
@@ -101,8 +123,11 @@ def offending_classes(
     qi = list(classes.keys.column_names)
     selected = np.flatnonzero(mask)
     worst = {"size": classes.sizes, **measures}[worst_first][selected]
-    keys = [classes.rank[selected], classes.sizes[selected], -worst if descending else worst]
-    selected = selected[np.lexsort(keys)]
+    order = [-worst if descending else worst, classes.sizes[selected]]
+    if limit is not None and limit < len(selected) and not np.isnan(order[0]).any():
+        selected = _first_in_order(classes, selected, order, limit)
+    else:
+        selected = selected[np.lexsort([classes.rank[selected], *order[::-1]])]
     listed = classes.keys.take(pa.array(selected))
     # Object columns of Python strings, None for null, under pandas 2 and 3 alike.
     columns: dict[str, Any] = {
@@ -111,6 +136,44 @@ def offending_classes(
     for name, values in {"size": classes.sizes, **measures}.items():
         columns[_label(name, qi)] = values[selected]
     return pd.DataFrame(columns)
+
+
+def _first_in_order(
+    classes: Classes, selected: NDArray[Any], order: list[NDArray[Any]], limit: int
+) -> NDArray[Any]:
+    """The first ``limit`` of ``selected`` (class ids) ordered by the keys ``order`` (per
+    selected class, the first key first; no NaN), then by the classes' QI values, as
+    :attr:`Classes.rank <anonaudit.classtable.Classes.rank>` orders them.
+
+    Each key in turn sets aside the classes surely among the first (below the key's
+    ``limit``-th value, by ``numpy.partition``) and keeps those tied with it; the QI
+    values are compared only among the classes so kept, by Arrow's top-k selection
+    (``select_k_unstable``, exact here: no two classes share their QI values) or sort.
+    A listing of 10^7 failing classes needed every class ranked by its QI values.
+    """
+    sure = np.zeros(0, dtype=np.int64)
+    tied = np.arange(len(selected))
+    for key in order:
+        need = limit - len(sure)
+        if len(tied) <= need:
+            break
+        values = key[tied]
+        last = np.partition(values, need - 1)[need - 1]
+        sure = np.concatenate([sure, tied[values < last]])
+        tied = tied[values == last]
+    kept = np.concatenate([sure, tied])
+    columns = {f"k{i}": key[kept] for i, key in enumerate(order)}
+    keys = classes.keys.take(pa.array(selected[kept]))
+    table = pa.table({**columns, **{f"q{i}": c for i, c in enumerate(keys.columns)}})
+    sort_keys = [(name, "ascending") for name in table.column_names]
+    # select_k_unstable is not for every type (pyarrow 26 crashes on string views).
+    plain = all(pa.types.is_string(t) or pa.types.is_large_string(t) for t in keys.schema.types)
+    if plain:
+        first = pc.select_k_unstable(table, limit, sort_keys=sort_keys)
+    else:
+        first = pc.sort_indices(table, sort_keys=sort_keys).slice(0, limit)
+    chosen: NDArray[Any] = selected[kept[first.to_numpy()]]
+    return chosen
 
 
 def _label(name: str, qi: list[str]) -> str:

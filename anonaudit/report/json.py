@@ -265,7 +265,7 @@ def _advice(report: Reported, layout: Layout) -> dict[str, Any]:
                 for m in s.measures
             ],
             "utility": None if s.utility is None else _loss(s.utility),
-            "suppressed": json_classes(s.suppressed, layout),
+            "suppressed": json_classes(s.failing, layout),
         },
     }
 

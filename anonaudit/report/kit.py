@@ -29,6 +29,7 @@ from anonaudit.settings.names import REDACTED
 
 if TYPE_CHECKING:
     from anonaudit.classtable import Classes, ClassTable
+    from anonaudit.measures._classes import FailingClasses
     from anonaudit.measures.wildcard import NullPolicy
 
 __all__ = [
@@ -543,17 +544,19 @@ class Layout:
         return {name: REDACTED if self.redact else values[name] for name in self.qi}
 
 
-def json_classes(frame: pd.DataFrame, layout: Layout) -> dict[str, Any]:
-    """A listing of classes for JSON: its count, whether it is cut, the classes."""
-    if frame.empty:  # the common case, without pandas' conversion of no rows
+def json_classes(failing: FailingClasses, layout: Layout) -> dict[str, Any]:
+    """A listing of classes for JSON: its count, whether it is cut, the classes (only the
+    ones shown are listed: :meth:`FailingClasses.head`)."""
+    count = failing.count
+    if not count:  # the common case, without pandas' conversion of no rows
         return {"count": 0, "truncated": False, "classes": []}
-    shown = frame if layout.limit is None else frame.head(layout.limit)
+    shown = failing.head(layout.limit)
     rows = []
     for record in shown.to_dict(orient="records"):
         entry: dict[str, Any] = {"quasi_identifiers": layout.qi_values(record)}
         entry.update({str(k): json_number(v) for k, v in record.items() if k not in layout.qi})
         rows.append(entry)
-    return {"count": len(frame), "truncated": len(shown) < len(frame), "classes": rows}
+    return {"count": count, "truncated": len(shown) < count, "classes": rows}
 
 
 # -- the text summary -------------------------------------------------------------------

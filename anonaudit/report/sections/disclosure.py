@@ -78,7 +78,7 @@ class DisclosureSection(ClassSection[DisclosureResult]):
             "thresholds": {"alpha": r.max_alpha, "beta": r.max_beta, "delta": r.max_delta},
             "passed": r.passed,
             "violating_records": r.violating_records,
-            "violating": json_classes(r.violating, layout),
+            "violating": json_classes(r.failing, layout),
         }
 
     def verdict_rows(

@@ -189,7 +189,7 @@ class SdcMicroRiskSection(AnalysisSection[IndividualRisk]):
                 "threshold": r.threshold,
                 "records_at_risk": r.records_at_risk,
                 "records_at_risk_fraction": json_number(r.records_at_risk_fraction),
-                "at_risk": json_classes(r.at_risk, layout),
+                "at_risk": json_classes(r.failing, layout),
             }
         }
 

@@ -57,7 +57,7 @@ class KAnonymitySection(ClassSection[KAnonymityResult]):
         wanted = f" (policy: k >= {k.threshold})" if k.threshold is not None else ""
         return [
             f"k-anonymity: k = {k.k}{wanted}; {k.violating_records:,} records in "
-            f"{len(k.violating):,} classes below the threshold{_mark(k.passed)}"
+            f"{k.failing.count:,} classes below the threshold{_mark(k.passed)}"
             if k.threshold is not None
             else f"k-anonymity: k = {k.k}"
         ]
@@ -71,7 +71,7 @@ class KAnonymitySection(ClassSection[KAnonymityResult]):
             "passed": k.passed,
             "histogram": {str(size): n for size, n in k.histogram.items()},
             "violating_records": k.violating_records,
-            "violating": json_classes(k.violating, layout),
+            "violating": json_classes(k.failing, layout),
         }
 
     def verdict_rows(
@@ -87,7 +87,7 @@ class KAnonymitySection(ClassSection[KAnonymityResult]):
         if not result.passed:
             sentence += (
                 f" {_plural(result.violating_records, 'record')} are in "
-                f"{_plural(len(result.violating), 'group')} smaller than that."
+                f"{_plural(result.failing.count, 'group')} smaller than that."
             )
         return [
             VerdictRow(

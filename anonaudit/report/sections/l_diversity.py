@@ -90,7 +90,7 @@ class LDiversitySection(ClassSection[LDiversityResult]):
             "thresholds": {"l": r.l, "entropy_l": r.entropy_l, "c": r.c},
             "passed": r.passed,
             "violating_records": r.violating_records,
-            "violating": json_classes(r.violating, layout),
+            "violating": json_classes(r.failing, layout),
         }
 
     def verdict_rows(

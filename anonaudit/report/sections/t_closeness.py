@@ -68,7 +68,7 @@ class TClosenessSection(ClassSection[TClosenessResult]):
             "nulls_excluded": r.nulls_excluded,
             "passed": r.passed,
             "violating_records": r.violating_records,
-            "violating": json_classes(r.violating, layout),
+            "violating": json_classes(r.failing, layout),
         }
 
     def verdict_rows(
