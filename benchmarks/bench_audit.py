@@ -21,8 +21,10 @@ What it measures
    * ``pyarrow group_by``: ``pyarrow.csv.read_csv`` with dictionary-typed string columns and
      ``Table.group_by(...).aggregate(count_all)``, the alternative engine, for the record.
 
-   Each child times the work with ``time.perf_counter`` and reports its peak RSS minus its
-   RSS just before the work (imports are done before that point), and the absolute peak.
+   Each child times the work with ``time.perf_counter`` (and its CPU time, every
+   thread's, with ``time.process_time``: steadier where other work shares the cores) and
+   reports its peak RSS minus its RSS just before the work (imports are done before
+   that point), and the absolute peak.
    Every measurement runs ``--repeat`` times (default 3), in rounds (each measurement
    once per round, so that other work on a shared machine slows them alike); the median
    time and the largest peak are shown, and the load average after each run.
@@ -348,9 +350,10 @@ def _child(kind: str, path: str, conn: Connection) -> None:
         gc.collect()
         phases: dict[str, float] = {}
         rss_before = _current_rss_bytes()
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         info = WORK[kind](path, phases)
         seconds = time.perf_counter() - start
+        cpu = time.process_time() - cpu
         peak = _peak_rss_bytes()
         if "load_peak" in phases:
             phases["load_peak_mib"] = (phases.pop("load_peak") - rss_before) / MIB
@@ -358,6 +361,7 @@ def _child(kind: str, path: str, conn: Connection) -> None:
             {
                 "ok": True,
                 "seconds": seconds,
+                "cpu_seconds": cpu,
                 "delta_mib": (peak - rss_before) / MIB,
                 "peak_mib": peak / MIB,
                 "start_mib": rss_before / MIB,
@@ -377,6 +381,9 @@ class Result:
 
     label: str
     seconds: float = float("inf")
+    #: The median run's CPU time, every thread's (DuckDB's on both cores): on a machine
+    #: shared with other work it varies less than the time on the clock.
+    cpu_seconds: float = float("inf")
     runs: list[float] = field(default_factory=list)
     delta_mib: float = 0.0
     peak_mib: float = 0.0
@@ -411,7 +418,8 @@ def measure_all(kinds: list[tuple[str, str]], path: Path, repeat: int) -> list[R
                 print(f"  {label}: run {run} FAILED\n{data['error']}", file=sys.stderr)
                 continue
             print(
-                f"  {label}: run {run}/{repeat}: {data['seconds']:.2f} s, "
+                f"  {label}: run {run}/{repeat}: {data['seconds']:.2f} s "
+                f"({data['cpu_seconds']:.2f} s CPU), "
                 f"+{data['delta_mib']:,.0f} MiB (peak {data['peak_mib']:,.0f} MiB), "
                 f"load {load_average()}",
                 flush=True,
@@ -425,6 +433,7 @@ def measure_all(kinds: list[tuple[str, str]], path: Path, repeat: int) -> list[R
         runs.sort(key=lambda data: float(data["seconds"]))
         middle = runs[(len(runs) - 1) // 2]
         result.seconds, result.phases = middle["seconds"], middle["phases"]
+        result.cpu_seconds = middle["cpu_seconds"]
         result.info = middle["info"]
         result.runs = [float(data["seconds"]) for data in runs]
     return results

@@ -15,7 +15,9 @@ What it measures
      the files itself, with both cores, the floor for any hash-aggregate audit;
    * ``anonaudit.load``: the local engine's class table of the folder (a dataset of 20
      files read part by part through pyarrow.dataset, aggregated by DuckDB);
-   * ``anonaudit.audit``: the same plus every check;
+   * ``anonaudit.audit``: the same plus every check; with ``--population``, the full
+     audit of ``bench_audit.py`` (t under the equal distance, population and individual
+     risk at sampling fraction 0.1);
    * ``dask LocalCluster``: ``anonaudit.load(..., engine=EngineOptions(engine="dask"))`` on a
      ``LocalCluster(n_workers=2, threads_per_worker=1)`` started in the child; the
      cluster's start-up is timed apart. Its peak RSS is the client process's only (the
@@ -43,6 +45,7 @@ From the repository root, with the ``dask`` extra installed (``pip install -e ".
     python benchmarks/bench_lake.py                     # 20M rows, a few minutes
     python benchmarks/bench_lake.py --rows 2000000      # quick check
     python benchmarks/bench_lake.py --repeat 3 --skip-dask
+    python benchmarks/bench_lake.py --rows 5000000 --files 1 --population --skip-dask --skip-spark
 
 Generated data goes to ``benchmarks/data/`` (git-ignored) unless ``--out-dir`` says
 otherwise.
@@ -68,6 +71,7 @@ from bench_audit import (
     TIME_TARGET,
     WORK,
     Result,
+    _options,
     _verdict,
     duckdb_group_by,
     generate_table,
@@ -76,6 +80,9 @@ from bench_audit import (
     measure,
     measure_all,
 )
+
+#: Set by ``--population``: the full audit of ``bench_audit.py`` (population risk too).
+_POPULATION = "ANONAUDIT_BENCH_POPULATION"
 
 # --------------------------------------------------------------------------- data
 
@@ -128,9 +135,8 @@ def _work_audit(path: str, phases: dict[str, float]) -> dict[str, Any]:
     import anonaudit
 
     policy = anonaudit.Policy(k=5, l=2, entropy_l=2.0, recursive=(3.0, 2), t=0.2)
-    report = anonaudit.audit(
-        path, anonaudit.Roles(QUASI_IDENTIFIERS, [SENSITIVE]), anonaudit.AuditOptions(policy=policy)
-    )
+    options = _options() if os.environ.get(_POPULATION) else anonaudit.AuditOptions(policy=policy)
+    report = anonaudit.audit(path, anonaudit.Roles(QUASI_IDENTIFIERS, [SENSITIVE]), options)
     return {**_table_info(report.table), "k": report.k_anonymity.k, "passed": report.passed}
 
 
@@ -328,9 +334,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-dask", action="store_true", help="skip the Dask measurement")
     parser.add_argument("--skip-spark", action="store_true", help="skip the Spark measurement")
     parser.add_argument(
+        "--population",
+        action="store_true",
+        help="the full audit with bench_audit.py's options (t under the equal distance, "
+        "population and individual risk at sampling fraction 0.1)",
+    )
+    parser.add_argument(
         "--out-dir", type=Path, default=REPO_ROOT / "benchmarks" / "data", help="data directory"
     )
     args = parser.parse_args(argv)
+    if args.population:
+        os.environ[_POPULATION] = "1"  # read by the spawned children
     if args.rows < args.files or args.files < 1 or args.repeat < 1:
         parser.error("--files and --repeat must be at least 1, and --rows at least --files")
 

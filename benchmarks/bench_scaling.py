@@ -134,6 +134,34 @@ def point(path: Path, rows: int, classes: int, repeat: int) -> tuple[Result, Res
     return baseline, audit
 
 
+def readme_table(results: list[tuple[int, int, Result, Result]], limit: str | None) -> str:
+    """The rows of the README's scaling table (``--markdown``), one per point measured."""
+    lines = []
+    for rows, classes, baseline, audit in results:
+        if baseline.error or audit.error:
+            continue
+        digits = str(classes)
+        power = f"10^{len(digits) - 1}"
+        label = f"{classes:,}" if len(digits.rstrip("0")) > 1 else power
+        label = label if digits[0] == "1" or label != power else f"{digits[0]}x{power}"
+        if classes >= rows >= 10_000_000:
+            label += " (a QI unique per record)"
+        if limit:
+            label += f", `--memory-limit {limit}`"
+        cells = [
+            f"{rows // 1_000_000}M",
+            label,
+            f"{audit.seconds:.2f} s",
+            f"{audit.delta_mib:,.0f} MiB",
+            f"{baseline.seconds:.2f} s",
+            f"{baseline.delta_mib:,.0f} MiB",
+            f"{audit.seconds / baseline.seconds:.2f}x / "
+            f"{audit.cpu_seconds / baseline.cpu_seconds:.2f}x",
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Parse the flags, write the files, measure every point, print the curves."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
@@ -152,6 +180,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--out-dir", type=Path, default=REPO_ROOT / "benchmarks" / "data", help="data directory"
     )
+    parser.add_argument(
+        "--markdown", action="store_true", help="also print the rows of the README's table"
+    )
     args = parser.parse_args(argv)
     if args.memory_limit:
         os.environ[_MEMORY_LIMIT] = args.memory_limit
@@ -169,6 +200,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\nload average after: {load_average()}")
     header = (
         f"{'rows':>12} {'classes':>11} {'duckdb s':>9} {'audit s':>9} {'ratio':>6} "
+        f"{'duckdb CPU':>10} {'audit CPU':>9} {'ratio':>6} "
         f"{'duckdb MiB':>11} {'audit MiB':>10} {'ratio':>6}"
     )
     print(header)
@@ -179,10 +211,14 @@ def main(argv: list[str] | None = None) -> int:
             continue
         print(
             f"{rows:>12,} {classes:>11,} {baseline.seconds:>9.2f} {audit.seconds:>9.2f} "
-            f"{audit.seconds / baseline.seconds:>5.2f}x {baseline.delta_mib:>11,.0f} "
-            f"{audit.delta_mib:>10,.0f} {audit.delta_mib / max(baseline.delta_mib, 1):>5.2f}x"
+            f"{audit.seconds / baseline.seconds:>5.2f}x {baseline.cpu_seconds:>10.2f} "
+            f"{audit.cpu_seconds:>9.2f} {audit.cpu_seconds / baseline.cpu_seconds:>5.2f}x "
+            f"{baseline.delta_mib:>11,.0f} {audit.delta_mib:>10,.0f} "
+            f"{audit.delta_mib / max(baseline.delta_mib, 1):>5.2f}x"
         )
-    print("(MiB: the child's peak RSS over its RSS before the work)")
+    print("(CPU: every thread's CPU time; MiB: the child's peak RSS over its RSS before the work)")
+    if args.markdown:
+        print("\n" + readme_table(results, args.memory_limit))
     return 0
 
 
