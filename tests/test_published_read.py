@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import importlib.util
 import io
+import json
 import math
 import os
 import tarfile
@@ -16,6 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from anonaudit.cli import main
 from anonaudit.errors import HierarchyError, InputError, OptionError
 from anonaudit.measures import margins
 from anonaudit.published import Dimension, PublishedTable
@@ -614,10 +616,10 @@ def _rdataset(name: str) -> list[dict[str, str]]:
         return list(csv.DictReader(io.TextIOWrapper(member, encoding="utf-8")))
 
 
-def test_ucb_admissions_as_published_wide_with_margins(tmp_path: Path) -> None:
+def _ucb_crosstab(tmp_path: Path) -> Path:
     """UC Berkeley's 1973 graduate admissions (Bickel, Hammel & O'Connell, Science 1975),
     by department and admission x gender, written as a cross-tab with its margins and
-    the cells below 20 suppressed, then read back."""
+    the cells below 20 suppressed."""
     records = _rdataset("UCBAdmissions")
     assert len(records) == 24
     count = {(r["Dept"], r["Admit"], r["Gender"]): int(r["Freq"]) for r in records}
@@ -634,12 +636,16 @@ def test_ucb_admissions_as_published_wide_with_margins(tmp_path: Path) -> None:
         ]
         shown = [str(v) if v >= 20 else "x" for v in row]
         lines.append(",".join([dept, *shown, str(sum(row))]))
-    path = write(tmp_path, "ucb.csv", "\n".join(lines) + "\n")
-    table, dims = read_table(path)
+    return write(tmp_path, "ucb.csv", "\n".join(lines) + "\n")
+
+
+def test_ucb_admissions_as_published_wide_with_margins(tmp_path: Path) -> None:
+    """The cross-tab of :func:`_ucb_crosstab`, read back."""
+    table, dims = read_table(_ucb_crosstab(tmp_path))
     assert table.dimensions == ("Dept", "Admit", "Gender")
     # 7 rows x 5 columns: the 'Total' column stands under both header rows
     assert len(table) == 35
-    assert dims["Dept"].total == "Total" and dims["Dept"].leaves == tuple(departments)
+    assert dims["Dept"].total == "Total" and dims["Dept"].leaves == tuple("ABCDEF")
     assert dims["Admit"].leaves == ("Admitted", "Rejected")
     got = cells(table)
     assert got[("A", "Admitted", "Male")] == (512, 512, "published", "512")
@@ -647,3 +653,25 @@ def test_ucb_admissions_as_published_wide_with_margins(tmp_path: Path) -> None:
     assert got[("Total", "Total", "Total")][0] == 4526  # the 4,526 applicants
     assert int(table.suppressed.sum()) == 3  # women: 19 rejected by A, 17 and 8 by B
     assert np.all(table.lower[table.exact] == table.upper[table.exact])
+
+
+def test_ucb_admissions_suppressed_alone_are_given_back(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The threshold rule alone (cells below 20 suppressed, no secondary suppression)
+    leaves each of the three suppressed cells alone in its row: the 19 women rejected by
+    department A, and the 17 admitted and 8 rejected by B, each a department's total less
+    its published cells."""
+    path = str(_ucb_crosstab(tmp_path))
+    assert main(["tables", path, "--threshold", "20", "--json", "-", "--show-values"]) == 1
+    document = json.loads(capsys.readouterr().out)
+    exact = [f for f in document["findings"] if f["kind"] == "exact"]
+    assert sorted(f["cells"][0] for f in exact) == [
+        "Dept=A, Admit=Rejected, Gender=Female",
+        "Dept=B, Admit=Admitted, Gender=Female",
+        "Dept=B, Admit=Rejected, Gender=Female",
+    ]
+    values = {i["cell"]: (i["lower"], i["upper"]) for i in document["intervals"]}
+    assert values["Dept=A, Admit=Rejected, Gender=Female"] == (19, 19)
+    assert values["Dept=B, Admit=Admitted, Gender=Female"] == (17, 17)
+    assert values["Dept=B, Admit=Rejected, Gender=Female"] == (8, 8)
