@@ -1254,11 +1254,12 @@ def _smallest(tables: TableSet, count_budget: int) -> tuple[int, ...]:
 
 
 def _attack(system: System) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Per row of ``system``, the attacker's interval (``nan`` for a row published as it
-    is)."""
+    """Per target row of ``system`` (its last table's), the attacker's interval (``nan``
+    for the other rows: the published cells' own intervals are not needed)."""
     lower = np.full(len(system.lower), np.nan)
     upper = np.full(len(system.lower), np.nan)
-    for found in attack(reduce(system), prove=_never):
+    targets = system.table == len(system.tables.tables) - 1
+    for found in attack(reduce(system), prove=_never, rows=targets):
         lower[found.row], upper[found.row] = found.lower, found.upper
     return lower, upper
 
