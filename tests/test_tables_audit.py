@@ -25,7 +25,7 @@ from anonaudit.report.tables import (
     tables_summary,
     tables_to_dict,
 )
-from anonaudit.tables.audit import audit_tables
+from anonaudit.tables.audit import _rest_intervals, audit_tables
 from anonaudit.tables.rules import Rules
 
 
@@ -228,11 +228,12 @@ def _consistent(table: PublishedTable, total: int) -> list[np.ndarray]:
 def test_differencing_claims_hold_in_every_pair_of_tables_the_publication_allows(
     case: tuple[np.ndarray, np.ndarray, set[tuple[str, ...]], set[tuple[str, ...]]],
 ) -> None:
-    """Soundness by enumeration: every cell of the difference that the audit says is
-    known (a differencing finding of a small cell) has the value it states in every pair
-    of a sub-population table and a population table, cell by cell no smaller, that both
-    publications allow; and a cell published in both tables whose difference is small is
-    always reported (as the cell, or as a group sharing an attribute)."""
+    """By enumeration of every pair of a sub-population table and a population table,
+    cell by cell no smaller, that both publications allow: each cell of the difference
+    has the interval the pairs give (no wider, no narrower); every cell the audit says
+    is known (a differencing finding of a small cell) has the value it states in every
+    pair; and a cell published in both tables whose difference is small is always
+    reported (as the cell, or as a group sharing an attribute)."""
     child, parent, hidden_child, hidden_parent = case
     small = replace(cube_table("small", child, ("r", "c"), (0, 1), hidden_child), population="A")
     large = replace(cube_table("large", parent, ("r", "c"), (0, 1), hidden_parent), population="B")
@@ -246,6 +247,13 @@ def test_differencing_claims_hold_in_every_pair_of_tables_the_publication_allows
         if np.all(p >= c)
     ]
     assert pairs  # the truth is one
+    proved = _rest_intervals(TableSet((small, large), dims), large, small)
+    for i in range(len(large)):
+        codes = dict(part.split("=") for part in large.label(i).split(", "))
+        rows = slice(None) if codes["r"] == "Total" else int(codes["r"][1])
+        cols = slice(None) if codes["c"] == "Total" else int(codes["c"][1])
+        rest = [float((p - c)[rows, cols].sum()) for c, p in pairs]
+        assert proved[i] == (min(rest), max(rest)), large.label(i)
     claims = [f for f in audit.findings if f.kind == "differencing" and f.rule == "threshold"]
     for finding in claims:
         (label,) = finding.cells
@@ -266,3 +274,24 @@ def test_differencing_claims_hold_in_every_pair_of_tables_the_publication_allows
     if small_differences:
         assert any(f.kind == "differencing" for f in audit.findings), small_differences
         assert not audit.passed
+
+
+def test_one_suppression_pattern_in_two_nested_tables_differs_to_one_person() -> None:
+    """A month and the quarter it starts, published with the same four cells suppressed
+    (a rectangle: no cell of either table is known alone). The difference of the two
+    tables' published margins is the rest of the quarter's: one person in row r0, one in
+    column c1, none in column c2, so that person is the rest's cell (r0, c1), which a
+    cell-by-cell difference of the two tables' intervals cannot see."""
+    month = np.array([[10, 3, 7], [12, 5, 9]])
+    quarter = month + np.array([[0, 1, 0], [0, 0, 0]])
+    hidden = {("r0", "c1"), ("r0", "c2"), ("r1", "c1"), ("r1", "c2")}
+    dims = dimensions((2, 3), ("r", "c"))
+    small = replace(cube_table("month", month, ("r", "c"), (0, 1), hidden), population="m")
+    large = replace(cube_table("quarter", quarter, ("r", "c"), (0, 1), hidden), population="q")
+    alone = audit_tables(TableSet((small, large), dims), Rules(threshold=3))
+    assert alone.count("exact") == 0
+    audit = audit_tables(TableSet((small, large), dims), Rules(threshold=3), nested={"m": "q"})
+    found = {(f.cells[0], f.rule): f for f in audit.findings if f.kind == "differencing"}
+    assert {("r=Total, c=Total", "threshold"), ("r=r0, c=c1", "group")} <= set(found)
+    assert "= 1: " in found["r=Total, c=Total", "threshold"].text_values
+    assert "everyone in r=r0 has c=c1" in found["r=r0, c=c1", "group"].text_values

@@ -42,7 +42,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from anonaudit.errors import InputError
-from anonaudit.published import PublishedTable, TableSet
+from anonaudit.published import Dimension, PublishedTable, TableSet
 from anonaudit.tables.attack import Interval, attack, describe
 from anonaudit.tables.rules import (
     PrimaryResult,
@@ -466,44 +466,121 @@ def _differencing(
         for small in (t for t in tables.tables if t.population == child):
             for large in (t for t in tables.tables if t.population == parent):
                 if set(small.dimensions) == set(large.dimensions):
-                    difference = _difference(large, small, known)
+                    _check_within(large, small, known)
+                    rest = _rest_intervals(tables, large, small)
+                    difference = _difference(large, small, rest)
                     findings += _difference_findings(difference, tables, rules)
     return findings
 
 
-def _difference(
+#: The dimension that splits a population into a sub-population and the rest of it
+#: (:func:`_rest_intervals`); a NUL starts it, so no table read from a file has it.
+_PART = "\x00part"
+_SUB, _REST, _BOTH = "sub-population", "rest", "population"
+
+
+def _rest_intervals(
+    tables: TableSet, large: PublishedTable, small: PublishedTable
+) -> list[tuple[float, float]]:
+    """Per cell of ``large``, the interval of the same cell counted over the rest of its
+    population (the people not in ``small``'s), proved over every table of both
+    populations together.
+
+    The two populations become one, split by a dimension of two codes (the
+    sub-population and the rest): a table of the sub-population is that dimension's
+    first code, a table of the population its total, and the rest a table of unknown
+    cells. The attacker's intervals of those cells (:func:`attack`) then use every
+    equation of both populations at once and that no cell of the rest is negative: the
+    difference of two suppression patterns is bounded as tightly as of two published
+    cells.
+    """
+    kind = large.kind
+    split = {_PART: Dimension.flat(_PART, [_SUB, _REST], _BOTH)}
+
+    def tagged(table: PublishedTable, code: str, name: str | None = None) -> PublishedTable:
+        return dataclasses.replace(
+            table,
+            name=name or table.name,
+            dimensions=(*table.dimensions, _PART),
+            codes=(*table.codes, np.full(len(table), code)),
+            population=_BOTH,
+        )
+
+    unknown = np.full(len(large), np.inf)
+    rest = dataclasses.replace(
+        tagged(large, _REST, name=f"{large.name} - {small.name}"),
+        lower=np.zeros(len(large)),
+        upper=unknown,
+        state=np.full(len(large), "suppressed"),
+        shown=np.full(len(large), "x"),
+        contributions=(),
+        holdings=(),
+    )
+    joint = (
+        *(tagged(t, _SUB) for t in tables.tables if t.population == small.population),
+        *(tagged(t, _BOTH) for t in tables.tables if t.population == large.population),
+        rest,
+    )
+    chosen = tuple(t for t in joint if t.kind == kind)
+    reduced = reduce(build(TableSet(chosen, {**tables.dimensions, **split})))
+    last = len(chosen) - 1
+    found = attack(reduced, prove=_no_proof, rows=reduced.system.table == last)
+    bounds = [(0.0, math.inf)] * len(large)
+    for interval in found:
+        bounds[int(reduced.system.cell[interval.row])] = (interval.lower, interval.upper)
+    return bounds
+
+
+def _check_within(
     large: PublishedTable,
     small: PublishedTable,
     known: Mapping[tuple[str, str], tuple[float, float]],
-) -> PublishedTable:
-    """``large`` less ``small`` cell by cell, each cell's interval from both intervals.
+) -> None:
+    """Refuse a sub-population that counts more than its population in some cell.
 
     Raises
     ------
     InputError
         A cell of the sub-population above the same cell of the population.
     """
-    order = [small.dimensions.index(d) for d in large.dimensions]
-    index = {tuple(str(small.codes[k][i]) for k in order): i for i in range(len(small))}
-
-    def bounds(table: PublishedTable, i: int) -> tuple[float, float]:
-        if table.exact[i]:
-            return float(table.lower[i]), float(table.upper[i])
-        return known.get((table.name, table.label(i)), (float(table.lower[i]), math.inf))
-
-    cells, lower, upper, state, shown = [], [], [], [], []
-    for i in range(len(large)):
-        j = index.get(tuple(str(c[i]) for c in large.codes))
-        if j is None:
-            continue
-        big_low, big_high = bounds(large, i)
-        sub_low, sub_high = bounds(small, j)
-        if big_high < sub_low:
+    index = _matching(large, small)
+    for i, j in index.items():
+        if _bounds(large, i, known)[1] < _bounds(small, j, known)[0]:
             raise InputError(
                 f"{small.name}: {small.label(j)} counts more than {large.name} does; a "
                 "population declared within another cannot (check --within)"
             )
-        low, high = max(0.0, big_low - sub_high), big_high - sub_low
+
+
+def _matching(large: PublishedTable, small: PublishedTable) -> dict[int, int]:
+    """Per cell of ``large``, the cell of ``small`` with the same codes (where there is one)."""
+    order = [small.dimensions.index(d) for d in large.dimensions]
+    index = {tuple(str(small.codes[k][i]) for k in order): i for i in range(len(small))}
+    found = {}
+    for i in range(len(large)):
+        j = index.get(tuple(str(c[i]) for c in large.codes))
+        if j is not None:
+            found[i] = j
+    return found
+
+
+def _bounds(
+    table: PublishedTable, i: int, known: Mapping[tuple[str, str], tuple[float, float]]
+) -> tuple[float, float]:
+    """A cell's interval: as published, or as the attacker proved it."""
+    if table.exact[i]:
+        return float(table.lower[i]), float(table.upper[i])
+    return known.get((table.name, table.label(i)), (float(table.lower[i]), math.inf))
+
+
+def _difference(
+    large: PublishedTable, small: PublishedTable, rest: Sequence[tuple[float, float]]
+) -> PublishedTable:
+    """``large`` less ``small`` cell by cell, each cell's interval ``rest``'s (the cells
+    both tables have)."""
+    cells, lower, upper, state, shown = [], [], [], [], []
+    for i, j in _matching(large, small).items():
+        low, high = rest[i]
         cells.append(i)
         lower.append(low)
         upper.append(high)
