@@ -20,8 +20,9 @@ over all its tables together (:mod:`anonaudit.tables.attack`), and reports as fi
 * ``attribute`` and ``zero``: the group attribute and zero disclosures of the rules;
 * ``differencing``: tables of nested populations (a sub-population, one month within a
   quarter, declared with ``nested``) whose difference, cell by cell, is a table of the
-  people in one and not the other; where that difference is known (both cells known, or
-  narrowed by the attacker's intervals) the rules are applied to it: a small difference
+  people in one and not the other, each cell's interval proved over the tables of both
+  populations together (:func:`_rest_intervals`); the rules are applied to the cells
+  known: a small difference
   singles out its people, and a difference whose group lies in one category discloses
   their attribute (Duncan & Lambert 1986's differencing; Hundepool et al. 2012, section
   4.2.3, "disclosure by differencing").
