@@ -310,7 +310,7 @@ def test_an_identifier_is_named_before_the_scan(
 
 
 @pytest.mark.parametrize("limit", [None, "64MB"])
-@pytest.mark.parametrize(("prefix", "collisions"), [(1 << 20, 64), (3, 64), (3, 0), (1, 0)])
+@pytest.mark.parametrize(("sample", "collisions"), [(1 << 16, 64), (3, 64), (3, 0), (1, 0)])
 @given(values=st.lists(st.one_of(st.none(), st.sampled_from("abcdefgh")), max_size=8))
 @settings(
     max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
@@ -318,13 +318,13 @@ def test_an_identifier_is_named_before_the_scan(
 def test_a_column_is_unique_exactly_as_its_values_say(
     monkeypatch: pytest.MonkeyPatch,
     limit: str | None,
-    prefix: int,
+    sample: int,
     collisions: int,
     values: list[str | None],
 ) -> None:
-    # Hashes in a prefix, then in the whole column, then DuckDB's GROUP BY (repeated
+    # Hashes of rows spread over the column, then of all, then DuckDB's GROUP BY (repeated
     # hashes beyond the collisions compared, or a memory limit): one answer, the values'.
-    monkeypatch.setattr(local, "_HASH_PREFIX", prefix)
+    monkeypatch.setattr(local, "_HASH_SAMPLE", sample)
     monkeypatch.setattr(local, "_HASH_COLLISIONS", collisions)
     column = pa.chunked_array([values[:3], values[3:]], type=pa.string())
     with limits_in_force(anonaudit.EngineOptions(memory_limit=limit)):
