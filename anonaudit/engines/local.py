@@ -584,8 +584,7 @@ def _scan_csv(
     if 0 in rows:  # a file without data rows: the reader says so
         return None
     counts = table.column(_COUNT).to_numpy().astype(np.int64, copy=False)
-    # As DuckDB's chunks (of its vector size) come: one string column would be a copy.
-    arrays = [table.column(name).cast(pa.string()) for name in names]
+    arrays = [table.column(name).combine_chunks().cast(pa.string()) for name in names]
     return pa.Table.from_arrays(arrays, names=list(columns)), counts, rows, suspects
 
 
