@@ -22,7 +22,9 @@ Dask cluster (the product's Dask engine's local cluster, the blocks sent as task
 (deterministic). The **naive baseline**, run in the same process: each cube cell's
 minimum and maximum by a fresh integer program (``scipy.optimize.milp``) over the
 block's published cells, timed on ``--baseline-cells`` cells of ``--baseline`` blocks
-and scaled to the whole cube.
+and scaled to the whole cube. With ``--dp-epsilon E`` the tables are also released
+under E-DP (every cell with OpenDP's discrete Laplace noise) and reconstructed beside
+(:func:`~anonaudit.tables.reconstruct.beside_dp`), timed.
 
 Printed: seconds in all and per block, the ratio to the baseline, the share of blocks
 reconstructed (certified) by block size and the rates beside their chance baseline,
@@ -37,6 +39,7 @@ From the repository root::
     python benchmarks/bench_reconstruct.py --groups 10000       # the issue's size
     python benchmarks/bench_reconstruct.py --workers 1,2 --dask # processes, then Dask
     python benchmarks/bench_reconstruct.py --case p12           # the smaller cube
+    python benchmarks/bench_reconstruct.py --sizes 90,100 --baseline 0  # one block size
 """
 
 from __future__ import annotations
@@ -86,11 +89,14 @@ def _same(a: Reconstruction, b: Reconstruction) -> bool:
     )
 
 
-def _tables(case: str, groups: int, seed: int) -> tuple[np.ndarray, TableSet]:
+def _tables(
+    case: str, groups: int, seed: int, sizes: tuple[int, int] | None
+) -> tuple[np.ndarray, TableSet]:
     if case == "census":
-        cubes = blocks(groups, sizes=(5, 100), ages=AGES_38, ethnicity=True, seed=seed)
+        people = sizes or (5, 100)
+        cubes = blocks(groups, sizes=people, ages=AGES_38, ethnicity=True, seed=seed)
         return cubes, publish(cubes, TABLES_2010_FIVE, names=NAMES_4)
-    cubes = blocks(groups, seed=seed)
+    cubes = blocks(groups, sizes=sizes or (5, 30), seed=seed)
     return cubes, publish(cubes)
 
 
@@ -142,10 +148,18 @@ def main() -> int:
     parser.add_argument("--baseline", type=int, default=2, help="blocks timed naively (2)")
     parser.add_argument("--baseline-cells", type=int, default=20, help="cells a block (20)")
     parser.add_argument("--seed", type=int, default=2010, help="the blocks' seed")
+    parser.add_argument("--sizes", help="people a block, LOW,HIGH (the case's by default)")
+    parser.add_argument(
+        "--dp-epsilon", type=float, help="also release the tables under DP and reconstruct"
+    )
     args = parser.parse_args()
+    sizes = None
+    if args.sizes:
+        low, high = (int(n) for n in args.sizes.split(","))
+        sizes = (low, high)
     load = os.getloadavg()
     start = time.perf_counter()
-    cubes, tables = _tables(args.case, args.groups, args.seed)
+    cubes, tables = _tables(args.case, args.groups, args.seed, sizes)
     made = time.perf_counter() - start
     cells = sum(len(t) for t in tables.tables)
     print(
@@ -191,6 +205,21 @@ def main() -> int:
         print(
             f"  {rate.key}: {rate.count:,.0f} of {rate.of:,} ({rate.share:.1%}); "
             f"chance {rate.chance:,.1f} ({rate.chance_share:.1%})"
+        )
+    if args.dp_epsilon:
+        from anonaudit.tables.reconstruct import beside_dp
+
+        start = time.perf_counter()
+        side = beside_dp(tables, first, epsilon=args.dp_epsilon, workers=runs[0][1])
+        seconds = time.perf_counter() - start
+        close = side.closeness
+        print(
+            f"beside DP (discrete Laplace, epsilon {args.dp_epsilon:g}, scale "
+            f"{side.release.noise.scale:.3g}): {seconds:.1f} s, "
+            f"{1000 * seconds / args.groups:.1f} ms a block; certified at 99% "
+            f"{side.result.reconstructed:,}; closest tables on the {close.groups:,} blocks "
+            f"reconstructed: {close.exact:,} exact, {close.records_right:,} of "
+            f"{close.records:,} records in their cell; load average {os.getloadavg()[0]:.2f}"
         )
     after = os.getloadavg()
     print(
