@@ -650,14 +650,11 @@ def release_tables(
     for table in tables.tables:
         if table.kind != "count":
             raise InputError(f"{table.name}: a table of sums; only counts are released here")
-        inexact = np.flatnonzero(~table.exact)
-        if len(inexact):
-            i = int(inexact[0])
-            raise InputError(
-                f"{table.name}: {table.label(i)} is published as {str(table.shown[i])!r}; a DP "
-                "release adds noise to every cell's true count: give the tables before "
-                "suppression and rounding"
-            )
+        _require_exact(
+            table,
+            "a DP release adds noise to every cell's true count: give the tables before "
+            "suppression and rounding",
+        )
     m = _cells_per_person(tables)
 
     @dataclass(frozen=True)
@@ -689,6 +686,16 @@ def release_tables(
         for t, a, b in zip(tables.tables, ends[:-1], ends[1:], strict=True)
     )
     return NoisyRelease(TableSet(released, tables.dimensions), noise, epsilon, delta, m, cost)
+
+
+def _require_exact(table: PublishedTable, why: str) -> None:
+    """Refuse a table with a cell not published as it is, naming the first and ``why``."""
+    inexact = np.flatnonzero(~table.exact)
+    if len(inexact):
+        i = int(inexact[0])
+        raise InputError(
+            f"{table.name}: {table.label(i)} is published as {str(table.shown[i])!r}; {why}"
+        )
 
 
 def _cells_per_person(tables: TableSet) -> int:
@@ -931,13 +938,7 @@ def complete(tables: TableSet, group: str | None = None) -> TableSet:
                     f"{table.name}: {table.label(i)} is a margin ({name}={table.codes[k][i]} "
                     "is not a finest code); a class table lists the finest cells only"
                 )
-        inexact = np.flatnonzero(~table.exact)
-        if len(inexact):
-            i = int(inexact[0])
-            raise InputError(
-                f"{table.name}: {table.label(i)} is published as {str(table.shown[i])!r}; "
-                "a class table's every count is published as it is"
-            )
+        _require_exact(table, "a class table's every count is published as it is")
         if group is not None and group in table.dimensions:
             axis = table.dimensions.index(group)
             codes, where = np.unique(table.codes[axis].astype(str), return_inverse=True)
