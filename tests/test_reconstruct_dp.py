@@ -292,3 +292,29 @@ def test_dp_options_without_an_epsilon_are_one_line_and_exit_2(
     )
     assert main(["reconstruct", *files, "--dp-epsilon", "0"]) == 2
     assert "--dp-epsilon: epsilon must be a positive number" in capsys.readouterr().err
+
+
+def test_a_class_table_is_released_over_every_combination(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Noise on the listed cells only would publish which combinations occur: the DP
+    release of a class table covers every combination of its codes, zeros included, and
+    a person is in one of its cells."""
+    from test_reconstruct import class_table
+
+    from anonaudit.sources.published import TableOptions, read_tables
+    from anonaudit.tables.reconstruct import dense
+
+    cubes = blocks(4, sizes=(3, 8), ages=SMALL, races=3, seed=9)
+    path = class_table(cubes, tmp_path)
+    listed = read_tables([str(path)], TableOptions())
+    full = dense(listed, "block")
+    (table,) = full.tables
+    assert len(table) == 4 * 2 * 2 * 3 and len(listed.tables[0]) == (cubes > 0).sum()
+    assert table.lower.sum() == cubes.sum() and (table.lower == 0).sum() == (cubes == 0).sum()
+    release = release_tables(full, epsilon=1.0, rng=np.random.default_rng(3))
+    assert release.cells_per_person == 1
+    argv = ["reconstruct", str(path), "--group", "block", "--class-table", "--dp-epsilon", "1"]
+    assert main([*argv, "--json", "-"]) == 1
+    dp = json.loads(capsys.readouterr().out)["dp"]
+    assert dp["cells_per_person"] == 1 and dp["groups_certified"] == 0

@@ -26,6 +26,7 @@ from anonaudit.tables.reconstruct import (
     Linkage,
     Reconstruction,
     beside_dp,
+    dense,
     link,
     reconstruct,
 )
@@ -89,6 +90,8 @@ def _beside_dp(
                 flag = "--" + key.replace("_", "-")
                 raise ParameterError(f"{flag} describes the DP release of --dp-epsilon E")
         return None
+    if settings.get("class_table"):
+        tables = dense(tables, result.group)  # every combination, not only those listed
     try:
         return beside_dp(
             tables,

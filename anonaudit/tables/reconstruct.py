@@ -76,6 +76,7 @@ __all__ = [
     "beside_dp",
     "closeness",
     "complete",
+    "dense",
     "link",
     "reconstruct",
     "release_tables",
@@ -600,7 +601,10 @@ def release_tables(
     Sundararajan 2009), or the discrete Gaussian (Canonne, Kamath & Steinke 2020) whose
     scale is checked on its exact privacy-loss distribution for that many cells
     shifted by 1. No count is rounded up to 0 and no margin made consistent: that is
-    post-processing, which a reader may do (and :func:`reconstruct` does).
+    post-processing, which a reader may do (and :func:`reconstruct` does). The cells
+    released are the tables' as given: their layout must be public (a table design),
+    so a class table, whose listed combinations are data, is released as
+    :func:`dense` of it.
 
     Parameters
     ----------
@@ -962,6 +966,59 @@ def complete(tables: TableSet, group: str | None = None) -> TableSet:
                 shown=np.concatenate(
                     [table.shown.astype(str), np.asarray([f"{v:g}" for v in sums])]
                 ),
+            )
+        )
+    return TableSet(tuple(done), tables.dimensions)
+
+
+def dense(tables: TableSet, group: str | None = None) -> TableSet:
+    """Class-table releases with every combination of their codes listed, 0 where the
+    release lists none: the cells a DP release of them must cover.
+
+    Which combinations occur is itself private: noise added only to the listed cells
+    would publish the list as it is (Dwork & Roth 2014, section 3.3: a histogram over a
+    data-independent partition), so :func:`release_tables` of a class table is made of
+    this. The group's codes are those the tables list (a public geography).
+
+    Raises
+    ------
+    InputError
+        As :func:`complete`: a margin or a cell not published as it is.
+    """
+    complete(tables, group)  # the same refusals
+    done = []
+    for table in tables.tables:
+        axes = [
+            np.unique(table.codes[k].astype(str))
+            if name == group
+            else np.asarray(tables.dimensions[name].leaves)
+            for k, name in enumerate(table.dimensions)
+        ]
+        shape = tuple(len(a) for a in axes)
+        index = tuple(
+            np.searchsorted(a, table.codes[k].astype(str))
+            if table.dimensions[k] == group
+            else np.asarray(
+                [
+                    tables.dimensions[table.dimensions[k]].leaf_index[str(c)]
+                    for c in table.codes[k].tolist()
+                ],
+                dtype=np.int64,
+            )
+            for k, a in enumerate(axes)
+        )
+        values = np.zeros(shape)
+        np.add.at(values, index, table.lower)
+        grid = np.indices(shape).reshape(len(shape), -1)
+        flat = values.ravel()
+        done.append(
+            replace(
+                table,
+                codes=tuple(a[g] for a, g in zip(axes, grid, strict=True)),
+                lower=flat,
+                upper=flat.copy(),
+                state=np.full(len(flat), "published"),
+                shown=np.asarray([f"{v:g}" for v in flat]),
             )
         )
     return TableSet(tuple(done), tables.dimensions)
