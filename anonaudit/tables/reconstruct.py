@@ -48,7 +48,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
@@ -1227,6 +1227,7 @@ def _group(task: _Task) -> GroupReconstruction:
     if task.subsets and solutions == 1 and low.sum() > 0:
         smallest = _smallest(task.tables, task.count_budget)
     known, guess = _sensitive(low, high, shape, task.sensitive)
+    known_records = _known_records(system, real, known, guess, shape, task.sensitive)
     rng = np.random.default_rng((task.seed, task.index))
     chance = _chance(
         low, high, shape, margins, (task.sensitive, known, guess), tail, task.draws, rng
@@ -1239,7 +1240,7 @@ def _group(task: _Task) -> GroupReconstruction:
         method=method,
         solutions=solutions,
         posterior=posterior,
-        sensitive_known=int(known.sum()),
+        sensitive_known=known_records,
         chance=chance,
         best=best,
         distance=distance,
@@ -1380,25 +1381,9 @@ def _two_tables(system: System, real: NDArray[np.bool_]) -> int | None:
     """
     import highspy
 
-    a = system.matrix[np.flatnonzero(real)].tocsc()
-    rows, cells = a.shape
-    inf = highspy.kHighsInf
-    h = _highs()
-    h.setOptionValue("output_flag", False)
-    lp = highspy.HighsLp()
-    lp.num_col_ = cells
-    lp.num_row_ = rows
-    lp.col_cost_ = np.random.default_rng(cells).integers(1, 1000, cells).astype(float)
-    lp.col_lower_ = np.zeros(cells)
-    lp.col_upper_ = np.full(cells, inf)
-    lp.row_lower_ = system.lower[real]
-    lp.row_upper_ = np.where(np.isfinite(system.upper[real]), system.upper[real], inf)
-    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-    lp.a_matrix_.start_ = a.indptr
-    lp.a_matrix_.index_ = a.indices
-    lp.a_matrix_.value_ = a.data
-    lp.integrality_ = [highspy.HighsVarType.kInteger] * cells
-    h.passModel(lp)
+    cells = system.matrix.shape[1]
+    weights = np.random.default_rng(cells).integers(1, 1000, cells).astype(float)
+    h = _program(system, real, weights, integer=True)
     found = []
     for sense in (highspy.ObjSense.kMinimize, highspy.ObjSense.kMaximize):
         h.changeObjectiveSense(sense)
@@ -1410,6 +1395,71 @@ def _two_tables(system: System, real: NDArray[np.bool_]) -> int | None:
             return 1  # unbounded: left to the attacker's intervals
         found.append(np.round(np.asarray(h.getSolution().col_value)))
     return 1 if (found[0] == found[1]).all() else 2
+
+
+def _program(
+    system: System, real: NDArray[np.bool_], cost: NDArray[np.float64], *, integer: bool
+) -> Any:
+    """A HiGHS model over the cube's cells (not negative; whole numbers if ``integer``)
+    within the ``real`` rows' intervals, of objective ``cost @ x`` (to be minimised)."""
+    import highspy
+
+    a = system.matrix[np.flatnonzero(real)].tocsc()
+    rows, cells = a.shape
+    inf = highspy.kHighsInf
+    h = _highs()
+    h.setOptionValue("output_flag", False)
+    lp = highspy.HighsLp()
+    lp.num_col_ = cells
+    lp.num_row_ = rows
+    lp.col_cost_ = cost
+    lp.col_lower_ = np.zeros(cells)
+    lp.col_upper_ = np.full(cells, inf)
+    lp.row_lower_ = system.lower[real]
+    lp.row_upper_ = np.where(np.isfinite(system.upper[real]), system.upper[real], inf)
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.start_ = a.indptr
+    lp.a_matrix_.index_ = a.indices
+    lp.a_matrix_.value_ = a.data
+    if integer:
+        lp.integrality_ = [highspy.HighsVarType.kInteger] * cells
+    h.passModel(lp)
+    return h
+
+
+def _known_records(
+    system: System,
+    real: NDArray[np.bool_],
+    known: NDArray[np.float64],
+    category: NDArray[np.int64],
+    shape: tuple[int, ...],
+    axis: int | None,
+) -> int:
+    """Records whose sensitive value is known, at least: the least number of records,
+    over every table the ``real`` rows allow, in the combinations of the other
+    dimensions that have one possible sensitive category (:func:`_sensitive`).
+
+    Summing each combination's own lower bound can fall far short: of the Titanic's
+    six first-class children, all of whom survived, neither sex's count is known, yet
+    every one of them is known to have survived. The least total is a linear program
+    (HiGHS), rounded up for counts; never below the sum of the lower bounds.
+    """
+    chosen = category >= 0
+    floor = int(known.sum())
+    if axis is None or not chosen.any():
+        return floor
+    import highspy
+
+    cells = int(np.prod(shape))
+    index = np.moveaxis(np.arange(cells).reshape(shape), axis, -1).reshape(-1, shape[axis])
+    cost = np.zeros(cells)
+    cost[index[chosen].ravel()] = 1.0
+    h = _program(system, real, cost, integer=False)
+    h.run()
+    if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+        return floor
+    least = math.ceil(float(h.getInfo().objective_function_value) - TOLERANCE)
+    return max(floor, least)
 
 
 def _intervals(tables: TableSet, noise: NoiseDistribution, confidence: float) -> TableSet:
