@@ -48,10 +48,19 @@ def equal_distance(d: Distributions) -> NDArray[Any]:
     """
     sizes = d.sizes  # once: d.p() would sum the classes again
     q = d.q[d.codes]
-    p = d.counts / sizes[d.class_ids]
-    distance = 0.5 * (d.per_class_sum(np.abs(p - q)) + 1.0 - d.per_class_sum(q))
+    # In place, in the order of 0.5 * (sum |p - q| + 1 - sum q): each array of entries
+    # made fresh costs its page faults (10^7 entries: 0.1 to 0.2 s each, measured).
+    gap = d.counts / sizes[d.class_ids]
+    gap -= q
+    np.abs(gap, out=gap)
+    distance = d.per_class_sum(gap).astype(np.float64, copy=False)  # bincount of none: ints
+    distance += 1.0
+    distance -= d.per_class_sum(q)
+    distance *= 0.5
     # Rounding can leave -1e-16 where P = Q; the EMD lies in [0, 1].
-    return np.where(sizes > 0, np.clip(distance, 0.0, 1.0), 0.0)
+    np.clip(distance, 0.0, 1.0, out=distance)
+    distance[~(sizes > 0)] = 0.0
+    return distance
 
 
 DISTANCE = EqualDistance

@@ -168,9 +168,12 @@ def attribute_disclosure(
     # alpha and the distinct values are the class's own (SensitiveCounts.class_local);
     # beta and delta depend on the table's distribution too.
     per_alpha = counts.class_local("alpha", lambda: counts.per_class_max(share))
-    per_beta = counts.per_class_max(np.maximum((share - prior) / prior, 0.0))
+    gain = share - prior  # in place, one array of entries for both
+    gain /= prior
+    per_beta = counts.per_class_max(np.maximum(gain, 0.0, out=gain))
     # over the values present (pycanon's and, in log2, ARX's), then over every value
-    present = counts.per_class_max(np.abs(np.log(share / prior)))
+    ratio = np.divide(share, prior, out=gain)
+    present = counts.per_class_max(np.abs(np.log(ratio, out=ratio), out=ratio))
     distinct = counts.class_local("distinct", counts.distinct_per_class)
     per_delta = np.where(distinct < len(counts.values), np.inf, present)
     mask = np.zeros(len(per_alpha), dtype=bool)

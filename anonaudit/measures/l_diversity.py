@@ -115,7 +115,9 @@ class LDiversityResult:
 
 def class_entropy(counts: SensitiveCounts) -> NDArray[Any]:
     """Shannon entropy (natural log) of each class's SA distribution."""
-    terms = counts.counts * np.log(counts.posterior())
+    terms = counts.posterior()  # in place: counts * log(posterior)
+    np.log(terms, out=terms)
+    terms *= counts.counts
     return np.asarray(-counts.per_class_sum(terms) / counts.class_sizes)
 
 
