@@ -397,15 +397,15 @@ def _add_published(parser: argparse.ArgumentParser, command: str) -> argparse._A
     reports; returns the input and output group."""
     parser.add_argument("tables", nargs="+", metavar="TABLE", help="the tables (CSV files)")
     options = [o for o in TABLES_OPTIONS if command in o.commands]
-    rules = [o for o in options if o.group == "measures"]
-    if rules:
-        group = parser.add_argument_group("rules")
-        for option in rules:
-            group.add_argument(option.flag or option.key, **_argument(option, command))
-    io = parser.add_argument_group("input and output")
+    headings = {"measures": "rules"}  # the others' groups are their headings
+    groups = {
+        name: parser.add_argument_group(headings.get(name, name))
+        for name in GROUPS
+        if any(o.group == name for o in options) or name == "input and output"
+    }
     for option in options:
-        if option.group != "measures":
-            io.add_argument(option.flag or option.key, **_argument(option, command))
+        groups[option.group].add_argument(option.flag or option.key, **_argument(option, command))
+    io = groups["input and output"]
     io.add_argument("--sep", metavar="SEP", help="the files' separator (default: found)")
     io.add_argument("--encoding", metavar="NAME", help="the files' encoding (default utf-8)")
     io.add_argument("--json", metavar="FILE", help="write the JSON report ('-': stdout)")

@@ -92,6 +92,7 @@ PathKind: TypeAlias = Literal["file", "input", "output", "hierarchy"]
 #: Groups of the command line's help, in order.
 GROUPS = (
     "measures",
+    "differential privacy",
     "datasets, object storage and engines",
     "input and output",
 )
@@ -157,6 +158,7 @@ class Option:
 
 
 _OUT = "input and output"
+_DP = "differential privacy"
 _LAKE = "datasets, object storage and engines"
 _BOTH = ("audit", "advise")
 _READERS = ("audit", "advise", "dp")
@@ -981,6 +983,7 @@ TABLES_OPTIONS: tuple[Option, ...] = (
         flag="--dp-epsilon",
         metavar="E",
         commands=_R,
+        group=_DP,
     ),
     Option(
         "dp_delta",
@@ -989,6 +992,7 @@ TABLES_OPTIONS: tuple[Option, ...] = (
         flag="--dp-delta",
         metavar="D",
         commands=_R,
+        group=_DP,
     ),
     Option(
         "dp_mechanism",
@@ -998,6 +1002,7 @@ TABLES_OPTIONS: tuple[Option, ...] = (
         metavar="NAME",
         choices=("discrete-laplace", "discrete-gaussian"),
         commands=_R,
+        group=_DP,
     ),
     Option(
         "dp_confidence",
@@ -1006,6 +1011,7 @@ TABLES_OPTIONS: tuple[Option, ...] = (
         flag="--dp-confidence",
         metavar="C",
         commands=_R,
+        group=_DP,
     ),
 )
 
