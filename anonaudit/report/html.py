@@ -72,6 +72,7 @@ __all__ = [
     "DEFAULT_MAX_CLASSES",
     "DEFAULT_MAX_ROWS",
     "Section",
+    "check_cap",
     "describe_call",
     "render_html",
     "save_html",
@@ -195,17 +196,27 @@ def write_listings(
     return _write([x for section in sections for x in _listings(section.view)], Path(directory))
 
 
+def check_cap(name: str, value: object, *, none: bool = False) -> None:
+    """Refuse a page's cap on rows listed (``max_rows``, ...) that is not a whole number
+    of at least 1 (or ``None`` where ``none`` allows it).
+
+    Raises
+    ------
+    ParameterError
+        Naming the cap and the value given.
+    """
+    if none and value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        allowed = " or None" if none else ""
+        raise ParameterError(f"{name} must be a whole number >= 1{allowed} (got {value!r})")
+
+
 def _options(
     redact: bool, max_rows: int, max_classes: int | None, listings_href: str | None
 ) -> Options:
-    if isinstance(max_rows, bool) or not isinstance(max_rows, int) or max_rows < 1:
-        raise ParameterError(f"max_rows must be a whole number >= 1 (got {max_rows!r})")
-    if max_classes is not None and (
-        isinstance(max_classes, bool) or not isinstance(max_classes, int) or max_classes < 1
-    ):
-        raise ParameterError(
-            f"max_classes must be a whole number >= 1 or None (got {max_classes!r})"
-        )
+    check_cap("max_rows", max_rows)
+    check_cap("max_classes", max_classes, none=True)
     return Options(
         redact=redact, max_rows=max_rows, max_classes=max_classes, listings_href=listings_href
     )

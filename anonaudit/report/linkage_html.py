@@ -26,10 +26,9 @@ from dataclasses import dataclass
 
 from anonaudit import __version__
 from anonaudit.classtable import SourceStats
-from anonaudit.errors import ParameterError
 from anonaudit.linkage.composition import COMBINATION_RULE, Composition, DPComposition
 from anonaudit.linkage.differencing import Differencing
-from anonaudit.report.html import DEFAULT_MAX_ROWS, Section, environment
+from anonaudit.report.html import DEFAULT_MAX_ROWS, Section, check_cap, environment
 from anonaudit.report.kit import (
     Fact,
     Listing,
@@ -223,8 +222,7 @@ def differencing_html(
     ParameterError
         ``max_rows`` below 1.
     """
-    if isinstance(max_rows, bool) or not isinstance(max_rows, int) or max_rows < 1:
-        raise ParameterError(f"max_rows must be a whole number >= 1 (got {max_rows!r})")
+    check_cap("max_rows", max_rows)
     options = Options(redact=redact, max_rows=max_rows)
     sections = tuple(
         Section(_DIFF, f"sa-{slug}", f"Differencing on {name}", _differencing_view(result, options))

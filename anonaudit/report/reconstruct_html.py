@@ -29,8 +29,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from anonaudit.errors import ParameterError
-from anonaudit.report.html import DEFAULT_MAX_ROWS, environment
+from anonaudit.report.html import DEFAULT_MAX_ROWS, check_cap, environment
 from anonaudit.report.kit import Fact, _count, _plural
 from anonaudit.report.reconstruct import RATES
 
@@ -146,8 +145,7 @@ def reconstruct_view(
     max_groups: int = DEFAULT_MAX_ROWS,
 ) -> ReconstructPage:
     """The page's view of ``document`` (:func:`reconstruct_html`'s parameters)."""
-    if isinstance(max_groups, bool) or not isinstance(max_groups, int) or max_groups < 1:
-        raise ParameterError(f"max_groups must be a whole number >= 1 (got {max_groups!r})")
+    check_cap("max_groups", max_groups)
     solved = int(document["groups_solved"])
     rates = {r["rate"]: r for r in document["rates"]}
     done = rates.get("reconstructed")

@@ -36,8 +36,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from anonaudit.errors import ParameterError
-from anonaudit.report.html import DEFAULT_MAX_ROWS, environment
+from anonaudit.report.html import DEFAULT_MAX_ROWS, check_cap, environment
 from anonaudit.report.kit import Fact, _count, _plural, real
 from anonaudit.report.tables import HEADINGS, VERDICTS
 from anonaudit.tables.audit import FINDINGS
@@ -217,8 +216,7 @@ def tables_view(
     max_findings: int = DEFAULT_MAX_ROWS,
 ) -> TablesPage:
     """The page's view of ``document`` (:func:`tables_html`'s parameters)."""
-    if isinstance(max_findings, bool) or not isinstance(max_findings, int) or max_findings < 1:
-        raise ParameterError(f"max_findings must be a whole number >= 1 (got {max_findings!r})")
+    check_cap("max_findings", max_findings)
     passed = bool(document["passed"])
     findings: Sequence[Mapping[str, Any]] = document["findings"]
     sections = tuple(
