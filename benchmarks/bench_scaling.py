@@ -145,7 +145,7 @@ def readme_table(results: list[tuple[int, int, Result, Result]], limit: str | No
         label = f"{classes:,}" if len(digits.rstrip("0")) > 1 else power
         label = label if digits[0] == "1" or label != power else f"{digits[0]}x{power}"
         if classes >= rows >= 10_000_000:
-            label += " (a QI unique per record)"
+            label += " (unique QI)"
         if limit:
             label += f", `--memory-limit {limit}`"
         cells = [
