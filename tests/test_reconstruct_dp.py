@@ -85,8 +85,12 @@ def test_what_cannot_be_released_is_refused(census: tuple[np.ndarray, TableSet])
             mechanism="discrete-gaussian",
             rng=np.random.default_rng(),
         )
-    with pytest.raises(ParameterError, match="epsilon must be a positive number"):
+    with pytest.raises(ParameterError, match="epsilon must be a number of 1e-06 or more"):
         release_tables(tables, epsilon=0.0)
+    with pytest.raises(ParameterError, match="epsilon must be a number of 1e-06 or more"):
+        release_tables(tables, epsilon=1e-300)  # was an overflow calibrating the noise
+    with pytest.raises(ParameterError, match=r"delta must be 0 or lie in \[1e-100, 1\)"):
+        release_tables(tables, epsilon=1.0, delta=2.0)
     with pytest.raises(OptionError, match="confidence must lie strictly between 0 and 1"):
         reconstruct(
             tables, group="block", noise=NoiseDistribution("discrete-laplace", 1.0), confidence=1
@@ -291,7 +295,29 @@ def test_dp_options_without_an_epsilon_are_one_line_and_exit_2(
         "anonaudit: error: --dp-delta describes the DP release of --dp-epsilon E\n"
     )
     assert main(["reconstruct", *files, "--dp-epsilon", "0"]) == 2
-    assert "--dp-epsilon: epsilon must be a positive number" in capsys.readouterr().err
+    assert "--dp-epsilon must be a number of 1e-06 or more" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("extra", "said"),
+    [
+        (["--dp-epsilon", "1e-300"], "--dp-epsilon must be a number of 1e-06 or more"),
+        (["--dp-epsilon", "inf"], "--dp-epsilon must be a number of 1e-06 or more"),
+        (["--dp-epsilon", "1", "--dp-confidence", "0"], "--dp-confidence must lie strictly"),
+        (["--dp-epsilon", "1", "--dp-confidence", "1"], "--dp-confidence must lie strictly"),
+        (["--dp-epsilon", "1", "--dp-delta", "2"], "--dp-delta must be 0 or lie in [1e-100, 1)"),
+    ],
+)
+def test_dp_values_out_of_range_are_one_line_and_exit_2(
+    extra: list[str], said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A 0 is a value given, not a default (--dp-confidence 0 was read as 0.99), and an
+    epsilon too small to calibrate was an internal error (an overflow)."""
+    cubes = blocks(2, sizes=(3, 4), ages=SMALL, races=2, seed=4)
+    files = [str(write(t, tmp_path)) for t in publish(cubes).tables]
+    assert main(["reconstruct", *files, *extra]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"anonaudit: error: {said}") and err.count("\n") == 1
 
 
 def test_a_class_table_is_released_over_every_combination(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from anonaudit.cli.tables import _settings, reading_options
 from anonaudit.errors import InputError, OptionError, ParameterError
@@ -90,6 +91,11 @@ def _beside_dp(
                 flag = "--" + key.replace("_", "-")
                 raise ParameterError(f"{flag} describes the DP release of --dp-epsilon E")
         return None
+    confidence = float(_given(settings, "dp_confidence", 0.99))
+    if not 0 < confidence < 1:
+        raise ParameterError(
+            f"--dp-confidence must lie strictly between 0 and 1 (got {confidence:g})"
+        )
     if settings.get("class_table"):
         tables = dense(tables, result.group)  # every combination, not only those listed
     try:
@@ -97,13 +103,21 @@ def _beside_dp(
             tables,
             result,
             epsilon=float(epsilon),
-            delta=float(settings.get("dp_delta") or 0.0),
-            mechanism=settings.get("dp_mechanism") or "discrete-laplace",
-            confidence=float(settings.get("dp_confidence") or 0.99),
+            delta=float(_given(settings, "dp_delta", 0.0)),
+            mechanism=_given(settings, "dp_mechanism", "discrete-laplace"),
+            confidence=confidence,
             workers=args.workers,
         )
+    except OptionError as error:  # epsilon's or delta's range
+        raise ParameterError(error.worded(f"--dp-{error.option}")) from None
     except ParameterError as error:
         raise ParameterError(f"--dp-epsilon: {error}") from None
+
+
+def _given(settings: dict[str, Any], key: str, default: object) -> Any:
+    """The setting ``key``, or ``default`` when it is not given (a 0 is given)."""
+    value = settings.get(key)
+    return default if value is None else value
 
 
 def _linkage(args: argparse.Namespace, result: Reconstruction) -> Linkage | None:

@@ -53,7 +53,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from anonaudit.errors import InputError, OptionError, ParameterError, require
+from anonaudit.errors import InputError, OptionError, ParameterError, number, require
 from anonaudit.published import Dimension, PublishedTable, TableSet
 from anonaudit.tables.attack import _highs, attack
 from anonaudit.tables.system import TOLERANCE, System, build, reduce
@@ -643,9 +643,17 @@ def release_tables(
     (2, 2.0, 1.0)
     """
     from anonaudit.dp.mechanisms import DISCRETE, NoiseDistribution, add_noise
+    from anonaudit.dp.options import EPSILON_RANGE, PrivacyGuarantee
     from anonaudit.dp.release import _calibrate
     from anonaudit.dp.sensitivity import Sensitivity
 
+    # The DP companion's smallest epsilon and its range of delta; no largest epsilon:
+    # what weak noise gives back is what this release is for.
+    low = EPSILON_RANGE[0]
+    require(
+        number(epsilon) and epsilon >= low, "epsilon", f"be a number of {low:g} or more", epsilon
+    )
+    PrivacyGuarantee(low, delta)
     if mechanism not in DISCRETE:
         raise ParameterError(
             f"the tables' counts are released with {' or '.join(DISCRETE)} noise "
