@@ -42,7 +42,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any, Literal
 
@@ -109,6 +109,10 @@ class Interval:
         integer programming where the LP bound was fractional.
     proofs : tuple of Certificate
         Certificates of the bounds (for the cells asked for).
+    parts : tuple of (int, float, float)
+        ``(component, lower, upper)`` of the sum of the cell's free cubes cells in each
+        component they lie in (the components' programs are independent: the interval
+        is the fixed cells' sum plus these parts').
     """
 
     row: int
@@ -116,6 +120,7 @@ class Interval:
     upper: float
     method: str
     proofs: tuple[Certificate, ...] = ()
+    parts: tuple[tuple[int, float, float], ...] = ()
 
     @property
     def width(self) -> float:
@@ -169,17 +174,27 @@ def attack(
     if workers is None:
         large = len(blocks) > 1 and len(reduced.free) >= PARALLEL_CELLS
         workers = os.cpu_count() or 1 if large else 1
-    parts: dict[int, list[tuple[float, float, str]]] = {}
+    parts: dict[int, list[tuple[int, float, float, str]]] = {}
     for block, found in zip(blocks, _solve_all(blocks, workers), strict=True):
-        for row, part in zip(block.rows[block.members].tolist(), found, strict=True):
-            parts.setdefault(row, []).append(part)
+        for row, (low_part, high_part, how) in zip(
+            block.rows[block.members].tolist(), found, strict=True
+        ):
+            parts.setdefault(row, []).append((block.component, low_part, high_part, how))
     intervals = []
     unpublished = np.flatnonzero(targets)
     for row, fixed in zip(unpublished.tolist(), fixed_part[unpublished].tolist(), strict=True):
-        found = parts.get(row, [(0.0, 0.0, "arithmetic")])
-        method = "integer" if any(m == "integer" for _, _, m in found) else found[0][2]
-        lower = sum(part[0] for part in found) + fixed
-        intervals.append(Interval(row, lower, sum(part[1] for part in found) + fixed, method))
+        pieces = parts.get(row, [])
+        methods = [how for *_, how in pieces] or ["arithmetic"]
+        method = "integer" if "integer" in methods else methods[0]
+        intervals.append(
+            Interval(
+                row,
+                sum(piece[1] for piece in pieces) + fixed,
+                sum(piece[2] for piece in pieces) + fixed,
+                method,
+                parts=tuple((c, low_part, high_part) for c, low_part, high_part, _ in pieces),
+            )
+        )
     asked = np.zeros(len(targets), dtype=bool)
     asked[unpublished] = [prove(i.row, i.lower, i.upper) for i in intervals]
     duals: dict[tuple[int, float], list[tuple[NDArray[np.int64], NDArray[np.float64]]]] = {}
@@ -217,6 +232,8 @@ class _Block:
         Whether the cells are counts.
     label : str
         The first row's name, for the message of an infeasible component.
+    component : int
+        The component (:attr:`~anonaudit.tables.system.Reduced.component`).
     """
 
     matrix: sparse.csr_matrix
@@ -227,6 +244,7 @@ class _Block:
     members: NDArray[np.int64]
     integer: bool
     label: str
+    component: int
 
 
 def _blocks(
@@ -297,6 +315,7 @@ def _blocks(
                 members=np.flatnonzero(members[mine]),
                 integer=system.integer,
                 label=system.label(int(mine[0])),
+                component=int(key),
             )
         )
     return blocks
@@ -565,7 +584,7 @@ def _with_proofs(
         certificate = _certificate(reduced, found.row, sense, sign, used, combination)  # type: ignore[arg-type]
         if certificate is not None:
             proofs.append(certificate)
-    return Interval(found.row, found.lower, found.upper, found.method, tuple(proofs))
+    return replace(found, proofs=tuple(proofs))
 
 
 def _spread(

@@ -670,15 +670,21 @@ def _coalitions(
             small.append((interval.row, value, table))
     findings = []
     free = reduced.free_matrix.tocsc()
+    # Per unpublished cell and component, whether the cell's part there is open (not one
+    # value): knowing a cell changes only the components its free cells lie in, so a
+    # cell with an open part elsewhere stays open.
+    opened = [(i.row, c) for i in found for c, low, high in i.parts if high - low > TOLERANCE]
+    open_row = np.asarray([r for r, _ in opened], dtype=np.int64)
+    open_component = np.asarray([c for _, c in opened], dtype=np.int64)
     for row, value, table in small[:MAX_COALITION_CHECKS]:
         lower, upper = system.lower.copy(), system.upper.copy()
         lower[row] = upper[row] = value
         known = reduce(dataclasses.replace(system, lower=lower, upper=upper))
         members = table.label(int(system.cell[row]))
-        # Knowing the cell links only the components its free cells lie in: the cells
-        # elsewhere keep the intervals they had.
-        touched = np.isin(reduced.component, reduced.component[reduced.free_matrix[row].indices])
-        nearby = np.diff(free[:, touched].tocsr().indptr) > 0
+        linked = np.zeros(int(reduced.component.max(initial=-1)) + 1, dtype=bool)
+        linked[reduced.component[reduced.free_matrix[row].indices]] = True
+        nearby = np.diff(free[:, linked[reduced.component]].tocsr().indptr) > 0
+        nearby[open_row[~linked[open_component]]] = False
         # In this process: a pool started per check would cost more than it saves.
         for other in attack(known, prove=_no_proof, rows=nearby, workers=1):
             if other.width <= TOLERANCE and other.row != row and other.row not in exact_before:
