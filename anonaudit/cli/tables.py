@@ -191,8 +191,7 @@ def _reading(
                 f"(got {rounding!r})"
             ) from None
     hierarchies = {
-        dim: _resolved(path, base)
-        for dim, path in (settings.get("hierarchies") or {}).items()
+        dim: _resolved(path, base) for dim, path in (settings.get("hierarchies") or {}).items()
     }
     options: dict[str, Any] = {
         "layout": settings.get("layout") or "auto",
