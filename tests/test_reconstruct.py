@@ -341,7 +341,7 @@ def test_show_values_prints_the_records_given_back(
     assert sum(c["lower"] for c in group["cells"]) <= group["records"]
 
 
-def test_nothing_reconstructed_exits_0(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_nobody_given_back_exits_0(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     cubes = np.full((2, 2, 2, 2), 3, dtype=np.int64)  # 24 people a block, evenly spread
     tables = publish(cubes, ((0,), (1,), (2,)))  # one-way tables only
     files = [write(t, tmp_path) for t in tables.tables]
@@ -427,8 +427,10 @@ def test_a_class_table_release_gives_every_record_back(
     cubes = blocks(6, sizes=(3, 9), ages=SMALL, races=3, seed=12)
     path = class_table(cubes, tmp_path)
     argv = ["reconstruct", str(path), "--group", "block", "--sensitive", "race"]
-    assert main([*argv, "--json", "-"]) == 0
-    assert json.loads(capsys.readouterr().out)["rates"][0]["count"] == 0
+    # no block given back whole, but a listed combination of 1 is a person alone
+    assert main([*argv, "--json", "-"]) == 1
+    rates = {r["rate"]: r["count"] for r in json.loads(capsys.readouterr().out)["rates"]}
+    assert rates["reconstructed"] == 0 and rates["records_unique"] > 0
     assert main([*argv, "--class-table", "--show-values", "--json", "-"]) == 1
     document = json.loads(capsys.readouterr().out)
     assert document["groups_solved"] == 6 and document["tables"][0]["cells"] == int(
@@ -561,3 +563,15 @@ def test_the_titanic_children_of_the_first_two_classes_all_survived() -> None:
     result = reconstruct(read_tables(paths), sensitive="Survived")
     (g,) = result.groups
     assert g.sensitive_known == 6 + 24
+
+
+def test_a_known_sensitive_value_fails_though_no_group_is_rebuilt(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The Titanic sample tables rebuild no group, but prove 30 survivals: exit 1 with
+    --sensitive Survived, 0 without (no record is unique in the reconstruction)."""
+    folder = Path(__file__).resolve().parents[1] / "sample_data" / "tables"
+    paths = [str(p) for p in sorted(folder.glob("titanic_*.csv"))]
+    assert main(["reconstruct", *paths, "--sensitive", "Survived"]) == 1
+    assert "records whose Survived is known" in capsys.readouterr().out
+    assert main(["reconstruct", *paths]) == 0

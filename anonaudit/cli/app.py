@@ -354,8 +354,8 @@ def _add_reconstruct_command(commands: Any) -> None:
         "consistent with the published cells forces to one value, the groups all of whose "
         "records are given back (proved), the records unique in the reconstruction, and "
         "each rate beside a reconstruction drawn at random from the margins. Reports are "
-        "redacted unless --show-values. Exit 0: no group reconstructed; 1: some group is; "
-        "2: error.",
+        "redacted unless --show-values. Exit 0: nobody given back; 1: a group reconstructed, "
+        "a record unique in the reconstruction or a sensitive value known; 2: error.",
     )
     g = r.add_argument_group("reconstruction")
     g.add_argument(

@@ -34,7 +34,7 @@ from anonaudit.tables.reconstruct import (
 
 __all__ = ["run"]
 
-_NONE, _RECONSTRUCTED = 0, 1
+_NONE, _DISCLOSED = 0, 1
 
 
 def run(args: argparse.Namespace, command: str) -> int:
@@ -75,7 +75,7 @@ def run(args: argparse.Namespace, command: str) -> int:
 
         document = reconstruct_to_dict(result, show_values=show, dp=dp, linkage=linkage)
         atomic_write_text(args.html, reconstruct_html(document, command=command))
-    return _RECONSTRUCTED if result.reconstructed else _NONE
+    return _DISCLOSED if result.discloses else _NONE
 
 
 def _beside_dp(

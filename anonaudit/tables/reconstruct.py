@@ -317,6 +317,13 @@ class Reconstruction:
         """Groups reconstructed."""
         return sum(g.reconstructed for g in self.groups)
 
+    @property
+    def discloses(self) -> bool:
+        """Whether the tables give someone back: a group reconstructed, a record unique in
+        the reconstruction (a person alone with every published attribute), or a record
+        whose sensitive value is known (the exit status of ``anonaudit reconstruct``)."""
+        return any(g.reconstructed or g.records_unique or g.sensitive_known for g in self.groups)
+
     @cached_property
     def records(self) -> int:
         """Records of every group."""
