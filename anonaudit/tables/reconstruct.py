@@ -1245,7 +1245,7 @@ def _group(task: _Task) -> GroupReconstruction:
     known_records = _known_records(system, real, known, guess, shape, task.sensitive)
     rng = np.random.default_rng((task.seed, task.index))
     chance = _chance(
-        low, high, shape, margins, (task.sensitive, known, guess), tail, task.draws, rng
+        low, high, shape, margins, (task.sensitive, known_records, guess), tail, task.draws, rng
     )
     return GroupReconstruction(
         group=task.code,
@@ -1730,20 +1730,26 @@ def _chance(
     high: NDArray[np.float64],
     shape: tuple[int, ...],
     margins: list[NDArray[np.int64]],
-    sensitive: tuple[int | None, NDArray[np.float64], NDArray[np.int64]],
+    sensitive: tuple[int | None, int, NDArray[np.int64]],
     tail: NDArray[np.float64] | None,
     draws: int,
     rng: np.random.Generator,
 ) -> Chance:
     """The baseline: ``draws`` tables whose records' codes are drawn independently with
     the one-way ``margins`` (each dimension's codes shuffled), each scored on what the
-    attack proves, averaged. ``sensitive``: the axis, and per combination of the other
-    dimensions the records whose value is known and that value (:func:`_sensitive`)."""
+    attack proves, averaged. ``sensitive``: the axis, the records whose value the attack
+    knows (:func:`_known_records`) and per combination of the other dimensions that value
+    (:func:`_sensitive`; -1: not known): a draw is right on the records it puts in those
+    combinations with that value, at most the cell's upper bound each and the attack's
+    count in all."""
     forced = low == high
     one = forced & (low == 1)
     whole = bool(forced.all()) and low.sum() > 0
-    axis, known, category = sensitive
+    axis, known_total, category = sensitive
     sure = category >= 0
+    if axis is not None:
+        cap = np.moveaxis(high.reshape(shape), axis, -1).reshape(len(category), -1)
+        cap = cap[np.arange(len(category)), np.maximum(category, 0)]
     sums = np.zeros(5)
     labels = [np.repeat(np.arange(len(m)), m) for m in margins]
     cumulative = None if tail is None else np.cumsum(tail, axis=1)
@@ -1754,9 +1760,9 @@ def _chance(
         sums[1] += np.minimum(drawn, low)[forced].sum()
         sums[2] += (drawn[one] == 1).sum()
         if axis is not None:
-            moved = np.moveaxis(drawn.reshape(shape), axis, -1).reshape(len(known), -1)
-            given = moved[np.arange(len(known)), np.maximum(category, 0)]
-            sums[3] += np.minimum(given, known)[sure].sum()
+            moved = np.moveaxis(drawn.reshape(shape), axis, -1).reshape(len(category), -1)
+            given = moved[np.arange(len(category)), np.maximum(category, 0)]
+            sums[3] += min(float(np.minimum(given, cap)[sure].sum()), known_total)
         if cumulative is not None:
             taken = np.minimum(drawn, cumulative.shape[1] - 1).astype(np.int64)
             sums[4] += (cumulative[np.arange(len(low)), taken] - cumulative[:, 0]).sum()
