@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import itertools
 import json
+import math
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -484,18 +485,23 @@ def test_reconstructed_records_linked_to_a_register(
     cubes = blocks(12, sizes=(3, 10), ages=SMALL, races=3, seed=21)
     files = [str(write(t, tmp_path)) for t in publish(cubes).tables]
     result = reconstruct(publish(cubes), group="block")
-    expected = 0
+    expected, by_chance = 0, 0.0
     for g, cube in zip(result.groups, cubes, strict=True):
         forced = np.where(g.forced, g.lower, 0).reshape(cube.shape)
+        drawn = g.chance.forced_cells.reshape(cube.shape)  # a draw's records kept there
+        assert (drawn <= forced).all() and (drawn[~g.forced.reshape(cube.shape)] == 0).all()
+        assert math.isclose(float(drawn.sum()), g.chance.records_forced)
         people = cube.sum(axis=2)  # the register's count of each block, sex and age
         expected += int(forced.sum(axis=2)[people == 1].sum())
-    assert expected > 0
+        by_chance += float(drawn.sum(axis=2)[people == 1].sum())
+    assert expected > 0 and 0 < by_chance < expected
     path = register(cubes, tmp_path)
     argv = ["reconstruct", *files, "--group", "block", "--population", str(path)]
     assert main([*argv, "--json", "-"]) == 1
     linked = json.loads(capsys.readouterr().out)["linkage"]
     assert linked["columns"] == ["block", "sex", "age"]
     assert linked["unique"] == expected and linked["unmatched"] == 0
+    assert math.isclose(linked["chance_unique"], by_chance)
     assert linked["records"] == sum(g.records_forced for g in result.groups)
     assert main(argv) == 1
     assert f"{expected:,} of {linked['records']:,} reconstructed records" in (

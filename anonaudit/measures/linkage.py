@@ -27,7 +27,7 @@ module; :mod:`anonaudit.report.sections.linkage` shows it.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -41,9 +41,10 @@ from anonaudit.measures.base import Analysis, Setting
 from anonaudit.settings.names import Judged
 
 if TYPE_CHECKING:
+    import pyarrow as pa
     from numpy.typing import NDArray
 
-    from anonaudit.classtable import ClassTable
+    from anonaudit.classtable import Classes, ClassTable
 
 __all__ = [
     "ANALYSIS",
@@ -54,6 +55,7 @@ __all__ = [
     "UniqueMatchResult",
     "delta_presence",
     "k_map",
+    "population_counts",
     "population_linkage",
     "unique_matches",
 ]
@@ -77,11 +79,7 @@ def _match(release: ClassTable, population: ClassTable) -> _Matches:
                 f"the population table has no quasi-identifier {name!r}; "
                 f"its quasi-identifiers are: {', '.join(population.quasi_identifiers)}"
             )
-    own, other = release.classes, population.classes
-    if population.quasi_identifiers != release.quasi_identifiers:
-        other = (
-            ClassTable(tuple(qi), (), population.keys.select(qi), population.counts).merge().classes
-        )
+    own, other = release.classes, _classes_over(population, qi)
     distinct, (release_ids, population_ids) = common_class_ids([own.keys, other.keys])
     count = distinct.num_rows
     in_population = np.zeros(count, dtype=np.int64)
@@ -94,6 +92,38 @@ def _match(release: ClassTable, population: ClassTable) -> _Matches:
         population_sizes=other.sizes,
         release_of_population=in_release[population_ids],
     )
+
+
+def _classes_over(population: ClassTable, columns: Sequence[str]) -> Classes:
+    """``population``'s classes over ``columns`` (some of its quasi-identifiers)."""
+    if list(population.quasi_identifiers) == list(columns):
+        return population.classes
+    keys = population.keys.select(list(columns))
+    return ClassTable(tuple(columns), (), keys, population.counts).merge().classes
+
+
+def population_counts(keys: pa.Table, population: ClassTable) -> NDArray[np.int64]:
+    """Per row of ``keys``, the people of ``population`` with those values: what
+    :func:`k_map` counts per release class, for rows that need not be distinct.
+
+    Parameters
+    ----------
+    keys : pyarrow.Table
+        Text columns, each a quasi-identifier of ``population``.
+    population : ClassTable
+        The identified table.
+
+    Returns
+    -------
+    array of int
+        One count per row of ``keys`` (0: nobody has them).
+    """
+    other = _classes_over(population, keys.column_names)
+    distinct, (row_ids, population_ids) = common_class_ids([keys, other.keys])
+    in_population = np.zeros(distinct.num_rows, dtype=np.int64)
+    in_population[population_ids] = other.sizes
+    counts: NDArray[np.int64] = in_population[row_ids]
+    return counts
 
 
 @dataclass(frozen=True)

@@ -95,6 +95,7 @@ def reconstruct_to_dict(
             "unique": linkage.unique,
             "unmatched": linkage.unmatched,
             "k_map": linkage.k_map,
+            "chance_unique": linkage.chance_unique,
         },
     }
     return document
@@ -255,7 +256,8 @@ def reconstruct_summary(document: Mapping[str, Any], *, limit: int = 20) -> str:
         lines.append(
             f"  linked to the identified table by {by}: {linked['unique']:,} of "
             f"{linked['records']:,} reconstructed records ({share:.1%}) match exactly one "
-            f"person (k-map {linked['k_map']}; {linked['unmatched']:,} match nobody)"
+            f"person (k-map {linked['k_map']}; {linked['unmatched']:,} match nobody); by "
+            f"chance {linked['chance_unique']:,.1f}"
         )
     if document.get("dp"):
         lines += _dp_lines(document["dp"], done)

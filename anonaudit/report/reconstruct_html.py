@@ -303,7 +303,8 @@ def _linkage(linkage: Mapping[str, Any] | None) -> str | None:
         f"Linked to the identified table by {', '.join(linkage['columns'])}: "
         f"{_count(linkage['unique'])} of {_plural(linkage['records'], 'reconstructed record')} "
         f"({share:.1%}) match exactly one person (k-map {linkage['k_map']}; "
-        f"{_count(linkage['unmatched'])} match nobody)."
+        f"{_count(linkage['unmatched'])} match nobody); a reconstruction drawn at random "
+        f"from the margins: {linkage['chance_unique']:,.1f}."
     )
 
 

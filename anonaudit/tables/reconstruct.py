@@ -46,7 +46,7 @@ import math
 import multiprocessing
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -119,6 +119,9 @@ class Chance:
     records_right : float or None
         For a counted group, the records of the draw that are real, in expectation
         over every table consistent with the publication (each equally likely).
+    forced_cells : array of float
+        Per cube cell, the records the draw puts in it if it is forced (at most its
+        count; 0 for the other cells): their sum is ``records_forced``.
     """
 
     reconstructed: float
@@ -126,6 +129,7 @@ class Chance:
     records_unique: float
     sensitive_known: float
     records_right: float | None
+    forced_cells: NDArray[np.float64] = field(default_factory=lambda: np.zeros(0), compare=False)
 
 
 @dataclass(frozen=True)
@@ -855,6 +859,10 @@ class Linkage:
     k_map : int
         The fewest people any reconstructed combination matches (0: one matches
         nobody).
+    chance_unique : float
+        The chance baseline of ``unique``: the records a reconstruction drawn from the
+        margins puts in the forced cells that match exactly one person (each cell at most
+        its count), in expectation over the draws (:class:`Chance`).
     """
 
     columns: tuple[str, ...]
@@ -862,6 +870,7 @@ class Linkage:
     unique: int
     unmatched: int
     k_map: int
+    chance_unique: float = 0.0
 
 
 def link(result: Reconstruction, population: ClassTable) -> Linkage:
@@ -887,7 +896,7 @@ def link(result: Reconstruction, population: ClassTable) -> Linkage:
     import pyarrow as pa
 
     from anonaudit.classtable import ClassTable
-    from anonaudit.measures.linkage import population_linkage
+    from anonaudit.measures.linkage import population_counts, population_linkage
 
     known = [*([result.group] if result.group else []), *result.dimensions]
     columns = tuple(population.quasi_identifiers)
@@ -899,7 +908,7 @@ def link(result: Reconstruction, population: ClassTable) -> Linkage:
         )
     leaves = [np.asarray(result.tables.dimensions[d].leaves) for d in result.dimensions]
     parts: dict[str, list[NDArray[np.str_]]] = {c: [] for c in columns}
-    counts = []
+    counts, drawn = [], []
     for g in result.groups:
         cells = np.flatnonzero(g.forced & (g.lower > 0))
         index = np.unravel_index(cells, result.shape)
@@ -910,6 +919,7 @@ def link(result: Reconstruction, population: ClassTable) -> Linkage:
                 k = result.dimensions.index(c)
                 parts[c].append(leaves[k][index[k]])
         counts.append(g.lower[cells])
+        drawn.append(g.chance.forced_cells[cells])
     frame = pa.table(
         {
             **{c: pa.array(np.concatenate(parts[c]).astype(str)) for c in columns},
@@ -921,12 +931,14 @@ def link(result: Reconstruction, population: ClassTable) -> Linkage:
         return Linkage(columns, 0, 0, 0, 0)
     released = ClassTable.from_frame(frame, quasi_identifiers=columns)
     found = population_linkage(released, population)
+    alone = population_counts(frame.select(list(columns)), population) == 1
     return Linkage(
         columns,
         records,
         found.unique_matches.records,
         found.k_map.unmatched_records,
         found.k_map.k,
+        chance_unique=float(np.concatenate(drawn)[alone].sum()),
     )
 
 
@@ -1751,13 +1763,14 @@ def _chance(
         cap = np.moveaxis(high.reshape(shape), axis, -1).reshape(len(category), -1)
         cap = cap[np.arange(len(category)), np.maximum(category, 0)]
     sums = np.zeros(5)
+    in_forced = np.zeros(len(low))
     labels = [np.repeat(np.arange(len(m)), m) for m in margins]
     cumulative = None if tail is None else np.cumsum(tail, axis=1)
     for _ in range(draws):
         index = tuple(rng.permutation(codes) for codes in labels)
         drawn = np.bincount(np.ravel_multi_index(index, shape), minlength=len(low)).astype(float)
         sums[0] += whole and bool((drawn == low).all())
-        sums[1] += np.minimum(drawn, low)[forced].sum()
+        in_forced += np.where(forced, np.minimum(drawn, low), 0.0)
         sums[2] += (drawn[one] == 1).sum()
         if axis is not None:
             moved = np.moveaxis(drawn.reshape(shape), axis, -1).reshape(len(category), -1)
@@ -1767,10 +1780,12 @@ def _chance(
             taken = np.minimum(drawn, cumulative.shape[1] - 1).astype(np.int64)
             sums[4] += (cumulative[np.arange(len(low)), taken] - cumulative[:, 0]).sum()
     means = sums / draws
+    in_forced /= draws
     return Chance(
         reconstructed=float(means[0]),
-        records_forced=float(means[1]),
+        records_forced=float(in_forced.sum()),
         records_unique=float(means[2]),
         sensitive_known=float(means[3]),
         records_right=None if tail is None else float(means[4]),
+        forced_cells=in_forced,
     )
