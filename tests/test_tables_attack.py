@@ -228,18 +228,13 @@ def test_intervals_equal_enumeration(case: tuple[Reduced, int]) -> None:
             check_certificate(reduced, proof, interval.lower, interval.upper)
 
 
-def grouped() -> tuple[Reduced, int]:
-    """Two rows by four columns in two groups of two (``g0``, ``g1``), every code
-    published, the cells of each group suppressed in a rectangle and both row totals
-    suppressed: the groups' subtotals are published, so the grand total is implied and
-    the groups are two components, each row total a part in each."""
-    cube = np.array([[1, 2, 1, 0], [2, 1, 0, 1]])
+def grouped_table(cube: np.ndarray, hidden: set[tuple[str, str]]) -> TableSet:
+    """Two rows by four columns in two groups of two (``g0``: c0, c1; ``g1``: c2, c3)
+    with every margin, the cells of ``hidden`` suppressed."""
     r = Dimension.flat("r", ["r0", "r1"])
     c = Dimension(
         "c", {"g0": TOTAL, "c0": "g0", "c1": "g0", "g1": TOTAL, "c2": "g1", "c3": "g1"}, TOTAL
     )
-    hidden = {(f"r{i}", f"c{j}") for i in range(2) for j in range(4)}
-    hidden |= {("r0", TOTAL), ("r1", TOTAL)}
     cells = list(itertools.product(r.codes, c.codes))
     values = [float(cube[np.ix_(r.leaves_under(x), c.leaves_under(y))].sum()) for x, y in cells]
     mask = np.asarray([cell in hidden for cell in cells])
@@ -253,7 +248,17 @@ def grouped() -> tuple[Reduced, int]:
         np.where(mask, "suppressed", "published"),
         np.where(mask, "x", [f"{v:g}" for v in values]),
     )
-    return reduce(build(TableSet((table,), {"r": r, "c": c}))), int(cube.sum())
+    return TableSet((table,), {"r": r, "c": c})
+
+
+def grouped() -> tuple[Reduced, int]:
+    """:func:`grouped_table` with the cells of each group suppressed in a rectangle and
+    both row totals suppressed: the groups' subtotals are published, so the grand total
+    is implied and the groups are two components, each row total a part in each."""
+    cube = np.array([[1, 2, 1, 0], [2, 1, 0, 1]])
+    hidden = {(f"r{i}", f"c{j}") for i in range(2) for j in range(4)}
+    hidden |= {("r0", TOTAL), ("r1", TOTAL)}
+    return reduce(build(grouped_table(cube, hidden))), int(cube.sum())
 
 
 def test_the_groups_of_a_hierarchy_are_solved_apart_and_a_total_across_them_whole() -> None:

@@ -16,9 +16,9 @@ from dataclasses import replace
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_tables_attack import compositions, cube_table, dimensions
+from test_tables_attack import compositions, cube_table, dimensions, grouped_table
 
-from anonaudit.published import Dimension, PublishedTable, TableSet
+from anonaudit.published import PublishedTable, TableSet
 from anonaudit.report.tables import (
     SUMMARY_PROOF_CHARACTERS,
     tables_json,
@@ -297,30 +297,6 @@ def test_one_suppression_pattern_in_two_nested_tables_differs_to_one_person() ->
     assert "everyone in r=r0 has c=c1" in found["r=r0, c=c1", "group"].text_values
 
 
-def _grouped_table(cube: np.ndarray, hidden: set[tuple[str, str]]) -> TableSet:
-    """Two rows by four columns in two groups of two (``g0``: c0, c1; ``g1``: c2, c3),
-    every code published but ``hidden``: the groups fall apart into components, and a
-    row total spans both."""
-    r = Dimension.flat("r", ["r0", "r1"])
-    c = Dimension(
-        "c", {"g0": "Total", "c0": "g0", "c1": "g0", "g1": "Total", "c2": "g1", "c3": "g1"}, "Total"
-    )
-    cells = list(itertools.product(r.codes, c.codes))
-    values = [float(cube[np.ix_(r.leaves_under(x), c.leaves_under(y))].sum()) for x, y in cells]
-    mask = np.asarray([cell in hidden for cell in cells])
-    table = PublishedTable(
-        "t",
-        "count",
-        ("r", "c"),
-        (np.asarray([x for x, _ in cells]), np.asarray([y for _, y in cells])),
-        np.where(mask, 0.0, values),
-        np.where(mask, np.inf, values),
-        np.where(mask, "suppressed", "published"),
-        np.where(mask, "x", [f"{v:g}" for v in values]),
-    )
-    return TableSet((table,), {"r": r, "c": c})
-
-
 @settings(max_examples=30, deadline=None)
 @given(
     st.lists(st.sampled_from((0, 1, 1, 2)), min_size=8, max_size=8),
@@ -340,9 +316,9 @@ def test_coalitions_equal_enumeration(counts: list[int], hidden: set[tuple[str, 
     third of such tables have a coalition finding."""
     cube = np.asarray(counts).reshape(2, 4)
     small = {(f"r{i}", f"c{j}") for i in range(2) for j in range(4) if 0 < cube[i, j] <= 2}
-    tables = _grouped_table(cube, small | hidden)  # the small cells and others
+    tables = grouped_table(cube, small | hidden)  # the small cells and others
     table = tables.tables[0]
-    truth = {"t": np.asarray(_grouped_table(cube, set()).tables[0].lower)}
+    truth = {"t": np.asarray(grouped_table(cube, set()).tables[0].lower)}
     audit = audit_tables(tables, Rules(threshold=3), values=truth)
     found = {f.cells for f in audit.findings if f.kind == "coalition"}
     r, c = tables.dimensions["r"], tables.dimensions["c"]
