@@ -103,7 +103,7 @@ from anonaudit.sources.storage import is_url
 if TYPE_CHECKING:
     from anonaudit.progress import Progress
 
-__all__ = ["AuditConfig", "read_config"]
+__all__ = ["AuditConfig", "read_config", "relative_to"]
 
 
 class _SchemaError(Exception):
@@ -427,20 +427,20 @@ def _settings(data: dict[str, Any], path: Path) -> AuditConfig:
             }
         elif key != "datasets":
             option = _OPTIONS[key]
-            setattr(config, key, value if option.path is None else _relative(value, option, base))
+            setattr(config, key, value if option.path is None else relative_to(value, option, base))
     config.storage_options = {k: str(v) for k, v in config.storage_options.items()}
     if "file" in config.ledger:
         config.ledger = config.ledger | {"file": str(base / config.ledger["file"])}
     return config
 
 
-def _relative(value: Any, option: Option, base: Path) -> Any:
+def relative_to(value: Any, option: Option, base: Path) -> Any:
     """``value`` (a path, a list or a table of them) relative to ``base`` where it is a
     path of the file system (see :data:`~anonaudit.settings.catalog.PathKind`)."""
     if isinstance(value, list):
-        return [_relative(v, option, base) for v in value]
+        return [relative_to(v, option, base) for v in value]
     if isinstance(value, dict):
-        return {k: _relative(v, option, base) for k, v in value.items()}
+        return {k: relative_to(v, option, base) for k, v in value.items()}
     kept = {
         "file": False,
         "input": is_url(value),

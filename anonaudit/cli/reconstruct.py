@@ -1,9 +1,9 @@
 """``anonaudit reconstruct``: how many records published count tables give back.
 
 The tables are read as ``anonaudit tables`` reads them (:func:`anonaudit.cli.tables.
-reading_options`), reconstructed group by group (:func:`anonaudit.tables.reconstruct.
-reconstruct`) and reported; exit 0 when no group is reconstructed, 1 when some group
-is, 2 on bad input.
+reading_of`), reconstructed group by group (:func:`anonaudit.tables.reconstruct.
+reconstruct`) and reported; exit 0 when nobody is given back, 1 when somebody is
+(:attr:`~anonaudit.tables.reconstruct.Reconstruction.discloses`), 2 on bad input.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import argparse
 import sys
 from typing import Any
 
-from anonaudit.cli.tables import _settings, reading_options
+from anonaudit.cli.tables import TableSettings, input_files, reading_of, table_settings
 from anonaudit.errors import InputError, OptionError, ParameterError
 from anonaudit.files import atomic_write_text, printable, refuse_folders, refuse_overwriting
 from anonaudit.published import TableSet
@@ -39,11 +39,11 @@ _NONE, _DISCLOSED = 0, 1
 
 def run(args: argparse.Namespace, command: str) -> int:
     """Run ``anonaudit reconstruct`` (:func:`anonaudit.cli.app.main` handles errors)."""
+    settings, names = table_settings(args)
     outputs = [("--json", args.json), ("--html", args.html)]
-    inputs = [*args.tables, *([args.config] if args.config else [])]
-    refuse_overwriting(outputs, [*inputs, *([args.identified] if args.identified else [])])
+    refuse_overwriting(outputs, input_files(args, settings))
     refuse_folders(outputs)
-    tables = read_tables(args.tables, reading_options(args))
+    tables = read_tables(args.tables, reading_of(settings, names, args))
     try:
         result = reconstruct(
             tables,
@@ -53,11 +53,11 @@ def run(args: argparse.Namespace, command: str) -> int:
             draws=args.draws,
             seed=args.seed,
             workers=args.workers,
-            class_table=bool(_settings(args)[0].get("class_table")),
-            subsets=bool(_settings(args)[0].get("smallest_subset")),
+            class_table=bool(settings.get("class_table")),
+            subsets=bool(settings.get("smallest_subset")),
         )
-        dp = _beside_dp(args, tables, result)
-        linkage = _linkage(args, result)
+        dp = _beside_dp(settings, args.workers, tables, result)
+        linkage = _linkage(settings, args, result)
     except OptionError as error:
         raise ParameterError(error.worded("--" + error.option.replace("_", "-"))) from None
     show = bool(args.show_values)
@@ -79,11 +79,10 @@ def run(args: argparse.Namespace, command: str) -> int:
 
 
 def _beside_dp(
-    args: argparse.Namespace, tables: TableSet, result: Reconstruction
+    settings: TableSettings, workers: int, tables: TableSet, result: Reconstruction
 ) -> BesideDP | None:
     """With ``--dp-epsilon``: the tables released under DP (OpenDP's secure noise) and
     reconstructed beside the exact ones."""
-    settings, _, _ = _settings(args)
     epsilon = settings.get("dp_epsilon")
     if epsilon is None:
         for key in ("dp_delta", "dp_mechanism", "dp_confidence"):
@@ -106,7 +105,7 @@ def _beside_dp(
             delta=float(_given(settings, "dp_delta", 0.0)),
             mechanism=_given(settings, "dp_mechanism", "discrete-laplace"),
             confidence=confidence,
-            workers=args.workers,
+            workers=workers,
         )
     except OptionError as error:  # epsilon's or delta's range
         raise ParameterError(error.worded(f"--dp-{error.option}")) from None
@@ -114,24 +113,24 @@ def _beside_dp(
         raise ParameterError(f"--dp-epsilon: {error}") from None
 
 
-def _given(settings: dict[str, Any], key: str, default: object) -> Any:
+def _given(settings: TableSettings, key: str, default: object) -> Any:
     """The setting ``key``, or ``default`` when it is not given (a 0 is given)."""
     value = settings.get(key)
     return default if value is None else value
 
 
-def _linkage(args: argparse.Namespace, result: Reconstruction) -> Linkage | None:
+def _linkage(
+    settings: TableSettings, args: argparse.Namespace, result: Reconstruction
+) -> Linkage | None:
     """With ``--population FILE``: the reconstructed records linked to the identified
     table, by its columns that are the group or a dimension of the tables."""
-    settings, _, base = _settings(args)
-    path = settings.get("identified")
-    if path is None:
+    name = settings.get("identified")
+    if name is None:
         return None
     from anonaudit.engines.load import load
     from anonaudit.settings.options import ReadOptions, Roles
     from anonaudit.sources.csv import CsvOptions, read_header
 
-    name = str(path if args.identified else base / str(path))
     options = CsvOptions(sep=args.sep, encoding=args.encoding or "utf-8")
     try:
         with open(name, "rb") as stream:

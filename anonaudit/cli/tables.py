@@ -12,12 +12,13 @@ import sys
 import tomllib
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
 from numpy.typing import NDArray
 
 from anonaudit.cli.app import assignments
+from anonaudit.cli.config import relative_to
 from anonaudit.errors import InputError, OptionError, ParameterError
 from anonaudit.files import atomic_write_text, printable, refuse_folders, refuse_overwriting
 from anonaudit.published import PublishedTable, TableSet
@@ -34,20 +35,23 @@ from anonaudit.sources.published import (
 from anonaudit.tables.audit import audit_tables
 from anonaudit.tables.rules import Rules
 
-__all__ = ["reading_options", "run"]
+__all__ = ["TableSettings", "input_files", "reading_of", "run", "table_settings"]
 
 _OK, _FAIL = 0, 1
+
+#: The command line's settings over the policy file's ``[tables]``, by key.
+TableSettings: TypeAlias = dict[str, Any]
 
 
 def run(args: argparse.Namespace, command: str) -> int:
     """Run ``anonaudit tables`` (:func:`anonaudit.cli.app.main` handles errors)."""
-    settings, names, base = _settings(args)
+    settings, names = table_settings(args)
     outputs = [("--json", args.json), ("--html", args.html)]
-    refuse_overwriting(outputs, _inputs(args, settings, base))
+    refuse_overwriting(outputs, input_files(args, settings))
     refuse_folders(outputs)
     rules = _rules(settings, names)
     populations = dict(settings.get("populations") or {})
-    reading = _reading(settings, names, base, args)
+    reading = reading_of(settings, names, args)
     per_table = []
     for path in args.tables:
         keys = [
@@ -60,8 +64,8 @@ def run(args: argparse.Namespace, command: str) -> int:
     if populations:
         unknown = ", ".join(sorted(populations))
         raise ParameterError(f"--population names no table given: {printable(unknown)}")
-    tables = _with_contributions(read_tables(args.tables, per_table), settings, base, reading)
-    values = _true_values(settings.get("values") or {}, base, reading, tables)
+    tables = _with_contributions(read_tables(args.tables, per_table), settings, reading)
+    values = _true_values(settings.get("values") or {}, reading, tables)
     nested = dict(settings.get("nested") or {})
     for child, parent in nested.items():
         for name in (child, parent):
@@ -84,37 +88,23 @@ def run(args: argparse.Namespace, command: str) -> int:
     return _OK if audit.passed else _FAIL
 
 
-def _inputs(args: argparse.Namespace, settings: dict[str, Any], base: Path) -> list[str]:
-    """Every file the command reads: the tables, the policy file, and the hierarchy,
-    contributions and true-values files its settings name (no output may replace one)."""
-    named = [
-        path
-        for key in ("hierarchies", "contributions", "values")
-        for path in (settings.get(key) or {}).values()
-    ]
-    return [
-        *args.tables,
-        *([args.config] if args.config else []),
-        *(_resolved(path, base) for path in named),
-    ]
+def input_files(args: argparse.Namespace, settings: TableSettings) -> list[str]:
+    """Every file the command reads: the tables, the policy file, and every file its
+    settings name (the catalog's path settings: hierarchies, contributions, true values,
+    an identified table), so that no output replaces one."""
+    named: list[str] = []
+    for option in TABLES_OPTIONS:
+        value = settings.get(option.key)
+        if option.path in (None, "output") or value is None:
+            continue
+        named += list(value.values()) if isinstance(value, dict) else [str(value)]
+    return [*args.tables, *([args.config] if args.config else []), *named]
 
 
-def _resolved(path: str, base: Path) -> str:
-    """``path`` as given when absolute, else under ``base`` (the policy file's folder, or
-    the working directory)."""
-    return path if Path(path).is_absolute() else str(base / path)
-
-
-def reading_options(args: argparse.Namespace) -> TableOptions:
-    """How every table of ``args`` is read: the command line's reading settings over the
-    policy file's ``[tables]`` (``anonaudit tables`` and ``anonaudit reconstruct``)."""
-    settings, names, base = _settings(args)
-    return _reading(settings, names, base, args)
-
-
-def _settings(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, str], Path]:
-    """The command line's settings over the policy file's ``[tables]``: values by key,
-    each key's name for messages, and the folder relative paths of the file start from."""
+def table_settings(args: argparse.Namespace) -> tuple[TableSettings, dict[str, str]]:
+    """The command line's settings over the policy file's ``[tables]`` (``anonaudit
+    tables`` and ``anonaudit reconstruct``): values by key, the paths of the file
+    relative to its folder, and each key's name for messages."""
     table: dict[str, Any] = {}
     base = Path.cwd()
     if args.config:
@@ -143,10 +133,12 @@ def _settings(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, str],
         names[option.key] = option.flag or option.key
         if given is None and option.key in table:
             given, names[option.key] = table[option.key], f"[tables] {option.key}"
+            if option.path is not None:
+                given = relative_to(given, option, base)
         elif given is not None and option.kind == "mapping":
             given = assignments(given, option.flag or option.key, option.metavar or "KEY")
         values[option.key] = given
-    return values, names, base
+    return values, names
 
 
 def _rules(settings: dict[str, Any], names: dict[str, str]) -> Rules:
@@ -174,10 +166,10 @@ def _rules(settings: dict[str, Any], names: dict[str, str]) -> Rules:
         raise ParameterError(error.worded(label or error.option)) from None
 
 
-def _reading(
-    settings: dict[str, Any], names: dict[str, str], base: Path, args: argparse.Namespace
+def reading_of(
+    settings: TableSettings, names: dict[str, str], args: argparse.Namespace
 ) -> TableOptions:
-    """How every table is read."""
+    """How every table is read (``anonaudit tables`` and ``anonaudit reconstruct``)."""
     rounding, method = settings.get("rounding"), "nearest"
     base_value: int | None = None
     if rounding is not None:
@@ -190,9 +182,7 @@ def _reading(
                 f"{names['rounding']} takes BASE[:nearest|random] such as 5:random "
                 f"(got {rounding!r})"
             ) from None
-    hierarchies = {
-        dim: _resolved(path, base) for dim, path in (settings.get("hierarchies") or {}).items()
-    }
+    hierarchies = dict(settings.get("hierarchies") or {})
     options: dict[str, Any] = {
         "layout": settings.get("layout") or "auto",
         "kind": settings.get("kind") or "count",
@@ -227,7 +217,7 @@ def _named(tables: TableSet, name: str, flag: str) -> PublishedTable:
 
 
 def _with_contributions(
-    tables: TableSet, settings: dict[str, Any], base: Path, reading: TableOptions
+    tables: TableSet, settings: TableSettings, reading: TableOptions
 ) -> TableSet:
     """``tables`` with the contributors of the tables of sums given microdata."""
     given = settings.get("contributions") or {}
@@ -239,9 +229,8 @@ def _with_contributions(
                 f"--contributions {printable(name)}=...: the table counts units; "
                 "contributions are for a table of sums (--kind sum)"
             )
-        full = _resolved(path, base)
         contributors = read_contributions(
-            full,
+            path,
             table,
             tables.dimensions,
             settings.get("contribution_value") or "value",
@@ -254,15 +243,14 @@ def _with_contributions(
 
 
 def _true_values(
-    given: dict[str, str], base: Path, reading: TableOptions, tables: TableSet
+    given: dict[str, str], reading: TableOptions, tables: TableSet
 ) -> dict[str, NDArray[np.float64]]:
     """The unsuppressed tables behind published ones, cell for cell: ``--true-values
     TABLE=FILE`` read like the table, every cell published."""
     result = {}
     for name, path in given.items():
         table = _named(tables, name, "--true-values")
-        full = _resolved(path, base)
-        truth, _ = read_table(full, reading)
+        truth, _ = read_table(path, reading)
         key = {
             tuple(str(c[i]) for c in truth.codes): float(truth.lower[i])
             for i in np.flatnonzero(truth.exact)
@@ -272,7 +260,7 @@ def _true_values(
             codes = tuple(str(c[i]) for c in table.codes)
             if codes not in key:
                 raise InputError(
-                    f"{printable(full)}: has no published value for {table.label(i)}; the "
+                    f"{printable(path)}: has no published value for {table.label(i)}; the "
                     "true values must give every cell of the table"
                 )
             values[i] = key[codes]

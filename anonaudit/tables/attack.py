@@ -53,7 +53,7 @@ from scipy import sparse
 from anonaudit.errors import InputError
 from anonaudit.tables.system import TOLERANCE, Reduced
 
-__all__ = ["Certificate", "Interval", "attack"]
+__all__ = ["Certificate", "Interval", "attack", "highs", "no_proof"]
 
 Sense = Literal["lower", "upper"]
 
@@ -126,6 +126,11 @@ class Interval:
     def width(self) -> float:
         """``upper - lower``: 0 is exact disclosure."""
         return self.upper - self.lower
+
+
+def no_proof(row: int, lower: float, upper: float) -> bool:
+    """Ask :func:`attack` for no certificate (its ``prove``): the intervals only."""
+    return False
 
 
 def attack(
@@ -343,7 +348,7 @@ def _settle(block: _Block) -> list[tuple[float, float, str]]:
 _QUIET: list[bool] = []
 
 
-def _highs() -> Any:
+def highs() -> Any:
     """A HiGHS instance; the first one of a process prints HiGHS's banner to file
     descriptor 1, which is closed for it (standard output may carry a JSON report)."""
     import highspy
@@ -376,7 +381,7 @@ class _Component:
         self.low, self.high = block.low, block.high
         self.integer = block.integer
         self.exact = block.exact
-        h = _highs()
+        h = highs()
         h.setOptionValue("output_flag", False)
         h.setOptionValue("presolve", "off")
         h.setOptionValue("simplex_strategy", 4)

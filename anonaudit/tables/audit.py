@@ -44,7 +44,7 @@ from numpy.typing import ArrayLike
 
 from anonaudit.errors import InputError
 from anonaudit.published import Dimension, PublishedTable, TableSet
-from anonaudit.tables.attack import Interval, attack, describe
+from anonaudit.tables.attack import Interval, attack, describe, no_proof
 from anonaudit.tables.rules import (
     PrimaryResult,
     Rules,
@@ -525,7 +525,7 @@ def _rest_intervals(
     chosen = tuple(t for t in joint if t.kind == kind)
     reduced = reduce(build(TableSet(chosen, {**tables.dimensions, **split})))
     last = len(chosen) - 1
-    found = attack(reduced, prove=_no_proof, rows=reduced.system.table == last)
+    found = attack(reduced, prove=no_proof, rows=reduced.system.table == last)
     bounds = [(0.0, math.inf)] * len(large)
     for interval in found:
         bounds[int(reduced.system.cell[interval.row])] = (interval.lower, interval.upper)
@@ -644,11 +644,6 @@ def _difference_findings(
 MAX_COALITION_CHECKS = 200
 
 
-def _no_proof(row: int, lower: float, upper: float) -> bool:
-    """No certificate asked (:func:`~anonaudit.tables.attack.attack`'s ``prove``)."""
-    return False
-
-
 def _coalitions(
     reduced: Reduced,
     found: Sequence[Interval],
@@ -686,7 +681,7 @@ def _coalitions(
         nearby = np.diff(free[:, linked[reduced.component]].tocsr().indptr) > 0
         nearby[open_row[~linked[open_component]]] = False
         # In this process: a pool started per check would cost more than it saves.
-        for other in attack(known, prove=_no_proof, rows=nearby, workers=1):
+        for other in attack(known, prove=no_proof, rows=nearby, workers=1):
             if other.width <= TOLERANCE and other.row != row and other.row not in exact_before:
                 where = system.label(other.row)
                 findings.append(

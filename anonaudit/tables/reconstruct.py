@@ -55,7 +55,7 @@ from numpy.typing import NDArray
 
 from anonaudit.errors import InputError, OptionError, ParameterError, number, require
 from anonaudit.published import Dimension, PublishedTable, TableSet
-from anonaudit.tables.attack import _highs, attack
+from anonaudit.tables.attack import attack, highs, no_proof
 from anonaudit.tables.system import TOLERANCE, System, build, reduce
 
 if TYPE_CHECKING:  # the DP companion and the class tables are imported by the runs using them
@@ -1180,10 +1180,6 @@ class _Task:
     subsets: bool
 
 
-def _never(row: int, lower: float, upper: float) -> bool:
-    return False
-
-
 def _solve(task: _Task) -> GroupReconstruction:
     """:func:`_group`, an error naming the group."""
     try:
@@ -1345,7 +1341,7 @@ def _attack(system: System) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     lower = np.full(len(system.lower), np.nan)
     upper = np.full(len(system.lower), np.nan)
     targets = system.table == len(system.tables.tables) - 1
-    for found in attack(reduce(system), prove=_never, rows=targets):
+    for found in attack(reduce(system), prove=no_proof, rows=targets):
         lower[found.row], upper[found.row] = found.lower, found.upper
     return lower, upper
 
@@ -1371,7 +1367,7 @@ def _fit(system: System, real: NDArray[np.bool_]) -> tuple[NDArray[np.float64], 
     eye = sparse.identity(rows, format="csr")
     matrix = sparse.vstack([sparse.hstack([a, -eye]), sparse.hstack([a, eye])]).tocsc()
     inf = highspy.kHighsInf
-    h = _highs()
+    h = highs()
     h.setOptionValue("output_flag", False)
     lp = highspy.HighsLp()
     lp.num_col_ = cells + rows
@@ -1434,7 +1430,7 @@ def _program(
     a = system.matrix[np.flatnonzero(real)].tocsc()
     rows, cells = a.shape
     inf = highspy.kHighsInf
-    h = _highs()
+    h = highs()
     h.setOptionValue("output_flag", False)
     lp = highspy.HighsLp()
     lp.num_col_ = cells
