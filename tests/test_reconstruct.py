@@ -581,3 +581,20 @@ def test_a_known_sensitive_value_fails_though_no_group_is_rebuilt(
     assert main(["reconstruct", *paths, "--sensitive", "Survived"]) == 1
     assert "records whose Survived is known" in capsys.readouterr().out
     assert main(["reconstruct", *paths]) == 0
+
+
+def test_no_output_replaces_an_identified_table_the_policy_file_names(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The policy file's paths are its folder's: an output over the identified table it
+    names is refused before anything is read, and the file is left as it was."""
+    cubes = blocks(2, sizes=(3, 5), ages=SMALL, races=2, seed=3)
+    files = [str(write(t, tmp_path)) for t in publish(cubes).tables]
+    folder = tmp_path / "policy"
+    folder.mkdir()
+    (folder / "register.csv").write_text("name,block\nAda,b0\n")
+    (folder / "p.toml").write_text('[tables]\nidentified = "register.csv"\n')
+    argv = ["reconstruct", *files, "--config", str(folder / "p.toml")]
+    assert main([*argv, "--json", str(folder / "register.csv")]) == 2
+    assert "this would overwrite the input" in capsys.readouterr().err
+    assert (folder / "register.csv").read_text() == "name,block\nAda,b0\n"
