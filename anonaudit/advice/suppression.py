@@ -181,6 +181,9 @@ def advice_and_audit(
             break
         suppress |= fresh
         rounds += 1
+        # The last round's table and audit go before this round's are made: two of
+        # each alive at once were the advice's peak on millions of classes.
+        current, remaining = None, table
         # The classes kept, whole: their sizes, codes and SA distributions are known,
         # and the keys are filtered only if a report lists them.
         remaining = table.without_classes(suppress)
