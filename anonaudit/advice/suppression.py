@@ -92,7 +92,9 @@ class SuppressionAdvice:
         The classes to suppress, as a mask over the audited table's classes;
         ``suppressed`` lists them (QI values and ``size``, smallest first).
     keys : pyarrow.Table
-        Their QI values (one row per class), to mark the records of a transformed table.
+        Their QI values (one row per class), to mark the records of a transformed table;
+        filtered from the classes' when read (a QI unique per record suppresses every
+        class: held, they were a second copy of the table's keys).
     utility : InformationLoss or None
         Information loss of the release without them (None when nothing is left).
     remaining : ClassTable
@@ -106,9 +108,13 @@ class SuppressionAdvice:
     rounds: int
     passed: bool
     failing: FailingClasses = field(repr=False)
-    keys: pa.Table = field(repr=False)
     utility: InformationLoss | None
     remaining: ClassTable = field(repr=False)
+
+    @property
+    def keys(self) -> pa.Table:
+        """The suppressed classes' QI values (see the class's attributes)."""
+        return self.failing.classes.keys.filter(pa.array(self.failing.mask))
 
     @property
     def suppressed(self) -> pd.DataFrame:
@@ -203,7 +209,6 @@ def advice_and_audit(
         rounds=rounds,
         passed=passed,
         failing=FailingClasses(classes, suppress, {}, worst_first="size", descending=False),
-        keys=classes.keys.filter(pa.array(suppress)),
         utility=information_loss(
             remaining, k=k, suppressed=records, generalization=report.generalization
         )
