@@ -924,10 +924,10 @@ class ClassTable(_LazyKeys):
                     break
             if len(self) and qi[-1][0] == len(self):
                 # A QI unique per row (an identifier): every row is a class of its own,
-                # and the classes' keys are the table's own (not copied).
-                index = np.arange(len(self), dtype=np.int64)
+                # and the classes' keys are the table's own (not copied). Its codes, in
+                # order of first appearance, are the rows' numbers: they are the index.
                 return Classes(
-                    index=index,
+                    index=_read_only(qi[-1][1]),
                     sizes=self.counts.astype(np.int64, copy=False),
                     keys=self.keys.select(list(self.quasi_identifiers)),
                     weights=self.weights,
@@ -962,13 +962,15 @@ class ClassTable(_LazyKeys):
         # Each class's entries in value order: the engine returns groups in a parallel,
         # run-dependent order, and float sums over a class must not depend on it. Rows
         # repeat (class, value) across the other SAs, if any: their counts are summed.
+        paired = classes.index * m + codes
         pairs, counts = _sum_sorted(
-            classes.index * m + codes,
-            self.counts,
-            bound=len(classes) * m,
-            distinct=len(self.sensitive) == 1,
+            paired, self.counts, bound=len(classes) * m, distinct=len(self.sensitive) == 1
         )
-        class_ids, codes = np.divmod(pairs, m)
+        if pairs is paired:  # rows in order of class and value already: entries are rows
+            class_ids, codes = _read_only(classes.index), _read_only(codes)
+        else:
+            class_ids, codes = np.divmod(pairs, m)
+        del paired, pairs
         return SensitiveCounts(
             name=name,
             values=values,

@@ -519,3 +519,36 @@ def test_class_local_keeps_what_compute_returns_writeable() -> None:
     shared = counts.class_local("mine", lambda: mine)
     assert not shared.flags.writeable
     assert mine.flags.writeable
+
+
+def test_rows_in_class_order_lend_their_arrays_to_the_distributions() -> None:
+    """A QI unique per row (and any table whose rows come in order of class and value):
+    the classes' index is the QI's codes and the SA distribution's class ids and codes
+    are the index and the SA's codes, one array each, read-only; the distribution is the
+    one computed from scratch."""
+    rows = 1_000
+    frame = pd.DataFrame(
+        {
+            "id": [f"p{i:05d}" for i in range(rows)],
+            "s": [f"v{i % 7}" for i in range(rows)],
+            "count": 1,
+        }
+    ).sort_values(["id", "s"])
+    table = ClassTable.from_frame(frame, quasi_identifiers=["id"], sensitive=["s"])
+    classes = table.classes
+    counts = table.sensitive_counts("s")
+    _, group_codes = table._encodings["group", "id"]
+    _, sa_codes = table._encodings["sorted", "s"]
+    assert np.shares_memory(classes.index, group_codes)
+    assert np.shares_memory(counts.class_ids, classes.index)
+    assert np.shares_memory(counts.codes, sa_codes)
+    for shared in (classes.index, counts.class_ids, counts.codes):
+        with pytest.raises(ValueError):
+            shared[0] = 1
+    # Rows out of that order (a class's values unsorted): entries of their own.
+    mixed = pd.DataFrame({"q": ["a", "a", "b"], "s": ["y", "x", "x"], "count": [1, 2, 3]})
+    other = ClassTable.from_frame(mixed, quasi_identifiers=["q"], sensitive=["s"])
+    entries = other.sensitive_counts("s")
+    assert not np.shares_memory(entries.class_ids, other.classes.index)
+    assert (entries.class_ids.tolist(), entries.codes.tolist()) == ([0, 0, 1], [0, 1, 0])
+    assert entries.counts.tolist() == [2, 1, 3]
