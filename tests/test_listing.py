@@ -88,3 +88,39 @@ def test_the_first_classes_of_a_listing_are_found_without_listing_the_rest(
     assert listing.count == sum(failing)
     pd.testing.assert_frame_equal(first, listing.frame.head(limit))
     assert listing.head(limit).equals(first)  # from the full listing, once it is built
+
+
+def test_listed_values_are_computed_when_read_never_held() -> None:
+    """The columns a listing shows that the check computed for it alone (entropy l,
+    beta, delta) are computed again when a report lists the classes: the result holds
+    none of them (on 10^7 classes, 80 MB each), and what is read is what the check
+    measured."""
+    import gc
+    import weakref
+
+    from anonaudit.classtable import ClassTable
+    from anonaudit.measures.disclosure import attribute_disclosure
+    from anonaudit.measures.l_diversity import l_diversity
+
+    frame = pd.DataFrame(
+        {
+            "q": ["a", "a", "b", "b", "b", "c"],
+            "s": ["x", "y", "x", "x", "z", "z"],
+            "count": [1, 3, 2, 2, 1, 4],
+        }
+    )
+    table = ClassTable.from_frame(frame, quasi_identifiers=["q"], sensitive=["s"])
+    shown = attribute_disclosure(table, "s", alpha=0.5, beta=0.1, delta=0.5)
+    diverse = l_diversity(table, "s", l=2, entropy_l=1.5)
+    for result, name in ((shown, "beta"), (shown, "delta"), (diverse, "entropy_l")):
+        first = result.failing.measures[name]
+        held = weakref.ref(first)
+        again = result.failing.measures[name]
+        assert again is not first and np.array_equal(again, first)
+        del first
+        gc.collect()
+        assert held() is None
+    listing = shown.failing.frame
+    assert listing["beta"].max() == pytest.approx(shown.beta)
+    assert listing["delta"].max() == shown.delta == math.inf
+    assert diverse.failing.frame["entropy_l"].min() == pytest.approx(diverse.entropy)

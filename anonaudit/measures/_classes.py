@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, ItemsView, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -15,12 +15,58 @@ from numpy.typing import NDArray
 
 from anonaudit.classtable import Classes
 
-__all__ = ["TOLERANCE", "FailingClasses", "offending_classes"]
+__all__ = ["TOLERANCE", "FailingClasses", "Listed", "offending_classes"]
 
 #: Relative slack for comparing a float measure with its threshold, so that a balanced
 #: three-value class (entropy l = exp(ln 3), which may round to 2.9999999999999996)
 #: meets ``entropy_l=3``.
 TOLERANCE = 1e-9
+
+
+class Listed(Mapping[str, NDArray[Any]]):
+    """A listing's per-class columns, computed by ``compute`` each time they are read.
+
+    A check's result keeps the function, not the arrays: on millions of classes each
+    column a listing shows beside the QI values is as large as a column of the class
+    table, and a report lists a few classes once. :meth:`items` computes every column
+    at once; reading one by name computes them all and returns it.
+
+    Parameters
+    ----------
+    names : tuple of str
+        The columns, in listing order.
+    compute : callable
+        Returns every column by name (each length C).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> listed = Listed(("double",), lambda: {"double": np.arange(3) * 2})
+    >>> list(listed), listed["double"].tolist()
+    (['double'], [0, 2, 4])
+    """
+
+    def __init__(
+        self, names: tuple[str, ...], compute: Callable[[], Mapping[str, NDArray[Any]]]
+    ) -> None:
+        self._names = names
+        self._compute = compute
+
+    def __getitem__(self, name: str) -> NDArray[Any]:
+        if name not in self._names:
+            raise KeyError(name)
+        return self._compute()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def items(self) -> ItemsView[str, NDArray[Any]]:
+        """Every column by name, computed once."""
+        computed = self._compute()
+        return {name: computed[name] for name in self._names}.items()
 
 
 @dataclass(frozen=True, eq=False)
@@ -39,7 +85,8 @@ class FailingClasses:
     mask : numpy.ndarray of bool
         Which classes fail (length C).
     measures : mapping of str to numpy.ndarray
-        Per-class values shown beside the QI values in the listing.
+        Per-class values shown beside the QI values in the listing (a :class:`Listed`
+        where the check computes them for the listing only).
     worst_first : str
         Column the listing is sorted by, worst first (see :func:`offending_classes`).
     descending : bool
@@ -122,7 +169,8 @@ def offending_classes(
     """
     qi = list(classes.keys.column_names)
     selected = np.flatnonzero(mask)
-    worst = {"size": classes.sizes, **measures}[worst_first][selected]
+    values = {"size": classes.sizes, **dict(measures.items())}  # a Listed computed once
+    worst = values[worst_first][selected]
     order = [-worst if descending else worst, classes.sizes[selected]]
     if limit is not None and limit < len(selected) and not np.isnan(order[0]).any():
         selected = _first_in_order(classes, selected, order, limit)
@@ -133,8 +181,8 @@ def offending_classes(
     columns: dict[str, Any] = {
         name: pd.Series(listed.column(name).to_pylist(), dtype=object) for name in qi
     }
-    for name, values in {"size": classes.sizes, **measures}.items():
-        columns[_label(name, qi)] = values[selected]
+    for name, column in values.items():
+        columns[_label(name, qi)] = column[selected]
     return pd.DataFrame(columns)
 
 

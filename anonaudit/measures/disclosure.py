@@ -29,17 +29,19 @@ module; :mod:`anonaudit.report.sections.disclosure` shows it.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
+from numpy.typing import NDArray
 
-from anonaudit.classtable import ClassTable
+from anonaudit.classtable import ClassTable, SensitiveCounts
 from anonaudit.errors import ParameterError
-from anonaudit.measures._classes import TOLERANCE, FailingClasses
+from anonaudit.measures._classes import TOLERANCE, FailingClasses, Listed
 from anonaudit.measures.base import ClassMeasure, Context
 from anonaudit.settings.names import Judged
 
@@ -163,44 +165,56 @@ def attribute_disclosure(
         if value is not None and not value > 0:
             raise ParameterError(f"{name} must be a number > 0 (got {value!r})")
     counts = table.sensitive_counts(sensitive)
-    share = counts.posterior()
-    prior = counts.prior()[counts.codes]
-    # alpha and the distinct values are the class's own (SensitiveCounts.class_local);
-    # beta and delta depend on the table's distribution too.
-    per_alpha = counts.class_local("alpha", lambda: counts.per_class_max(share))
-    gain = share - prior  # in place, one array of entries for both
-    gain /= prior
-    per_beta = counts.per_class_max(np.maximum(gain, 0.0, out=gain))
-    # over the values present (pycanon's and, in log2, ARX's), then over every value
-    ratio = np.divide(share, prior, out=gain)
-    present = counts.per_class_max(np.abs(np.log(ratio, out=ratio), out=ratio))
-    distinct = counts.class_local("distinct", counts.distinct_per_class)
-    per_delta = np.where(distinct < len(counts.values), np.inf, present)
-    mask = np.zeros(len(per_alpha), dtype=bool)
+    per_class = _per_class(counts)
+    mask = np.zeros(counts.n_classes, dtype=bool)
     if alpha is not None:
-        mask |= per_alpha > alpha + TOLERANCE
+        mask |= per_class["alpha"] > alpha + TOLERANCE
     if beta is not None:
-        mask |= per_beta > beta + TOLERANCE
+        mask |= per_class["beta"] > beta + TOLERANCE
     if delta is not None:
-        mask |= ~(per_delta < delta)
+        mask |= ~(per_class["delta"] < delta)
     return DisclosureResult(
         sensitive=sensitive,
-        alpha=float(per_alpha.max()),
-        beta=float(per_beta.max()),
-        delta=float(per_delta.max()),
+        alpha=float(per_class["alpha"].max()),
+        beta=float(per_class["beta"].max()),
+        delta=float(per_class["delta"].max()),
         max_alpha=alpha,
         max_beta=beta,
         max_delta=delta,
         failing=FailingClasses(
             table.classes,
             mask,
-            {"alpha": per_alpha, "beta": per_beta, "delta": per_delta},
+            Listed(("alpha", "beta", "delta"), lambda: _per_class(counts)),
             worst_first="alpha",
             descending=True,
         ),
         violating_records=int(table.classes.sizes[mask].sum()),
-        delta_present=float(present.max()),
+        delta_present=float(per_class["present"].max()),
     )
+
+
+def _per_class(counts: SensitiveCounts) -> dict[str, NDArray[Any]]:
+    """Per class of ``counts``: ``alpha`` (its largest share), ``beta`` (its largest
+    relative gain over the table's share, 0 at least), ``present`` (the largest
+    ``|ln(p_E(s)/p(s))|`` over the values it holds) and ``delta`` (that over every
+    value: infinite where a value is missing). Computed again for a listing, so that a
+    result holds none of these arrays."""
+    share = counts.posterior()
+    prior = counts.prior()[counts.codes]
+    # alpha and the distinct values are the class's own (SensitiveCounts.class_local);
+    # beta and delta depend on the table's distribution too.
+    per_alpha = counts.class_local("alpha", functools.partial(counts.per_class_max, share))
+    gain = share - prior  # in place, one array of entries for both
+    gain /= prior
+    per_beta = counts.per_class_max(np.maximum(gain, 0.0, out=gain))
+    # over the values present (pycanon's and, in log2, ARX's), then over every value
+    ratio = np.divide(share, prior, out=gain)
+    del share, prior
+    present = counts.per_class_max(np.abs(np.log(ratio, out=ratio), out=ratio))
+    del ratio, gain
+    distinct = counts.class_local("distinct", counts.distinct_per_class)
+    per_delta = np.where(distinct < len(counts.values), np.inf, present)
+    return {"alpha": per_alpha, "beta": per_beta, "present": present, "delta": per_delta}
 
 
 class Disclosure(ClassMeasure[DisclosureResult]):

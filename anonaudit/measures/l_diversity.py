@@ -34,7 +34,7 @@ from numpy.typing import NDArray
 
 from anonaudit.classtable import ClassTable, SensitiveCounts
 from anonaudit.errors import ParameterError
-from anonaudit.measures._classes import TOLERANCE, FailingClasses
+from anonaudit.measures._classes import TOLERANCE, FailingClasses, Listed
 from anonaudit.measures.base import ClassMeasure, Context
 from anonaudit.settings.names import Judged
 
@@ -213,7 +213,14 @@ def l_diversity(
     failing = FailingClasses(
         table.classes,
         mask,
-        {"distinct": distinct, "entropy_l": np.exp(entropy), "recursive_c": per_class_c},
+        Listed(
+            ("distinct", "entropy_l", "recursive_c"),
+            lambda: {
+                "distinct": distinct,
+                "entropy_l": np.exp(entropy),
+                "recursive_c": per_class_c,
+            },
+        ),
         worst_first="distinct",
         descending=False,
     )
