@@ -299,7 +299,7 @@ class SensitiveCounts:
         cache: dict[Hashable, NDArray[Any]] = self.__dict__.setdefault(_CLASS_LOCAL, {})
         found = cache.get(key)
         if found is None:
-            found = cache[key] = _read_only(np.asarray(compute()))
+            found = cache[key] = _held(compute())
         return found
 
 
@@ -791,9 +791,7 @@ class ClassTable(_LazyKeys):
         )
         known: dict[Hashable, NDArray[Any]] = counts.__dict__.get(_CLASS_LOCAL, {})
         if known:  # each class keeps its entries, in order: its values are the same
-            result.__dict__[_CLASS_LOCAL] = {
-                key: _read_only(array[ids]) for key, array in known.items()
-            }
+            result.__dict__[_CLASS_LOCAL] = {key: _held(array[ids]) for key, array in known.items()}
         return result
 
     def _know_unique(self, name: str) -> None:
@@ -1173,6 +1171,41 @@ def _read_only(array: NDArray[Any]) -> NDArray[Any]:
     view = array.view()
     view.setflags(write=False)
     return view
+
+
+def _held(array: NDArray[Any]) -> NDArray[Any]:
+    """A per-class array as :meth:`SensitiveCounts.class_local` keeps it: read-only, and
+    its one value broadcast (no memory a class) when every class has that value, bit for
+    bit (a QI unique per record makes the distinct values, the entropy, recursive c and
+    alpha of every class the same: on 5x10^7 classes, 400 MB each).
+
+    Parameters
+    ----------
+    array : numpy.ndarray
+        One value per class.
+
+    Returns
+    -------
+    numpy.ndarray
+        Read-only, equal to ``array`` in every value and sign.
+
+    Examples
+    --------
+    >>> same = _held(np.ones(4))
+    >>> same.tolist(), same.strides, same.flags.writeable
+    ([1.0, 1.0, 1.0, 1.0], (0,), False)
+    >>> _held(np.array([0.0, -0.0])).strides  # the signs differ: kept as it is
+    (8,)
+    """
+    array = np.asarray(array)
+    if array.ndim == 1 and len(array) > 1 and array.strides[0] != 0:
+        first = array[:1].copy()
+        same = bool((array == first[0]).all())
+        if same and array.dtype.kind == "f" and first[0] == 0:  # +0.0 and -0.0 are ==
+            same = bool((np.signbit(array) == np.signbit(first[0])).all())
+        if same:
+            return np.broadcast_to(first, array.shape)
+    return _read_only(array)
 
 
 def _first_rows(key: NDArray[Any], bound: int) -> NDArray[Any]:

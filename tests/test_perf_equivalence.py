@@ -11,6 +11,7 @@ table of the same records); no test is timed.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -552,3 +553,41 @@ def test_rows_in_class_order_lend_their_arrays_to_the_distributions() -> None:
     assert not np.shares_memory(entries.class_ids, other.classes.index)
     assert (entries.class_ids.tolist(), entries.codes.tolist()) == ([0, 0, 1], [0, 1, 0])
     assert entries.counts.tolist() == [2, 1, 3]
+
+
+def test_per_class_arrays_of_one_value_are_kept_as_that_value() -> None:
+    """A QI unique per row: every class's distinct values, entropy, recursive c and
+    alpha are the same, and the cache keeps each as its one value (no memory a class);
+    the checks read what the plain functions compute, and a subset keeps them so."""
+    rows = 500
+    frame = pd.DataFrame(
+        {"id": [f"p{i:04d}" for i in range(rows)], "s": [f"v{i % 5}" for i in range(rows)]}
+    ).assign(count=1)
+    table = ClassTable.from_frame(frame, quasi_identifiers=["id"], sensitive=["s"])
+    counts = table.sensitive_counts("s")
+    diverse = l_diversity(table, "s", l=2, entropy_l=1.2, c=2.0)
+    shown = attribute_disclosure(table, "s", alpha=0.5)
+    assert (diverse.distinct, diverse.entropy, diverse.recursive_c, shown.alpha) == (
+        1,
+        1.0,
+        math.inf,
+        1.0,
+    )
+    for key in ("distinct", "entropy", ("recursive_c", 2), "alpha"):
+        kept = counts.class_local(key, lambda: pytest.fail("computed again"))
+        assert kept.strides == (0,) and len(kept) == rows
+    _same(diverse.failing.measures["distinct"], counts.distinct_per_class())
+    _same(diverse.failing.measures["recursive_c"], recursive_c(counts, 2))
+    _same(shown.failing.measures["alpha"], counts.per_class_max(counts.posterior()))
+    rest = table.without_classes(np.arange(rows) % 3 == 0)
+    taken = rest.sensitive_counts("s").class_local("distinct", lambda: pytest.fail("again"))
+    assert taken.strides == (0,) and len(taken) == rest.classes.sizes.size
+    # Classes of different sizes: every value kept.
+    mixed = ClassTable.from_frame(
+        pd.DataFrame({"q": ["a", "a", "b"], "s": ["x", "y", "x"], "count": [1, 1, 1]}),
+        quasi_identifiers=["q"],
+        sensitive=["s"],
+    )
+    l_diversity(mixed, "s", l=2)
+    kept = mixed.sensitive_counts("s").class_local("distinct", lambda: pytest.fail("again"))
+    assert kept.tolist() == [2, 1] and kept.strides == (8,)
