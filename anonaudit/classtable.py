@@ -246,16 +246,18 @@ class SensitiveCounts:
             return np.asarray(weights).astype(np.float64)
         return np.bincount(self.class_ids, weights=weights, minlength=self.n_classes)
 
-    def per_class_max(self, values: NDArray[Any]) -> NDArray[Any]:
+    def per_class_max(self, values: NDArray[Any], *, consume: bool = False) -> NDArray[Any]:
         """Largest of ``values`` (one per entry) within each class, as ``float64``.
 
         Each class's entries are consecutive and it has at least one: a reduction
-        between the classes' first entries, in entry order.
+        between the classes' first entries, in entry order. With ``consume`` the caller
+        no longer needs ``values``: where every class has one entry they are the result
+        itself (``float64`` values are not copied).
         """
         if not self.n_classes:
             return np.full(0, -np.inf)
         if self._one_each:
-            return np.asarray(values).astype(np.float64)
+            return np.asarray(values).astype(np.float64, copy=not consume)
         return np.maximum.reduceat(np.asarray(values, dtype=np.float64), self._starts)
 
     @cached_property

@@ -200,18 +200,21 @@ def _per_class(counts: SensitiveCounts) -> dict[str, NDArray[Any]]:
     value: infinite where a value is missing). Computed again for a listing, so that a
     result holds none of these arrays."""
     share = counts.posterior()
-    prior = counts.prior()[counts.codes]
     # alpha and the distinct values are the class's own (SensitiveCounts.class_local);
     # beta and delta depend on the table's distribution too.
     per_alpha = counts.class_local("alpha", functools.partial(counts.per_class_max, share))
-    gain = share - prior  # in place, one array of entries for both
+    prior = counts.prior()[counts.codes]
+    # Three arrays of entries at most: each is consumed by the reduction that reads it
+    # last (on a QI unique per record it becomes the per-class array itself).
+    gain = share - prior
     gain /= prior
-    per_beta = counts.per_class_max(np.maximum(gain, 0.0, out=gain))
+    per_beta = counts.per_class_max(np.maximum(gain, 0.0, out=gain), consume=True)
+    del gain
     # over the values present (pycanon's and, in log2, ARX's), then over every value
-    ratio = np.divide(share, prior, out=gain)
+    ratio = np.divide(share, prior, out=share)
     del share, prior
-    present = counts.per_class_max(np.abs(np.log(ratio, out=ratio), out=ratio))
-    del ratio, gain
+    present = counts.per_class_max(np.abs(np.log(ratio, out=ratio), out=ratio), consume=True)
+    del ratio
     distinct = counts.class_local("distinct", counts.distinct_per_class)
     per_delta = np.where(distinct < len(counts.values), np.inf, present)
     return {"alpha": per_alpha, "beta": per_beta, "present": present, "delta": per_delta}
