@@ -584,7 +584,7 @@ def _scan_csv(
     if 0 in rows:  # a file without data rows: the reader says so
         return None
     counts = table.column(_COUNT).to_numpy().astype(np.int64, copy=False)
-    arrays = [table.column(name).combine_chunks().cast(pa.string()) for name in names]
+    arrays = [table.column(name).cast(pa.string()) for name in names]  # chunks kept: no copy
     return pa.Table.from_arrays(arrays, names=list(columns)), counts, rows, suspects
 
 
