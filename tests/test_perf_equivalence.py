@@ -418,6 +418,34 @@ def test_from_sensitive_without_copies(drawn, random) -> None:
         _same(equal_distance(fast), reference)
 
 
+def test_one_entry_a_class_sums_as_bincount_does() -> None:
+    """A QI unique per row: each class's sum is its entry, the bits ``bincount`` gives
+    (a negative zero made positive, NaN and infinity kept), and the EMD is the one
+    computed through ``bincount``."""
+    import dataclasses
+
+    rows = 400
+    frame = pd.DataFrame(
+        {"id": [f"p{i:04d}" for i in range(rows)], "s": [f"v{i % 6}" for i in range(rows)]}
+    ).assign(count=[1 + i % 3 for i in range(rows)])
+    table = ClassTable.from_frame(frame, quasi_identifiers=["id"], sensitive=["s"])
+    d = Distributions.from_sensitive(table.sensitive_counts("s"), np.arange(6))
+    assert d.one_each
+    plain = dataclasses.replace(d, one_each=False)
+    weights = np.linspace(-1.0, 1.0, rows)
+    weights[:4] = [-0.0, np.nan, np.inf, -np.inf]
+    _same(d.per_class_sum(weights), plain.per_class_sum(weights))
+    _same(d.per_class_sum(d.counts), plain.per_class_sum(d.counts))
+    _same(d.sizes, plain.sizes)
+    _same(equal_distance(d), equal_distance(plain))
+    several = ClassTable.from_frame(
+        pd.DataFrame({"q": ["a", "a", "b"], "s": ["x", "y", "x"], "count": 1}),
+        quasi_identifiers=["q"],
+        sensitive=["s"],
+    )
+    assert not Distributions.from_sensitive(several.sensitive_counts("s"), np.arange(2)).one_each
+
+
 # --------------------------------------------------------------------------- class-local measures
 
 

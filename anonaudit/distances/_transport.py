@@ -47,6 +47,9 @@ class Distributions:
         Number of classes (a class may have no entry when all its values were left out).
     m : int
         Number of values.
+    one_each : bool
+        Whether entry ``i`` is class ``i``'s only one (as where a QI is unique per
+        record): a sum within each class is then the entry itself.
     """
 
     class_ids: NDArray[Any]
@@ -54,6 +57,7 @@ class Distributions:
     counts: NDArray[Any]
     n_classes: int
     m: int
+    one_each: bool = False
 
     @classmethod
     def from_sensitive(cls, counts: SensitiveCounts, position: NDArray[Any]) -> Distributions:
@@ -68,7 +72,9 @@ class Distributions:
                 np.array_equal(position, np.arange(len(position)))
             )
             codes = counts.codes if identity else position[counts.codes]
-            return cls(counts.class_ids, codes, counts.counts, counts.n_classes, m)
+            # Entries sorted by class, at least one a class: as many as classes, one each.
+            one_each = 0 < len(counts.counts) == counts.n_classes
+            return cls(counts.class_ids, codes, counts.counts, counts.n_classes, m, one_each)
         new_codes = position[counts.codes]
         keep = new_codes >= 0
         return cls(
@@ -79,13 +85,18 @@ class Distributions:
         """The same entries sorted by class, then by code."""
         order = np.lexsort((self.codes, self.class_ids))
         return Distributions(
-            self.class_ids[order], self.codes[order], self.counts[order], self.n_classes, self.m
+            self.class_ids[order],
+            self.codes[order],
+            self.counts[order],
+            self.n_classes,
+            self.m,
+            self.one_each,
         )
 
     @property
     def sizes(self) -> NDArray[Any]:
         """Records per class among the kept values."""
-        return np.bincount(self.class_ids, weights=self.counts, minlength=self.n_classes)
+        return self.per_class_sum(self.counts)
 
     @property
     def q(self) -> NDArray[Any]:
@@ -98,7 +109,13 @@ class Distributions:
         return np.asarray(self.counts / self.sizes[self.class_ids])
 
     def per_class_sum(self, weights: NDArray[Any]) -> NDArray[Any]:
-        """Sum ``weights`` (one per entry) within each class."""
+        """Sum ``weights`` (one per entry) within each class (``float64``, a new array).
+
+        With one entry a class the sum is ``0.0 + weight``, as ``numpy.bincount`` adds it
+        (the same bits, a negative zero included), without its pass over the classes.
+        """
+        if self.one_each:
+            return np.asarray(np.add(weights, 0.0, dtype=np.float64))
         return np.bincount(self.class_ids, weights=weights, minlength=self.n_classes)
 
 
