@@ -584,7 +584,15 @@ def _scan_csv(
     if 0 in rows:  # a file without data rows: the reader says so
         return None
     counts = table.column(_COUNT).to_numpy().astype(np.int64, copy=False)
-    arrays = [table.column(name).cast(pa.string()) for name in names]  # chunks kept: no copy
+    scanned = [table.column(name) for name in names]
+    del result, table
+    # Each column copied out of DuckDB's buffers, one at a time: held, those buffers kept
+    # the query's memory from going back (1.5 GB more after 5x10^7 classes under a
+    # limit of 4GB), and copied all at once they doubled the table for a moment.
+    arrays = []
+    for index in range(len(scanned)):
+        arrays.append(scanned[index].combine_chunks().cast(pa.string()))
+        scanned[index] = pa.chunked_array([], pa.string())
     return pa.Table.from_arrays(arrays, names=list(columns)), counts, rows, suspects
 
 
