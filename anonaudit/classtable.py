@@ -734,8 +734,10 @@ class ClassTable(_LazyKeys):
         ``parent``. Classes kept ``whole`` keep their sizes, weights (the float sums
         too: the same records added in the same order) and ``sensitive_counts``."""
         ids = np.flatnonzero(present)
-        renumber = np.cumsum(present) - 1
+        renumber = np.cumsum(present)
+        renumber -= 1  # in place: one array of classes, not two
         index = renumber[kept]
+        del renumber
         if whole:
             sizes = parent.sizes[ids]
             weights = None if parent.weights is None else parent.weights[ids]

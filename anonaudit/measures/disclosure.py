@@ -165,7 +165,7 @@ def attribute_disclosure(
         if value is not None and not value > 0:
             raise ParameterError(f"{name} must be a number > 0 (got {value!r})")
     counts = table.sensitive_counts(sensitive)
-    per_class = _per_class(counts)
+    per_class, largest_present = _per_class(counts)
     mask = np.zeros(counts.n_classes, dtype=bool)
     if alpha is not None:
         mask |= per_class["alpha"] > alpha + TOLERANCE
@@ -184,21 +184,21 @@ def attribute_disclosure(
         failing=FailingClasses(
             table.classes,
             mask,
-            Listed(("alpha", "beta", "delta"), lambda: _per_class(counts)),
+            Listed(("alpha", "beta", "delta"), lambda: _per_class(counts)[0]),
             worst_first="alpha",
             descending=True,
         ),
         violating_records=int(table.classes.sizes[mask].sum()),
-        delta_present=float(per_class["present"].max()),
+        delta_present=largest_present,
     )
 
 
-def _per_class(counts: SensitiveCounts) -> dict[str, NDArray[Any]]:
+def _per_class(counts: SensitiveCounts) -> tuple[dict[str, NDArray[Any]], float]:
     """Per class of ``counts``: ``alpha`` (its largest share), ``beta`` (its largest
-    relative gain over the table's share, 0 at least), ``present`` (the largest
-    ``|ln(p_E(s)/p(s))|`` over the values it holds) and ``delta`` (that over every
-    value: infinite where a value is missing). Computed again for a listing, so that a
-    result holds none of these arrays."""
+    relative gain over the table's share, 0 at least) and ``delta`` (the largest
+    ``|ln(p_E(s)/p(s))|`` over every value: infinite where a value is missing); and the
+    largest of that over the values present, in any class. Computed again for a listing,
+    so that a result holds none of these arrays."""
     share = counts.posterior()
     # alpha and the distinct values are the class's own (SensitiveCounts.class_local);
     # beta and delta depend on the table's distribution too.
@@ -215,9 +215,10 @@ def _per_class(counts: SensitiveCounts) -> dict[str, NDArray[Any]]:
     del share, prior
     present = counts.per_class_max(np.abs(np.log(ratio, out=ratio), out=ratio), consume=True)
     del ratio
+    largest_present = float(present.max())
     distinct = counts.class_local("distinct", counts.distinct_per_class)
-    per_delta = np.where(distinct < len(counts.values), np.inf, present)
-    return {"alpha": per_alpha, "beta": per_beta, "present": present, "delta": per_delta}
+    present[distinct < len(counts.values)] = np.inf  # in place: delta over every value
+    return {"alpha": per_alpha, "beta": per_beta, "delta": present}, largest_present
 
 
 class Disclosure(ClassMeasure[DisclosureResult]):
