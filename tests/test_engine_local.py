@@ -330,6 +330,31 @@ def test_csv_files_duckdb_would_read_otherwise_take_the_pyarrow_reader(
     assert CsvSource(path, CsvOptions()).duckdb_scan() is None
 
 
+@pytest.mark.parametrize("offset", [-2, -1, 0, 1])
+def test_the_quote_check_searches_a_window_at_a_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, offset: int
+) -> None:
+    """The check that sends a file to DuckDB's reader searches it a page-aligned window
+    at a time (a file mapped whole counted its size in the process's memory): white
+    space touching a quote is found however it straddles two windows, and a file whose
+    only quote lies windows away is still checked."""
+    import mmap
+
+    import anonaudit.sources.csv as csv_source
+
+    monkeypatch.setattr(csv_source, "_SCAN_WINDOW", mmap.PAGESIZE)
+    head = "a,b,c\n1,x,w\n"
+    filler = "1," + "y" * (3 * mmap.PAGESIZE - len(head) - 4 + offset) + ","
+    path = tmp_path / "straddle.csv"
+    path.write_bytes((head + filler + ' "z"\n').encode())
+    boundary = path.read_bytes().index(b' "')
+    assert boundary == 3 * mmap.PAGESIZE - 1 + offset  # offset 0: across a window's end
+    assert CsvSource(path, CsvOptions()).duckdb_scan() is None
+    # The same file without the space: its quotes agree, DuckDB may read it.
+    path.write_bytes((head + filler + '"z"\n').encode())
+    assert CsvSource(path, CsvOptions()).duckdb_scan() is not None
+
+
 def test_several_csv_files_count_their_own_records(tmp_path: Path) -> None:
     first, second = tmp_path / "a.csv", tmp_path / "b.csv"
     first.write_text("q,s\n1,x\n1,y\n2,x\n", encoding="utf-8")
