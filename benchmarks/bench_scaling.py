@@ -12,6 +12,12 @@ hashed per record. Two curves:
 * classes: ``--classes-curve`` (default 10^3 .. 10^7) at ``--rows-at`` rows (10M); at
   10^7 classes and 10M rows the QI is unique per record, an identifier.
 
+With ``--phases`` each point also runs the audit in its two parts in a child of its own
+(``anonaudit.load``, then ``anonaudit.audit_table``), the process's memory sampled every
+10 ms with the function running: the class table's time and peak, what the table holds
+once built, and the checks' time and peak over it, with the function at that peak (where
+issue 28's memory went).
+
 For each file, in fresh child processes (``bench_audit.measure``): the bare DuckDB
 ``SELECT person, region, disease, count(*) FROM read_csv(file) GROUP BY ALL`` fetched to
 Arrow, then the full ``anonaudit.audit`` (k, l, entropy l, t, disclosure, risk, and the
@@ -26,6 +32,7 @@ From the repository root::
     python benchmarks/bench_scaling.py                        # every point; long at 50M
     python benchmarks/bench_scaling.py --rows-curve 1000000 10000000 --classes-curve
     python benchmarks/bench_scaling.py --memory-limit 2GB     # the audit spills to disk
+    python benchmarks/bench_scaling.py --rows-curve --classes-curve 10000000 --phases
 
 Generated data goes to ``benchmarks/data/`` (git-ignored), about 30 bytes a record.
 """
@@ -39,7 +46,16 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench_audit import MIB, PREPARE, REPO_ROOT, WORK, Result, load_average, measure_all
+from bench_audit import (
+    MIB,
+    PREPARE,
+    REPO_ROOT,
+    WORK,
+    Result,
+    load_average,
+    measure,
+    measure_all,
+)
 
 QUASI_IDENTIFIERS = ["person", "region"]
 SENSITIVE = "disease"
@@ -114,13 +130,101 @@ def _work_audit(path: str, phases: dict[str, float]) -> dict[str, Any]:
     return {"groups": len(report.table), "classes": report.k_anonymity.classes}
 
 
-WORK.update({"scaling-duckdb": _work_duckdb, "scaling-audit": _work_audit})
+class _Sampler:
+    """The process's resident memory every ``interval`` seconds, in a thread, with the
+    innermost anonaudit function the main thread was running at the highest sample."""
+
+    def __init__(self, interval: float = 0.01) -> None:
+        import threading
+
+        self.interval = interval
+        self.peak, self.where = 0, ""
+        self._main = threading.main_thread().ident
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    @staticmethod
+    def rss() -> int:
+        """Resident bytes now (Linux ``/proc``)."""
+        with open("/proc/self/statm") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            now = self.rss()
+            if now > self.peak:
+                frame = sys._current_frames().get(self._main or 0)
+                while frame is not None and "anonaudit" not in frame.f_code.co_filename:
+                    frame = frame.f_back
+                if frame is not None:
+                    code = frame.f_code
+                    self.where = f"{Path(code.co_filename).name}:{code.co_name}"
+                self.peak = now
+            self._stop.wait(self.interval)
+
+    def __enter__(self) -> _Sampler:
+        self.peak = self.rss()
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def _work_phases(path: str, phases: dict[str, float]) -> dict[str, Any]:
+    import logging
+
+    import anonaudit
+    from anonaudit.engines.local import limits_in_force
+
+    logging.getLogger("anonaudit").setLevel(logging.ERROR)  # the identifier warning
+    engine = anonaudit.EngineOptions(memory_limit=os.environ.get(_MEMORY_LIMIT) or None)
+    policy = anonaudit.Policy(k=5, l=2, entropy_l=2.0, t=0.2)
+    options = anonaudit.AuditOptions(policy=policy, distances=anonaudit.EqualDistance())
+    start = time.perf_counter()
+    with _Sampler() as loading:
+        table = anonaudit.load(path, anonaudit.Roles(QUASI_IDENTIFIERS, [SENSITIVE]), engine=engine)
+    phases["load_s"] = time.perf_counter() - start
+    held = _Sampler.rss()
+    start = time.perf_counter()
+    with limits_in_force(engine), _Sampler() as checking:
+        anonaudit.audit_table(table, options)
+    phases["checks_s"] = time.perf_counter() - start
+    return {
+        "load_peak_mib": loading.peak / MIB,
+        "load_peak_at": loading.where,
+        "table_mib": held / MIB,
+        "checks_over_table_mib": (checking.peak - held) / MIB,
+        "checks_peak_mib": checking.peak / MIB,
+        "checks_peak_at": checking.where,
+    }
+
+
+WORK.update(
+    {"scaling-duckdb": _work_duckdb, "scaling-audit": _work_audit, "scaling-phases": _work_phases}
+)
 PREPARE.update(
     {
         "scaling-duckdb": ["duckdb"],
         "scaling-audit": ["duckdb", "anonaudit", "anonaudit.auditing"],
+        "scaling-phases": ["duckdb", "anonaudit", "anonaudit.auditing"],
     }
 )
+
+
+def phases(path: Path) -> None:
+    """Print the class table's and the checks' time and peak memory for ``path``."""
+    found = measure("scaling-phases", "audit in two parts", path, 1)
+    if found.error:
+        return
+    info, times = found.info, found.phases
+    print(
+        f"  class table: {times['load_s']:.2f} s, process peak {info['load_peak_mib']:,.0f} "
+        f"MiB (in {info['load_peak_at']}), held after: {info['table_mib']:,.0f} MiB\n"
+        f"  checks: {times['checks_s']:.2f} s, peak {info['checks_peak_mib']:,.0f} MiB, "
+        f"+{info['checks_over_table_mib']:,.0f} MiB over the table (in {info['checks_peak_at']})"
+    )
 
 
 def point(path: Path, rows: int, classes: int, repeat: int) -> tuple[Result, Result]:
@@ -183,6 +287,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--markdown", action="store_true", help="also print the rows of the README's table"
     )
+    parser.add_argument(
+        "--phases",
+        action="store_true",
+        help="also time the class table and the checks apart, with their peak memory",
+    )
     args = parser.parse_args(argv)
     if args.memory_limit:
         os.environ[_MEMORY_LIMIT] = args.memory_limit
@@ -197,6 +306,8 @@ def main(argv: list[str] | None = None) -> int:
     for rows, classes in dict.fromkeys(points):
         path = ensure_file(args.out_dir, rows, classes)
         results.append((rows, classes, *point(path, rows, classes, args.repeat)))
+        if args.phases:
+            phases(path)
     print(f"\nload average after: {load_average()}")
     header = (
         f"{'rows':>12} {'classes':>11} {'duckdb s':>9} {'audit s':>9} {'ratio':>6} "
