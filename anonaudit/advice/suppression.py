@@ -35,7 +35,7 @@ from numpy.typing import NDArray
 
 from anonaudit.classtable import Classes, ClassTable
 from anonaudit.measures import in_order
-from anonaudit.measures._classes import FailingClasses
+from anonaudit.measures._classes import FailingClasses, records_in
 from anonaudit.measures.utility import InformationLoss, information_loss
 from anonaudit.settings.names import Judged, Verdict
 
@@ -173,9 +173,9 @@ def advice_and_audit(
     """
     table = report.table
     classes = table.classes
-    first = _failing(report, classes, np.arange(len(classes)))
+    first = _failing(report, classes, None)
     measures = tuple(
-        MeasureSuppression(name, int(mask.sum()), int(classes.sizes[mask].sum()))
+        MeasureSuppression(name, int(mask.sum()), records_in(classes.sizes, mask))
         for name, mask in first
     )
     suppress = np.zeros(len(classes), dtype=bool)
@@ -199,7 +199,7 @@ def advice_and_audit(
         else:
             failing = _failing(current, classes, _origin(current, remaining, suppress))
     passed = current is not None and current.passed is not False
-    records = int(classes.sizes[suppress].sum())
+    records = records_in(classes.sizes, suppress)
     k = report.policy.k
     advice = SuppressionAdvice(
         measures=measures,
@@ -220,13 +220,14 @@ def advice_and_audit(
 
 
 def _failing(
-    report: Audit, classes: Classes, origin: NDArray[Any]
+    report: Audit, classes: Classes, origin: NDArray[Any] | None
 ) -> list[tuple[str, NDArray[Any]]]:
     """Per failed measure (or analysis) of ``report``, a mask over ``classes`` of the
     classes failing it.
 
     ``report.table`` holds a subset of ``classes`` (the same QI tuples); ``origin`` is
-    each of its classes' id among ``classes``. The masks are the checks' own
+    each of its classes' id among ``classes`` (``None``: its classes are ``classes``).
+    The masks are the checks' own
     (:class:`~anonaudit.measures._classes.FailingClasses`), never their listings.
     """
     judged: list[tuple[Measure[Any] | Analysis[Any], Judged, Any, str | None]] = [
@@ -244,8 +245,10 @@ def _failing(
             continue
         failing = declared.failing(measured, report.table)
         if failing is not None:  # else no class accounts for the failure
-            mask = np.zeros(len(classes), dtype=bool)
-            mask[origin[failing]] = True
+            mask = np.array(failing, dtype=bool)  # a copy: the check's mask stays its own
+            if origin is not None:  # placed among the classes (origin is one-to-one)
+                mask = np.zeros(len(classes), dtype=bool)
+                mask[origin] = failing
             result.append((Verdict(what, False, sa).name, mask))
     # An attack across releases fails no class of this table alone: nothing to suppress.
     return result

@@ -15,12 +15,23 @@ from numpy.typing import NDArray
 
 from anonaudit.classtable import Classes
 
-__all__ = ["TOLERANCE", "FailingClasses", "Listed", "offending_classes"]
+__all__ = ["TOLERANCE", "FailingClasses", "Listed", "offending_classes", "records_in"]
 
 #: Relative slack for comparing a float measure with its threshold, so that a balanced
 #: three-value class (entropy l = exp(ln 3), which may round to 2.9999999999999996)
 #: meets ``entropy_l=3``.
 TOLERANCE = 1e-9
+
+
+def records_in(sizes: NDArray[Any], mask: NDArray[Any]) -> int:
+    """The records of the classes ``mask`` marks (``sizes``: records per class), summed
+    where marked: no array of the marked classes' sizes is made (on 5x10^7 classes all
+    failing, 400 MB a check).
+
+    >>> records_in(np.array([3, 1, 2]), np.array([True, False, True]))
+    5
+    """
+    return int(np.sum(sizes, where=mask))
 
 
 class Listed(Mapping[str, NDArray[Any]]):
@@ -102,7 +113,7 @@ class FailingClasses:
     @property
     def records(self) -> int:
         """Records in the failing classes."""
-        return int(self.classes.sizes[self.mask].sum())
+        return records_in(self.classes.sizes, self.mask)
 
     @property
     def count(self) -> int:

@@ -41,7 +41,7 @@ from numpy.typing import NDArray
 
 from anonaudit.classtable import ClassTable, SensitiveCounts
 from anonaudit.errors import ParameterError
-from anonaudit.measures._classes import TOLERANCE, FailingClasses, Listed
+from anonaudit.measures._classes import TOLERANCE, FailingClasses, Listed, records_in
 from anonaudit.measures.base import ClassMeasure, Context
 from anonaudit.settings.names import Judged
 
@@ -188,7 +188,7 @@ def attribute_disclosure(
             worst_first="alpha",
             descending=True,
         ),
-        violating_records=int(table.classes.sizes[mask].sum()),
+        violating_records=records_in(table.classes.sizes, mask),
         delta_present=largest_present,
     )
 

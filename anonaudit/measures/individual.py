@@ -58,7 +58,7 @@ from numpy.typing import NDArray
 
 from anonaudit.classtable import ClassTable
 from anonaudit.errors import ParameterError
-from anonaudit.measures._classes import TOLERANCE, FailingClasses
+from anonaudit.measures._classes import TOLERANCE, FailingClasses, records_in
 from anonaudit.measures.base import Analysis, Setting
 from anonaudit.measures.population import resolve_population
 from anonaudit.measures.wildcard import NullPolicy, class_frequencies
@@ -215,7 +215,7 @@ def individual_risk(
     risk = sdcmicro_risk(fk, grossed)
     expected = float((sizes * risk).sum())
     mask = risk > threshold + TOLERANCE
-    at_risk = int(sizes[mask].sum())
+    at_risk = records_in(sizes, mask)
     measures = {"fk": fk, "Fk": grossed, "risk": risk}
     return IndividualRisk(
         method="approx",

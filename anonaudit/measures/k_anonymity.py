@@ -22,7 +22,7 @@ from numpy.typing import NDArray
 
 from anonaudit.classtable import ClassTable
 from anonaudit.errors import ParameterError
-from anonaudit.measures._classes import FailingClasses
+from anonaudit.measures._classes import FailingClasses, records_in
 from anonaudit.measures.base import ClassMeasure, Context
 from anonaudit.settings.names import Judged
 
@@ -120,7 +120,7 @@ def k_anonymity(
         failing=FailingClasses(
             classes, mask, measures, worst_first="size" if fk is None else "fk", descending=False
         ),
-        violating_records=int(sizes[mask].sum()),
+        violating_records=records_in(sizes, mask),
     )
 
 

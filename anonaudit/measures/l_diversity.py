@@ -34,7 +34,7 @@ from numpy.typing import NDArray
 
 from anonaudit.classtable import ClassTable, SensitiveCounts
 from anonaudit.errors import ParameterError
-from anonaudit.measures._classes import TOLERANCE, FailingClasses, Listed
+from anonaudit.measures._classes import TOLERANCE, FailingClasses, Listed, records_in
 from anonaudit.measures.base import ClassMeasure, Context
 from anonaudit.settings.names import Judged
 
@@ -235,7 +235,7 @@ def l_diversity(
         entropy_l=None if entropy_l is None else float(entropy_l),
         c=None if c is None else float(c),
         failing=failing,
-        violating_records=int(table.classes.sizes[mask].sum()),
+        violating_records=records_in(table.classes.sizes, mask),
     )
 
 

@@ -79,7 +79,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from anonaudit.classtable import ClassTable
 from anonaudit.errors import ParameterError
-from anonaudit.measures._classes import TOLERANCE
+from anonaudit.measures._classes import TOLERANCE, records_in
 from anonaudit.measures.base import Analysis, Setting
 from anonaudit.settings.names import POPULATION_MODELS, PopulationModel
 
@@ -248,7 +248,7 @@ def journalist_risk(
     sizes = _sizes(table)
     big, basis = _population_sizes(sizes, population_sizes)
     rows = int(sizes.sum())
-    at_risk = int(sizes[1.0 / big > threshold + TOLERANCE].sum())
+    at_risk = records_in(sizes, 1.0 / big > threshold + TOLERANCE)
     return JournalistRisk(
         highest=float(1.0 / big.min()),
         average=float(max(len(sizes) / big.sum(), float((sizes / big).sum()) / rows)),

@@ -27,7 +27,7 @@ from numpy.typing import NDArray
 
 from anonaudit.classtable import ClassTable
 from anonaudit.errors import ParameterError
-from anonaudit.measures._classes import TOLERANCE
+from anonaudit.measures._classes import TOLERANCE, records_in
 from anonaudit.measures.base import Context, Measure
 from anonaudit.settings.names import Judged
 
@@ -138,8 +138,8 @@ def prosecutor_risk(
     frequencies = sizes if fk is None else fk
     rows = int(sizes.sum())
     risk = 1.0 / frequencies
-    at_risk = int(sizes[risk > threshold + TOLERANCE].sum())
-    uniques = int(sizes[frequencies == 1].sum())
+    at_risk = records_in(sizes, risk > threshold + TOLERANCE)
+    uniques = records_in(sizes, frequencies == 1)
     edges = np.array((0.0, *RISK_BANDS))
     band = np.clip(
         np.searchsorted(edges, risk - TOLERANCE, side="left") - 1, 0, len(RISK_BANDS) - 1

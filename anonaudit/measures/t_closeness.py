@@ -29,7 +29,7 @@ from anonaudit.classtable import ClassTable
 from anonaudit.distances import DISTANCES, Distance, named
 from anonaudit.errors import ParameterError
 from anonaudit.hierarchy import GroundDistance, Hierarchy
-from anonaudit.measures._classes import TOLERANCE, FailingClasses
+from anonaudit.measures._classes import TOLERANCE, FailingClasses, records_in
 from anonaudit.measures.base import ClassMeasure, Context
 from anonaudit.settings.names import Judged
 
@@ -149,7 +149,7 @@ def t_closeness(
         failing=FailingClasses(
             table.classes, mask, {"distance": per_class}, worst_first="distance", descending=True
         ),
-        violating_records=int(table.classes.sizes[mask].sum()),
+        violating_records=records_in(table.classes.sizes, mask),
     )
 
 
