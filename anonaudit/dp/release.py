@@ -106,6 +106,7 @@ __all__ = [
     "Postprocess",
     "Release",
     "by_key",
+    "calibrate",
     "release",
     "value_guarantee",
 ]
@@ -360,7 +361,7 @@ def _public(
             f"the public domain has {n_cells:,} cells, more than the {max_cells:,} allowed; "
             "declare fewer values (coarser QIs) or raise max_cells"
         )
-    scale, cost = _calibrate(mechanism, sensitivity, epsilon, delta)
+    scale, cost = calibrate(mechanism, sensitivity, epsilon, delta)
     _spend(budget, epsilon, delta, cost)
     value_epsilon, value_delta, value_failure = value_guarantee(
         mechanism, scale, sensitivity.max_contributions, delta, threshold=None
@@ -413,7 +414,7 @@ def _observed(
     laplace = mechanism == "discrete-laplace"
     # Laplace: all of delta for the threshold; Gaussian: half for it, half for the noise
     threshold_delta = delta if laplace else delta / 2
-    scale, shared = _calibrate(mechanism, sensitivity, epsilon, delta - threshold_delta)
+    scale, shared = calibrate(mechanism, sensitivity, epsilon, delta - threshold_delta)
     s = sensitivity
     rule = stability_threshold(mechanism, scale=scale, l0=s.l0, linf=s.linf, delta=threshold_delta)
     cost = PrivacyCost(
@@ -460,7 +461,7 @@ def _observed(
     )
 
 
-def _calibrate(
+def calibrate(
     mechanism: Mechanism, sensitivity: Sensitivity, epsilon: float, delta: float
 ) -> tuple[float, PrivacyCost]:
     """The noise scale for (ε, δ) and its cost.
@@ -469,7 +470,25 @@ def _calibrate(
     (:func:`~anonaudit.dp.accounting.noise_scale`), and the cost carries that tight
     ``(ε, δ)`` beside its ρ-zCDP (which composes). For the discrete Gaussian the scale
     is then checked on the discrete noise's own exact privacy-loss distribution
-    (:mod:`~anonaudit.dp.plrv`) and widened by 0.1% steps until it holds there too.
+    (:mod:`~anonaudit.dp.plrv`), on the worst pair ``sensitivity`` names
+    (:meth:`~anonaudit.dp.sensitivity.Sensitivity.shifts`), and widened by 0.1% steps
+    until it holds there too.
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+        The noise.
+    sensitivity : Sensitivity
+        How far the released counts move between neighbouring datasets.
+    epsilon, delta : float
+        The guarantee.
+
+    Returns
+    -------
+    scale : float
+        The noise's scale.
+    cost : PrivacyCost
+        What the release spends.
     """
     s = sensitivity
     scale = noise_scale(mechanism, epsilon=epsilon, delta=delta, l1=s.l1, l2=s.l2)

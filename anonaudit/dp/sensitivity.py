@@ -49,6 +49,7 @@ __all__ = [
     "NEIGHBOURING",
     "Neighbouring",
     "Sensitivity",
+    "cells_sensitivity",
     "histogram_sensitivity",
 ]
 
@@ -112,3 +113,29 @@ def histogram_sensitivity(
     if neighbouring == "add-remove":
         return Sensitivity(neighbouring, m, l0=m, l1=m, l2=float(m), linf=m)
     return Sensitivity(neighbouring, m, l0=2 * m, l1=2 * m, l2=math.sqrt(2) * m, linf=m)
+
+
+@dataclass(frozen=True)
+class _OnceInEachCell(Sensitivity):
+    """One person counted once in each of ``l1`` cells: the worst pair shifts every one
+    of them by 1, under Laplace and Gaussian noise alike."""
+
+    def shifts(self, *, laplace: bool) -> tuple[int, ...]:
+        return (self.l1,) if laplace else (1,) * self.l1
+
+
+def cells_sensitivity(cells: int) -> Sensitivity:
+    """Sensitivity of count tables that count one person once in each of at most ``cells``
+    cells (linked tables whose cells overlap: a cross-tabulation, its margins and totals),
+    add-remove: ``||Δx||_0 = ||Δx||_1 = cells``, ``||Δx||_2 = √cells``, ``||Δx||_∞ = 1``.
+
+    Unlike a histogram's (:func:`histogram_sensitivity`, all of one person in one cell),
+    the worst pair under Gaussian noise is 1 in each of those cells.
+
+    >>> s = cells_sensitivity(4)
+    >>> s.l1, s.l2, s.linf, s.shifts(laplace=False)
+    (4, 2.0, 1, (1, 1, 1, 1))
+    """
+    if isinstance(cells, bool) or not isinstance(cells, int) or cells < 1:
+        raise ParameterError(f"cells must be a whole number >= 1 (got {cells!r})")
+    return _OnceInEachCell("add-remove", 1, l0=cells, l1=cells, l2=math.sqrt(cells), linf=1)

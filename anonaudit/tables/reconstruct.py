@@ -655,8 +655,8 @@ def release_tables(
     """
     from anonaudit.dp.mechanisms import DISCRETE, NoiseDistribution, add_noise
     from anonaudit.dp.options import EPSILON_RANGE, PrivacyGuarantee
-    from anonaudit.dp.release import _calibrate
-    from anonaudit.dp.sensitivity import Sensitivity
+    from anonaudit.dp.release import calibrate
+    from anonaudit.dp.sensitivity import cells_sensitivity
 
     # The DP companion's smallest epsilon and its range of delta; no largest epsilon:
     # what weak noise gives back is what this release is for.
@@ -679,16 +679,7 @@ def release_tables(
             "suppression and rounding",
         )
     m = _cells_per_person(tables)
-
-    @dataclass(frozen=True)
-    class OneEach(Sensitivity):
-        """A person counted once in each of ``l1`` cells."""
-
-        def shifts(self, *, laplace: bool) -> tuple[int, ...]:
-            return (self.l1,) if laplace else (1,) * self.l1
-
-    sensitivity = OneEach("add-remove", 1, l0=m, l1=m, l2=math.sqrt(m), linf=1)
-    scale, cost = _calibrate(mechanism, sensitivity, epsilon, delta)
+    scale, cost = calibrate(mechanism, cells_sensitivity(m), epsilon, delta)
     noise = NoiseDistribution(mechanism, scale)
     values = np.concatenate([t.lower for t in tables.tables]).astype(np.int64)
     if rng is None:
