@@ -41,6 +41,7 @@ __all__ = [
     "Classes",
     "SensitiveCounts",
     "SourceStats",
+    "sum_within_classes",
     "to_string_batch",
     "to_text_batch",
 ]
@@ -241,10 +242,8 @@ class SensitiveCounts:
         return np.bincount(self.class_ids, minlength=self.n_classes)
 
     def per_class_sum(self, weights: NDArray[Any]) -> NDArray[Any]:
-        """Sum ``weights`` (one per entry) within each class."""
-        if self._one_each:
-            return np.asarray(weights).astype(np.float64)
-        return np.bincount(self.class_ids, weights=weights, minlength=self.n_classes)
+        """Sum ``weights`` (one per entry) within each class (:func:`sum_within_classes`)."""
+        return sum_within_classes(self.class_ids, weights, self.n_classes, self._one_each)
 
     def per_class_max(self, values: NDArray[Any], *, consume: bool = False) -> NDArray[Any]:
         """Largest of ``values`` (one per entry) within each class, as ``float64``.
@@ -1157,6 +1156,41 @@ _DIRECT_GROUPING = 16
 #: The same when groups are numbered in order of first appearance (it takes two tables of
 #: ``bound`` slots, one at a time).
 _DIRECT_ORDERED = 4
+
+
+def sum_within_classes(
+    class_ids: NDArray[Any], weights: NDArray[Any], n_classes: int, one_each: bool
+) -> NDArray[Any]:
+    """Sum ``weights`` (one per entry) within each of ``n_classes`` classes, as ``float64``.
+
+    Parameters
+    ----------
+    class_ids : numpy.ndarray
+        Each entry's class.
+    weights : numpy.ndarray
+        One value per entry.
+    n_classes : int
+        The number of classes (those without an entry sum to 0).
+    one_each : bool
+        Whether entry ``i`` is class ``i``'s only one (as where a QI is unique per
+        record): each sum is then ``0.0 + weight``, the bits ``numpy.bincount`` gives (a
+        negative zero made positive), without its pass over the classes.
+
+    Returns
+    -------
+    numpy.ndarray
+        A new array of ``n_classes`` sums.
+
+    Examples
+    --------
+    >>> sum_within_classes(np.array([0, 0, 2]), np.array([1.0, 2.0, 4.0]), 3, False).tolist()
+    [3.0, 0.0, 4.0]
+    >>> sum_within_classes(np.arange(2), np.array([-0.0, 5.0]), 2, True).tolist()
+    [0.0, 5.0]
+    """
+    if one_each:
+        return np.asarray(np.add(weights, 0.0, dtype=np.float64))
+    return np.bincount(class_ids, weights=weights, minlength=n_classes)
 
 
 def _read_only(array: NDArray[Any]) -> NDArray[Any]:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 import numpy as np
 from numpy.typing import NDArray
 
+from anonaudit.classtable import sum_within_classes
 from anonaudit.distances.base import Distance
 from anonaudit.errors import ParameterError
 
@@ -109,14 +110,9 @@ class Distributions:
         return np.asarray(self.counts / self.sizes[self.class_ids])
 
     def per_class_sum(self, weights: NDArray[Any]) -> NDArray[Any]:
-        """Sum ``weights`` (one per entry) within each class (``float64``, a new array).
-
-        With one entry a class the sum is ``0.0 + weight``, as ``numpy.bincount`` adds it
-        (the same bits, a negative zero included), without its pass over the classes.
-        """
-        if self.one_each:
-            return np.asarray(np.add(weights, 0.0, dtype=np.float64))
-        return np.bincount(self.class_ids, weights=weights, minlength=self.n_classes)
+        """Sum ``weights`` (one per entry) within each class
+        (:func:`~anonaudit.classtable.sum_within_classes`)."""
+        return sum_within_classes(self.class_ids, weights, self.n_classes, self.one_each)
 
 
 def positions(values: Sequence[str | None], ranked: Sequence[str]) -> NDArray[Any]:
