@@ -590,9 +590,8 @@ def _scan_csv(
     # the query's memory from going back (1.5 GB more after 5x10^7 classes under a
     # limit of 4GB), and copied all at once they doubled the table for a moment.
     arrays = []
-    for index in range(len(scanned)):
-        arrays.append(scanned[index].combine_chunks().cast(pa.string()))
-        scanned[index] = pa.chunked_array([], pa.string())
+    while scanned:
+        arrays.append(scanned.pop(0).combine_chunks().cast(pa.string()))
     return pa.Table.from_arrays(arrays, names=list(columns)), counts, rows, suspects
 
 
