@@ -16,11 +16,8 @@ from anonaudit.cli.tables import TableSettings, input_files, reading_of, table_s
 from anonaudit.errors import InputError, OptionError, ParameterError
 from anonaudit.files import atomic_write_text, printable, refuse_folders, refuse_overwriting
 from anonaudit.published import TableSet
-from anonaudit.report.reconstruct import (
-    reconstruct_json,
-    reconstruct_summary,
-    reconstruct_to_dict,
-)
+from anonaudit.report.kit import dumps
+from anonaudit.report.reconstruct import reconstruct_summary, reconstruct_to_dict
 from anonaudit.sources.published import read_tables
 from anonaudit.tables.reconstruct import (
     BesideDP,
@@ -60,20 +57,18 @@ def run(args: argparse.Namespace, command: str) -> int:
         linkage = _linkage(settings, args, result)
     except OptionError as error:
         raise ParameterError(error.worded("--" + error.option.replace("_", "-"))) from None
-    show = bool(args.show_values)
+    document = reconstruct_to_dict(
+        result, show_values=bool(args.show_values), dp=dp, linkage=linkage
+    )  # once: the JSON, the summary and the HTML page are each made from it
     if args.json == "-":
-        sys.stdout.write(reconstruct_json(result, show_values=show, dp=dp, linkage=linkage))
+        sys.stdout.write(dumps(document))
     else:
         if args.json:
-            atomic_write_text(
-                args.json, reconstruct_json(result, show_values=show, dp=dp, linkage=linkage)
-            )
-        document = reconstruct_to_dict(result, show_values=show, dp=dp, linkage=linkage)
+            atomic_write_text(args.json, dumps(document))
         sys.stdout.write(reconstruct_summary(document))
     if args.html:
         from anonaudit.report.reconstruct_html import reconstruct_html
 
-        document = reconstruct_to_dict(result, show_values=show, dp=dp, linkage=linkage)
         atomic_write_text(args.html, reconstruct_html(document, command=command))
     return _DISCLOSED if result.discloses else _NONE
 

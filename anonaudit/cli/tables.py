@@ -22,7 +22,8 @@ from anonaudit.cli.config import relative_to
 from anonaudit.errors import InputError, OptionError, ParameterError
 from anonaudit.files import atomic_write_text, printable, refuse_folders, refuse_overwriting
 from anonaudit.published import PublishedTable, TableSet
-from anonaudit.report.tables import tables_json, tables_summary, tables_to_dict
+from anonaudit.report.kit import dumps
+from anonaudit.report.tables import tables_summary, tables_to_dict
 from anonaudit.report.tables_html import tables_html
 from anonaudit.settings.catalog import TABLES_OPTIONS
 from anonaudit.sources.csv import CsvOptions
@@ -80,10 +81,10 @@ def run(args: argparse.Namespace, command: str) -> int:
     if args.html:
         atomic_write_text(args.html, tables_html(document, command=command))
     if args.json == "-":
-        sys.stdout.write(tables_json(audit, show_values=show))
+        sys.stdout.write(dumps(document))
     else:
         if args.json:
-            atomic_write_text(args.json, tables_json(audit, show_values=show))
+            atomic_write_text(args.json, dumps(document))
         sys.stdout.write(tables_summary(document))
     return _OK if audit.passed else _FAIL
 
