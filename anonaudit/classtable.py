@@ -237,13 +237,13 @@ class SensitiveCounts:
 
     def distinct_per_class(self) -> NDArray[Any]:
         """Number of distinct values in each class."""
-        if self._one_each:
+        if self.one_each:
             return np.ones(self.n_classes, dtype=np.intp)
         return np.bincount(self.class_ids, minlength=self.n_classes)
 
     def per_class_sum(self, weights: NDArray[Any]) -> NDArray[Any]:
         """Sum ``weights`` (one per entry) within each class (:func:`sum_within_classes`)."""
-        return sum_within_classes(self.class_ids, weights, self.n_classes, self._one_each)
+        return sum_within_classes(self.class_ids, weights, self.n_classes, self.one_each)
 
     def per_class_max(self, values: NDArray[Any], *, consume: bool = False) -> NDArray[Any]:
         """Largest of ``values`` (one per entry) within each class, as ``float64``.
@@ -255,12 +255,12 @@ class SensitiveCounts:
         """
         if not self.n_classes:
             return np.full(0, -np.inf)
-        if self._one_each:
+        if self.one_each:
             return np.asarray(values).astype(np.float64, copy=not consume)
         return np.maximum.reduceat(np.asarray(values, dtype=np.float64), self._starts)
 
     @cached_property
-    def _one_each(self) -> bool:
+    def one_each(self) -> bool:
         """Whether every class has one entry (as where a QI is unique per record): the
         per-class reductions are then the entries themselves, in order (each class has
         at least one entry, and they are sorted by class)."""
@@ -269,8 +269,6 @@ class SensitiveCounts:
     @cached_property
     def _starts(self) -> NDArray[Any]:
         """Each class's first entry (the entries are sorted by class)."""
-        if self._one_each:
-            return np.arange(self.n_classes, dtype=np.int64)
         distinct = self.class_local("distinct", self.distinct_per_class)
         starts = np.zeros(self.n_classes, dtype=np.int64)
         np.cumsum(distinct[:-1], out=starts[1:])
@@ -794,7 +792,9 @@ class ClassTable(_LazyKeys):
         )
         known: dict[Hashable, NDArray[Any]] = counts.__dict__.get(_CLASS_LOCAL, {})
         if known:  # each class keeps its entries, in order: its values are the same
-            result.__dict__[_CLASS_LOCAL] = {key: _held(array[ids]) for key, array in known.items()}
+            result.__dict__[_CLASS_LOCAL] = {
+                key: _held(_taken(array, ids)) for key, array in known.items()
+            }
         return result
 
     def _know_unique(self, name: str) -> None:
@@ -1244,6 +1244,14 @@ def _held(array: NDArray[Any]) -> NDArray[Any]:
         if same:
             return np.broadcast_to(first, array.shape)
     return _read_only(array)
+
+
+def _taken(array: NDArray[Any], ids: NDArray[Any]) -> NDArray[Any]:
+    """``array[ids]``; one value broadcast (:func:`_held`) stays so, not copied out."""
+    if array.strides == (0,):
+        return np.broadcast_to(array[:1], (len(ids),))
+    taken: NDArray[Any] = array[ids]
+    return taken
 
 
 def _first_rows(key: NDArray[Any], bound: int) -> NDArray[Any]:

@@ -245,8 +245,9 @@ def _failing(
             continue
         failing = declared.failing(measured, report.table)
         if failing is not None:  # else no class accounts for the failure
-            mask = np.array(failing, dtype=bool)  # a copy: the check's mask stays its own
-            if origin is not None:  # placed among the classes (origin is one-to-one)
+            if origin is None:
+                mask = np.array(failing, dtype=bool)  # a copy: the check's mask stays its own
+            else:  # placed among the classes (origin is one-to-one)
                 mask = np.zeros(len(classes), dtype=bool)
                 mask[origin] = failing
             result.append((Verdict(what, False, sa).name, mask))

@@ -73,9 +73,7 @@ class Distributions:
                 np.array_equal(position, np.arange(len(position)))
             )
             codes = counts.codes if identity else position[counts.codes]
-            # Entries sorted by class, at least one a class: as many as classes, one each.
-            one_each = 0 < len(counts.counts) == counts.n_classes
-            return cls(counts.class_ids, codes, counts.counts, counts.n_classes, m, one_each)
+            return cls(counts.class_ids, codes, counts.counts, counts.n_classes, m, counts.one_each)
         new_codes = position[counts.codes]
         keep = new_codes >= 0
         return cls(

@@ -57,7 +57,7 @@ from numpy.typing import NDArray
 from scipy import special
 
 from anonaudit.errors import MissingDependencyError, ParameterError
-from anonaudit.settings.names import ADDITIVE, MECHANISMS, Mechanism
+from anonaudit.settings.names import ADDITIVE, DISCRETE, MECHANISMS, Mechanism
 
 __all__ = [
     "ADDITIVE",
@@ -73,8 +73,6 @@ __all__ = [
     "rr_keep_probability",
 ]
 
-#: Mechanisms whose noise is an integer.
-DISCRETE: tuple[Mechanism, ...] = ("discrete-laplace", "discrete-gaussian")
 
 _INSTALL = 'pip install "anonaudit[dp]"'
 #: Discrete distributions are summed over ``|z| <= _TAIL_SCALES * scale + 1``; the mass

@@ -28,6 +28,7 @@ from typing import Any, Literal, TypeAlias
 
 from anonaudit.distances import DISTANCES
 from anonaudit.settings.names import (
+    DISCRETE,
     ENGINES,
     FORMATS,
     MECHANISMS,
@@ -1000,7 +1001,7 @@ TABLES_OPTIONS: tuple[Option, ...] = (
         "the DP release's noise (default discrete-laplace)",
         flag="--dp-mechanism",
         metavar="NAME",
-        choices=("discrete-laplace", "discrete-gaussian"),
+        choices=DISCRETE,
         commands=_R,
         group=_DP,
     ),

@@ -17,6 +17,7 @@ from typing import Literal, TypeAlias
 __all__ = [
     "ADDITIVE",
     "DEFAULT_MAX_ROWS",
+    "DISCRETE",
     "DISTANCE_INPUTS",
     "ENGINES",
     "FORMATS",
@@ -163,6 +164,8 @@ MECHANISMS: tuple[Mechanism, ...] = (
 )
 #: Mechanisms that add noise to a vector of counts (all but randomized response).
 ADDITIVE: tuple[Mechanism, ...] = MECHANISMS[:4]
+#: Mechanisms whose noise is whole numbers: counts stay counts.
+DISCRETE: tuple[Mechanism, ...] = MECHANISMS[:2]
 
 Postprocess: TypeAlias = Literal["clamp", "unbiased"]
 #: Post-processing of noisy counts over a public domain (:mod:`anonaudit.dp.release`).
