@@ -344,3 +344,23 @@ def test_a_class_table_is_released_over_every_combination(
     assert main([*argv, "--json", "-"]) == 1
     dp = json.loads(capsys.readouterr().out)["dp"]
     assert dp["cells_per_person"] == 1 and dp["groups_certified"] == 0
+
+
+def test_beside_dp_releases_a_class_table_over_every_combination(tmp_path: Path) -> None:
+    """From Python as from the command line: the reconstruction remembers that it read a
+    class table, and its DP release covers every combination of the codes (the listed
+    cells alone would publish which combinations occur)."""
+    from test_reconstruct import class_table
+
+    from anonaudit.sources.published import TableOptions, read_tables
+    from anonaudit.tables.reconstruct import beside_dp, dense, reconstruct
+
+    cubes = blocks(4, sizes=(3, 8), ages=SMALL, races=3, seed=9)
+    listed = read_tables([str(class_table(cubes, tmp_path))], TableOptions())
+    exact = reconstruct(listed, group="block", class_table=True)
+    assert exact.class_table
+    side = beside_dp(listed, exact, epsilon=1.0, rng=np.random.default_rng(3))
+    (released,) = side.release.tables.tables
+    (full,) = dense(listed, "block").tables
+    assert len(released) == len(full) == 4 * 2 * 2 * 3 > len(listed.tables[0])
+    assert not reconstruct(listed, group="block").class_table

@@ -24,7 +24,6 @@ from anonaudit.tables.reconstruct import (
     Linkage,
     Reconstruction,
     beside_dp,
-    dense,
     link,
     reconstruct,
 )
@@ -90,8 +89,6 @@ def _beside_dp(
         raise ParameterError(
             f"--dp-confidence must lie strictly between 0 and 1 (got {confidence:g})"
         )
-    if settings.get("class_table"):
-        tables = dense(tables, result.group)  # every combination, not only those listed
     try:
         return beside_dp(
             tables,

@@ -301,6 +301,10 @@ class Reconstruction:
         The enumeration's budget per group.
     subsets : bool
         Whether each reconstructed group's smallest subset of tables was searched.
+    class_table : bool
+        Whether the tables are class-table releases, listing only the combinations that
+        occur (:func:`reconstruct`'s ``class_table``): a DP release of them covers every
+        combination (:func:`beside_dp`, :func:`dense`).
     """
 
     tables: TableSet
@@ -315,6 +319,7 @@ class Reconstruction:
     confidence: float | None = None
     count_budget: int = 20_000
     subsets: bool = False
+    class_table: bool = False
 
     @cached_property
     def reconstructed(self) -> int:
@@ -562,6 +567,7 @@ def reconstruct(
         confidence=confidence if noise is not None else None,
         count_budget=count_budget,
         subsets=subsets,
+        class_table=class_table,
     )
 
 
@@ -810,10 +816,13 @@ def beside_dp(
     workers: int = 1,
     rng: np.random.Generator | None = None,
 ) -> BesideDP:
-    """What DP buys: release ``tables`` under (ε, δ)-DP (:func:`release_tables`),
-    reconstruct the release as ``exact`` reconstructed the tables (its group, sensitive
-    dimension, budget, baseline), and compare its closest tables with the groups
-    ``exact`` proved (:func:`closeness`)."""
+    """What DP buys: release ``tables`` under (ε, δ)-DP (:func:`release_tables`; class
+    tables, as ``exact`` read them, with every combination: :func:`dense`), reconstruct
+    the release as ``exact`` reconstructed the tables (its group, sensitive dimension,
+    budget, baseline), and compare its closest tables with the groups ``exact`` proved
+    (:func:`closeness`)."""
+    if exact.class_table:  # every combination released, not only those the tables list
+        tables = dense(tables, exact.group)
     release = release_tables(tables, epsilon=epsilon, delta=delta, mechanism=mechanism, rng=rng)
     result = reconstruct(
         release.tables,
