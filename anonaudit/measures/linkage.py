@@ -41,7 +41,6 @@ from anonaudit.measures.base import Analysis, Setting
 from anonaudit.settings.names import Judged
 
 if TYPE_CHECKING:
-    import pyarrow as pa
     from numpy.typing import NDArray
 
     from anonaudit.classtable import Classes, ClassTable
@@ -55,7 +54,6 @@ __all__ = [
     "UniqueMatchResult",
     "delta_presence",
     "k_map",
-    "population_counts",
     "population_linkage",
     "unique_matches",
 ]
@@ -100,30 +98,6 @@ def _classes_over(population: ClassTable, columns: Sequence[str]) -> Classes:
         return population.classes
     keys = population.keys.select(list(columns))
     return ClassTable(tuple(columns), (), keys, population.counts).merge().classes
-
-
-def population_counts(keys: pa.Table, population: ClassTable) -> NDArray[np.int64]:
-    """Per row of ``keys``, the people of ``population`` with those values: what
-    :func:`k_map` counts per release class, for rows that need not be distinct.
-
-    Parameters
-    ----------
-    keys : pyarrow.Table
-        Text columns, each a quasi-identifier of ``population``.
-    population : ClassTable
-        The identified table.
-
-    Returns
-    -------
-    array of int
-        One count per row of ``keys`` (0: nobody has them).
-    """
-    other = _classes_over(population, keys.column_names)
-    distinct, (row_ids, population_ids) = common_class_ids([keys, other.keys])
-    in_population = np.zeros(distinct.num_rows, dtype=np.int64)
-    in_population[population_ids] = other.sizes
-    counts: NDArray[np.int64] = in_population[row_ids]
-    return counts
 
 
 @dataclass(frozen=True)

@@ -896,7 +896,7 @@ def link(result: Reconstruction, population: ClassTable) -> Linkage:
     import pyarrow as pa
 
     from anonaudit.classtable import ClassTable
-    from anonaudit.measures.linkage import population_counts, population_linkage
+    from anonaudit.measures.linkage import population_linkage
 
     known = [*([result.group] if result.group else []), *result.dimensions]
     columns = tuple(population.quasi_identifiers)
@@ -929,9 +929,13 @@ def link(result: Reconstruction, population: ClassTable) -> Linkage:
     records = int(frame.column("count").to_numpy().sum())
     if not records:
         return Linkage(columns, 0, 0, 0, 0)
-    released = ClassTable.from_frame(frame, quasi_identifiers=columns)
+    # One row a forced cell, not merged: the k-map's population count of each row's class
+    # is then that row's, as the chance baseline needs it cell by cell.
+    released = ClassTable(
+        columns, (), frame.select(list(columns)), frame.column("count").to_numpy()
+    )
     found = population_linkage(released, population)
-    alone = population_counts(frame.select(list(columns)), population) == 1
+    alone = found.k_map.matches[released.classes.index] == 1
     return Linkage(
         columns,
         records,
