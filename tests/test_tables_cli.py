@@ -87,6 +87,19 @@ def test_the_policy_file_sets_the_rules_and_the_command_line_wins(
     assert "[tables] has no setting 'threshhold'" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("command", ["tables", "reconstruct"])
+def test_a_report_path_in_the_policy_file_is_refused_not_dropped(
+    edu: Path, tmp_path: Path, command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The reports' paths are the command line's (--json, --html): a policy file naming
+    one is told so, rather than read and silently ignored."""
+    policy = tmp_path / "policy.toml"
+    policy.write_text(f'[tables]\nhtml = "{tmp_path / "page.html"}"\n')
+    assert main([command, str(edu), "--config", str(policy)]) == 2
+    assert "[tables] has no setting 'html'" in capsys.readouterr().err
+    assert not (tmp_path / "page.html").exists()
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [

@@ -339,8 +339,7 @@ def _add_tables_command(commands: Any) -> None:
         "in published cells. Reports are redacted unless --show-values. Exit 0: the "
         "tables may go out as they are; 1: they disclose; 2: error.",
     )
-    io = _add_published(t, "tables")
-    io.add_argument("--html", metavar="FILE", help="write the HTML report (one page)")
+    _add_published(t, "tables")
 
 
 def _add_reconstruct_command(commands: Any) -> None:
@@ -391,10 +390,10 @@ def _add_reconstruct_command(commands: Any) -> None:
     _add_published(r, "reconstruct")
 
 
-def _add_published(parser: argparse.ArgumentParser, command: str) -> argparse._ArgumentGroup:
+def _add_published(parser: argparse.ArgumentParser, command: str) -> None:
     """The published tables of ``command``, how they are read and its rules (the
     options of :data:`~anonaudit.settings.catalog.TABLES_OPTIONS` it takes), and the
-    reports; returns the input and output group."""
+    reports."""
     parser.add_argument("tables", nargs="+", metavar="TABLE", help="the tables (CSV files)")
     options = [o for o in TABLES_OPTIONS if command in o.commands]
     headings = {"measures": "rules"}  # the others' groups are their headings
@@ -409,10 +408,10 @@ def _add_published(parser: argparse.ArgumentParser, command: str) -> argparse._A
     io.add_argument("--sep", metavar="SEP", help="the files' separator (default: found)")
     io.add_argument("--encoding", metavar="NAME", help="the files' encoding (default utf-8)")
     io.add_argument("--json", metavar="FILE", help="write the JSON report ('-': stdout)")
+    io.add_argument("--html", metavar="FILE", help="write the HTML report (one page)")
     io.add_argument("--show-values", action="store_true", help="print the values in the reports")
     io.add_argument("--config", metavar="FILE", help="TOML policy file: its [tables] table")
     io.add_argument("--debug", action="store_true", help="show tracebacks")
-    return io
 
 
 def _add_linkage_commands(commands: Any) -> None:

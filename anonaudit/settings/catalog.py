@@ -948,15 +948,6 @@ TABLES_OPTIONS: tuple[Option, ...] = (
         group=_OUT,
     ),
     Option(
-        "html",
-        "text",
-        "write the HTML report (one page)",
-        flag="--html",
-        metavar="FILE",
-        commands=_R,
-        group=_OUT,
-    ),
-    Option(
         "smallest_subset",
         "boolean",
         "find each reconstructed group's smallest subset of the tables that still gives "
