@@ -13,7 +13,7 @@ import sys
 from typing import Any
 
 from anonaudit.cli.tables import TableSettings, input_files, reading_of, table_settings
-from anonaudit.errors import InputError, OptionError, ParameterError
+from anonaudit.errors import InputError, OptionError, ParameterError, SourceNotFoundError
 from anonaudit.files import atomic_write_text, printable, refuse_folders, refuse_overwriting
 from anonaudit.published import TableSet
 from anonaudit.report.kit import dumps
@@ -121,13 +121,13 @@ def _linkage(
         return None
     from anonaudit.engines.load import load
     from anonaudit.settings.options import ReadOptions, Roles
-    from anonaudit.sources.csv import CsvOptions, read_header
+    from anonaudit.sources.inputs import open_inputs
 
-    options = CsvOptions(sep=args.sep, encoding=args.encoding or "utf-8")
-    try:
-        with open(name, "rb") as stream:
-            _, header = read_header(stream, printable(name), options)
-    except FileNotFoundError:
+    reading = ReadOptions(sep=args.sep, encoding=args.encoding or "utf-8")
+    try:  # opened as the load below opens it: CSV, Parquet, a folder of files
+        (source,) = open_inputs(name, **reading.keywords())
+        header = source.columns
+    except SourceNotFoundError:
         raise InputError(f"--population {printable(name)}: no such file") from None
     known = [*([result.group] if result.group else []), *result.dimensions]
     columns = [c for c in header if c in known]
@@ -136,5 +136,4 @@ def _linkage(
             f"--population {printable(name)}: no column is the group or a dimension of the "
             f"tables ({', '.join(known)}); its columns are {', '.join(header)}"
         )
-    reading = ReadOptions(sep=args.sep, encoding=args.encoding or "utf-8")
     return link(result, load(name, Roles(columns), reading=reading))
