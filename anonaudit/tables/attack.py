@@ -51,9 +51,9 @@ from numpy.typing import NDArray
 from scipy import sparse
 
 from anonaudit.errors import InputError
-from anonaudit.tables.system import TOLERANCE, Reduced
+from anonaudit.tables.system import TOLERANCE, Reduced, System, reduce
 
-__all__ = ["Certificate", "Interval", "attack", "highs", "no_proof"]
+__all__ = ["Certificate", "Interval", "attack", "attack_last", "highs", "no_proof"]
 
 Sense = Literal["lower", "upper"]
 
@@ -131,6 +131,26 @@ class Interval:
 def no_proof(row: int, lower: float, upper: float) -> bool:
     """Ask :func:`attack` for no certificate (its ``prove``): the intervals only."""
     return False
+
+
+def attack_last(system: System) -> list[Interval]:
+    """The attacker's intervals of the cells of ``system``'s last table, without
+    certificates: what every other table of the system proves of cells unknown to the
+    reader (a group's targets in a reconstruction, the rest of a population in the
+    differencing of two).
+
+    Parameters
+    ----------
+    system : System
+        The tables, the unknown one last.
+
+    Returns
+    -------
+    list of Interval
+        One per row of the last table (:attr:`Interval.row` a row of ``system``).
+    """
+    last = system.table == len(system.tables.tables) - 1
+    return attack(reduce(system), prove=no_proof, rows=last)
 
 
 def attack(

@@ -44,7 +44,7 @@ from numpy.typing import ArrayLike
 
 from anonaudit.errors import InputError
 from anonaudit.published import Dimension, PublishedTable, TableSet
-from anonaudit.tables.attack import Interval, attack, describe, no_proof
+from anonaudit.tables.attack import Interval, attack, attack_last, describe, no_proof
 from anonaudit.tables.rules import (
     PrimaryResult,
     Rules,
@@ -518,17 +518,15 @@ def _rest_intervals(
         holdings=(),
     )
     joint = (
-        *(tagged(t, _SUB) for t in tables.tables if t.population == small.population),
-        *(tagged(t, _BOTH) for t in tables.tables if t.population == large.population),
+        *(tagged(t, _SUB) for t in tables.of_population(small.population).tables),
+        *(tagged(t, _BOTH) for t in tables.of_population(large.population).tables),
         rest,
     )
     chosen = tuple(t for t in joint if t.kind == kind)
-    reduced = reduce(build(TableSet(chosen, {**tables.dimensions, **split})))
-    last = len(chosen) - 1
-    found = attack(reduced, prove=no_proof, rows=reduced.system.table == last)
+    system = build(TableSet(chosen, {**tables.dimensions, **split}))
     bounds = [(0.0, math.inf)] * len(large)
-    for interval in found:
-        bounds[int(reduced.system.cell[interval.row])] = (interval.lower, interval.upper)
+    for interval in attack_last(system):
+        bounds[int(system.cell[interval.row])] = (interval.lower, interval.upper)
     return bounds
 
 

@@ -55,8 +55,8 @@ from numpy.typing import NDArray
 
 from anonaudit.errors import InputError, OptionError, ParameterError, number, require
 from anonaudit.published import Dimension, PublishedTable, TableSet
-from anonaudit.tables.attack import attack, highs, no_proof
-from anonaudit.tables.system import TOLERANCE, System, build, reduce
+from anonaudit.tables.attack import attack_last, highs
+from anonaudit.tables.system import TOLERANCE, System, build
 
 if TYPE_CHECKING:  # the DP companion and the class tables are imported by the runs using them
     from anonaudit.classtable import ClassTable
@@ -1344,8 +1344,7 @@ def _attack(system: System) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     for the other rows: the published cells' own intervals are not needed)."""
     lower = np.full(len(system.lower), np.nan)
     upper = np.full(len(system.lower), np.nan)
-    targets = system.table == len(system.tables.tables) - 1
-    for found in attack(reduce(system), prove=no_proof, rows=targets):
+    for found in attack_last(system):
         lower[found.row], upper[found.row] = found.lower, found.upper
     return lower, upper
 
