@@ -128,7 +128,7 @@ def _dp(dp: BesideDP) -> dict[str, Any]:
         "cells_per_person": release.cells_per_person,
         "confidence": noisy.confidence,
         "groups_certified": noisy.reconstructed,
-        "groups_contradicted": sum(g.contradicted for g in noisy.groups),
+        "groups_contradicted": noisy.contradicted,
         "rates": _rates(noisy),
         "closest": {
             "groups": close.groups,

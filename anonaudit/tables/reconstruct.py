@@ -326,6 +326,12 @@ class Reconstruction:
         """Groups reconstructed."""
         return sum(g.reconstructed for g in self.groups)
 
+    @cached_property
+    def contradicted(self) -> int:
+        """Groups of a noisy release no table fits within the noise's intervals
+        (:attr:`GroupReconstruction.contradicted`)."""
+        return sum(g.contradicted for g in self.groups)
+
     @property
     def discloses(self) -> bool:
         """Whether the tables give someone back: a group reconstructed, a record unique in
