@@ -96,12 +96,68 @@ class SourceStats:
     sha256: str | None = None
 
 
+@dataclass(frozen=True)
+class _CodedKeys:
+    """Text key columns held as codes: each column's values and each row's code into them.
+
+    What :meth:`ClassTable.from_coded` counts: the keys as text are taken from the
+    values only when read (a listing, a generalization, a report), and only for the
+    rows then kept, never for the rows a subset has dropped by then.
+    """
+
+    names: tuple[str, ...]
+    values: tuple[pa.Array, ...]
+    codes: tuple[NDArray[Any], ...]
+
+    def select(self, names: Sequence[str]) -> _CodedKeys:
+        """These keys restricted to the columns ``names``, in that order."""
+        at = [self.names.index(name) for name in names]
+        return _CodedKeys(
+            tuple(names), tuple(self.values[i] for i in at), tuple(self.codes[i] for i in at)
+        )
+
+    def equal(self, name: str, value: str | None) -> NDArray[Any] | None:
+        """Which rows hold ``value`` (``None``: null) in column ``name``, a boolean mask;
+        ``None`` when no row does."""
+        at = self.names.index(name)
+        values = self.values[at]
+        if value is None:
+            found = len(values) - 1 if values.null_count else -1  # null comes last
+        else:
+            found = pc.index(values, value).as_py()
+        return None if found < 0 else np.asarray(self.codes[at] == found)
+
+    def at(self, name: str, rows: NDArray[Any]) -> pa.Array:
+        """Column ``name``'s values at the rows numbered ``rows``."""
+        at = self.names.index(name)
+        return self.values[at].take(pa.array(self.codes[at][rows]))
+
+    def table(self, rows: NDArray[Any]) -> pa.Table:
+        """The rows marked in ``rows`` (a boolean mask), as a table of text columns."""
+        every = bool(rows.all())
+        return pa.table(
+            [
+                values.take(pa.array(codes if every else codes[rows]))
+                for values, codes in zip(self.values, self.codes, strict=True)
+            ],
+            names=list(self.names),
+        )
+
+
+def _filtered(source: pa.Table | _CodedKeys, rows: NDArray[Any]) -> pa.Table:
+    """The rows of ``source`` marked in the boolean mask ``rows``, as a table."""
+    if isinstance(source, _CodedKeys):
+        return source.table(rows)
+    return source if rows.all() else source.filter(pa.array(rows))
+
+
 class _LazyKeys:
     """Keys filtered from a larger table's the first time they are read.
 
     An instance made without ``keys`` holds ``_pending_keys``: the first table's keys
-    and a mask of the rows it keeps. Audits of a subset read its codes, not its keys;
-    a listing, a generalization or a report reads the keys, filtered once then.
+    (a table, or :class:`_CodedKeys` not yet taken as text) and a mask of the rows it
+    keeps. Audits of a subset read its codes, not its keys; a listing, a generalization
+    or a report reads the keys, filtered once then.
     """
 
     if not TYPE_CHECKING:  # mypy would take it as a licence for any attribute name
@@ -117,20 +173,24 @@ class _LazyKeys:
         pending = self.__dict__.get("_pending_keys")
         if pending is not None:  # set before the pending filter goes: a reader sees either
             source, rows = pending
-            self.__dict__["keys"] = source if rows.all() else source.filter(pa.array(rows))
+            self.__dict__["keys"] = _filtered(source, rows)
             self.__dict__.pop("_pending_keys", None)
         keys: pa.Table = self.__dict__["keys"]
         return keys
 
     def _pending_rows(
         self, keep: NDArray[Any], rows: NDArray[Any]
-    ) -> tuple[pa.Table, NDArray[Any]]:
+    ) -> tuple[pa.Table | _CodedKeys, NDArray[Any]]:
         """What a part of these keys (the rows ``rows``, marked in ``keep``) is pending on:
         the first table's keys, never filtered yet, and a mask of their rows."""
         pending = self.__dict__.get("_pending_keys")
         if pending is None:
             return self.__dict__["keys"], keep
         source, parent_rows = pending  # a part of a part: one filter of the first keys
+        if len(rows) == len(keep):  # all of its rows
+            return source, parent_rows
+        if len(parent_rows) == len(keep):  # pending on all of the first keys' rows
+            return source, keep
         source_rows = np.zeros(len(parent_rows), dtype=bool)
         source_rows[np.flatnonzero(parent_rows)[rows]] = True
         return source, source_rows
@@ -504,11 +564,18 @@ class ClassTable(_LazyKeys):
             if not present.all():
                 dictionaries[i] = dictionaries[i].filter(pa.array(present))
                 per_group[i] = (np.cumsum(present) - 1)[group]
-        keys = pa.table(
-            [d.take(pa.array(g)) for d, g in zip(dictionaries, per_group, strict=True)],
-            names=columns,
+        table = object.__new__(cls)  # the keys taken as text when read: see _LazyKeys
+        table.__dict__.update(
+            quasi_identifiers=tuple(quasi_identifiers),
+            sensitive=tuple(sensitive),
+            counts=counts,
+            sources=sources,
+            weights=None,
+            _pending_keys=(
+                _CodedKeys(tuple(columns), tuple(dictionaries), tuple(per_group)),
+                np.ones(len(counts), dtype=bool),
+            ),
         )
-        table = cls(tuple(quasi_identifiers), tuple(sensitive), keys, counts, sources)
         known = table._encodings
         for name, dictionary, group in zip(columns, dictionaries, per_group, strict=True):
             if name in table.sensitive:  # the values are sorted already (_translated)
@@ -640,11 +707,42 @@ class ClassTable(_LazyKeys):
         """
         starred = np.ones(len(self), dtype=bool)
         for name in self.quasi_identifiers:
-            equal = pc.equal(self.keys.column(name), marker)
-            starred &= pc.fill_null(equal, False).to_numpy(zero_copy_only=False)
+            equal = self._equal(name, marker)
+            if equal is None:
+                return self, 0
+            starred &= equal
         if not starred.any():
             return self, 0
         return self.subset(~starred), int(self.counts[starred].sum())
+
+    def _values_at(self, name: str, rows: NDArray[Any]) -> pa.Array:
+        """Column ``name``'s values at the rows numbered ``rows``, read from the codes
+        while the keys are not taken as text (:class:`_CodedKeys`)."""
+        pending = self.__dict__.get("_pending_keys")
+        if pending is not None and isinstance(pending[0], _CodedKeys):
+            source, kept = pending
+            return source.at(name, rows if len(kept) == len(self) else np.flatnonzero(kept)[rows])
+        return self.keys.column(name).take(pa.array(rows)).combine_chunks()
+
+    def _equal(self, name: str, value: str | None) -> NDArray[Any] | None:
+        """Which rows hold ``value`` (``None``: null) in column ``name``, a boolean mask;
+        ``None`` when no row does. Read from the codes while the keys are not taken as
+        text (:class:`_CodedKeys`)."""
+        pending = self.__dict__.get("_pending_keys")
+        if pending is not None and isinstance(pending[0], _CodedKeys):
+            source, rows = pending
+            equal = source.equal(name, value)
+            if equal is not None and len(equal) != len(self):
+                equal = equal[rows]
+        else:
+            column = self.keys.column(name)
+            if value is None:
+                nulls = column.is_null() if column.null_count else None
+                equal = None if nulls is None else nulls.to_numpy(zero_copy_only=False)
+            else:
+                found = pc.fill_null(pc.equal(column, value), False)
+                equal = found.to_numpy(zero_copy_only=False) if pc.any(found).as_py() else None
+        return None if equal is None or not equal.any() else np.asarray(equal)
 
     def without_classes(self, drop: NDArray[Any]) -> ClassTable:
         """This table without the equivalence classes marked in ``drop`` (all their rows).
@@ -927,22 +1025,47 @@ class ClassTable(_LazyKeys):
                 # A QI unique per row (an identifier): every row is a class of its own,
                 # and the classes' keys are the table's own (not copied). Its codes, in
                 # order of first appearance, are the rows' numbers: they are the index.
-                return Classes(
-                    index=_read_only(qi[-1][1]),
-                    sizes=self.counts.astype(np.int64, copy=False),
-                    keys=self.keys.select(list(self.quasi_identifiers)),
-                    weights=self.weights,
+                # Codes of its sorted values (a table counted by codes) number the rows
+                # in another order: then the rows' numbers are.
+                codes = qi[-1][1]
+                rows = codes if _ascending(codes) else np.arange(len(self), dtype=np.int64)
+                return self._classes(
+                    _read_only(rows),
+                    self.counts.astype(np.int64, copy=False),
+                    self.weights,
+                    (np.ones(len(self), dtype=bool), rows),
                 )
             # Codes below known widths spare a pass over each column.
             first, index = _combine([codes for _, codes in qi], [width for width, _ in qi])
         sizes = np.bincount(index, weights=self.counts, minlength=len(first)).astype(np.int64)
-        keys = self.keys.select(list(self.quasi_identifiers)).take(pa.array(first))
         weights = (
             None
             if self.weights is None
             else np.bincount(index, weights=self.weights, minlength=len(first))
         )
-        return Classes(index=index, sizes=sizes, keys=keys, weights=weights)
+        firsts = np.zeros(len(self), dtype=bool)  # ascending: classes number first rows
+        firsts[first] = True
+        return self._classes(index, sizes, weights, (firsts, first))
+
+    def _classes(
+        self,
+        index: NDArray[Any],
+        sizes: NDArray[Any],
+        weights: NDArray[Any] | None,
+        first: tuple[NDArray[Any], NDArray[Any]],
+    ) -> Classes:
+        """Classes whose keys are the QI columns of each class's first row (``first``: a
+        mask of those rows and their numbers, ascending), taken when first read: see
+        _LazyKeys."""
+        source, rows = self._pending_rows(*first)
+        classes = object.__new__(Classes)
+        classes.__dict__.update(
+            index=index,
+            sizes=sizes,
+            weights=weights,
+            _pending_keys=(source.select(list(self.quasi_identifiers)), rows),
+        )
+        return classes
 
     def sensitive_counts(self, name: str) -> SensitiveCounts:
         """The distribution of sensitive column ``name`` in every class."""
@@ -994,8 +1117,7 @@ class ClassTable(_LazyKeys):
         """Per column (in :attr:`keys` order), which rows hold a null; ``None`` when none
         does. A :meth:`subset` takes its rows of these."""
         return {
-            name: column.is_null().to_numpy(zero_copy_only=False) if column.null_count else None
-            for name, column in zip(self.keys.column_names, self.keys.columns, strict=True)
+            name: self._equal(name, None) for name in (*self.quasi_identifiers, *self.sensitive)
         }
 
     def without_null_quasi_identifiers(self) -> ClassTable:
@@ -1093,6 +1215,11 @@ def _group_codes(column: pa.ChunkedArray) -> tuple[int, NDArray[Any]]:
     return max(len(encoded.dictionary), 1), codes
 
 
+def _ascending(keys: NDArray[Any]) -> bool:
+    """Whether ``keys`` are strictly ascending."""
+    return len(keys) < 2 or bool(np.all(keys[1:] > keys[:-1]))
+
+
 def _sum_sorted(
     keys: NDArray[Any], counts: NDArray[Any] | None, *, bound: int, distinct: bool
 ) -> tuple[NDArray[Any], NDArray[Any]]:
@@ -1123,7 +1250,7 @@ def _sum_sorted(
     ``bound`` slots (linear, several times faster than a comparison sort) and the
     sorted keys are read off the slots in turn; otherwise keys are sorted.
     """
-    ascending = len(keys) < 2 or bool(np.all(keys[1:] > keys[:-1]))
+    ascending = _ascending(keys)
     if counts is None and (distinct or ascending):  # each row a key of its own
         counts = np.ones(len(keys), dtype=np.int64)
     if ascending:

@@ -1078,10 +1078,9 @@ def _table_distinct(table: ClassTable, column: str, n: int) -> pa.Array:
         appearance.
     """
     rows = table._first_appearances(column, n)
-    values = table.keys.column(column)
     if rows is None:
-        return _first_distinct(values, n)
-    return values.take(pa.array(rows)).combine_chunks()
+        return _first_distinct(table.keys.column(column), n)
+    return table._values_at(column, rows)
 
 
 def _first_distinct(column: pa.ChunkedArray, n: int) -> pa.Array:
