@@ -906,7 +906,9 @@ class ClassTable(_LazyKeys):
     def _encodings(self) -> dict[tuple[str, str], tuple[Any, NDArray[Any]]]:
         """Per-row codes of columns, computed once: ``("sorted", name)`` holds
         :func:`_encode`'s sorted values and codes, ``("group", name)`` the number of
-        distinct values and codes in order of first appearance (:func:`_group_codes`)."""
+        distinct values and codes numbering them in any order: of first appearance
+        (:func:`_group_codes`, :meth:`_know_unique`) or of sorted values
+        (:meth:`from_coded`)."""
         return {}
 
     def _encode_all(self, keys: Sequence[tuple[str, str]]) -> list[tuple[Any, NDArray[Any]]]:
