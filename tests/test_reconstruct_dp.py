@@ -364,3 +364,26 @@ def test_beside_dp_releases_a_class_table_over_every_combination(tmp_path: Path)
     (full,) = dense(listed, "block").tables
     assert len(released) == len(full) == 4 * 2 * 2 * 3 > len(listed.tables[0])
     assert not reconstruct(listed, group="block").class_table
+
+
+@pytest.mark.parametrize(
+    ("policy", "said"),
+    [
+        ("dp_delta = 1e-6", "[tables] dp_delta describes the DP release of dp_epsilon\n"),
+        ("dp_epsilon = 0", "[tables] dp_epsilon must be a number of 1e-06 or more"),
+        ("dp_epsilon = 1\ndp_delta = 2", "[tables] dp_delta must be 0 or lie in [1e-100, 1)"),
+        ("dp_epsilon = 1\ndp_confidence = 1", "[tables] dp_confidence must lie strictly"),
+    ],
+)
+def test_dp_values_from_a_policy_file_are_named_by_their_key(
+    policy: str, said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A value the policy file gave is named as the file names it, not as a flag the
+    user never typed."""
+    cubes = blocks(2, sizes=(3, 4), ages=SMALL, races=2, seed=4)
+    files = [str(write(t, tmp_path)) for t in publish(cubes).tables]
+    config = tmp_path / "policy.toml"
+    config.write_text(f"[tables]\n{policy}\n", encoding="utf-8")
+    assert main(["reconstruct", *files, "--config", str(config)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"anonaudit: error: {said}") and err.count("\n") == 1

@@ -52,7 +52,7 @@ def run(args: argparse.Namespace, command: str) -> int:
             class_table=bool(settings.get("class_table")),
             subsets=bool(settings.get("smallest_subset")),
         )
-        dp = _beside_dp(settings, args.workers, tables, result)
+        dp = _beside_dp(settings, names, args.workers, tables, result)
         linkage = _linkage(settings, args, result)
     except OptionError as error:
         raise ParameterError(error.worded("--" + error.option.replace("_", "-"))) from None
@@ -73,21 +73,27 @@ def run(args: argparse.Namespace, command: str) -> int:
 
 
 def _beside_dp(
-    settings: TableSettings, workers: int, tables: TableSet, result: Reconstruction
+    settings: TableSettings,
+    names: dict[str, str],
+    workers: int,
+    tables: TableSet,
+    result: Reconstruction,
 ) -> BesideDP | None:
     """With ``--dp-epsilon``: the tables released under DP (OpenDP's secure noise) and
-    reconstructed beside the exact ones."""
+    reconstructed beside the exact ones. Messages name each setting where it was given
+    (``names``: its flag, or its key in the policy file's ``[tables]``)."""
     epsilon = settings.get("dp_epsilon")
     if epsilon is None:
         for key in ("dp_delta", "dp_mechanism", "dp_confidence"):
             if settings.get(key) is not None:
-                flag = "--" + key.replace("_", "-")
-                raise ParameterError(f"{flag} describes the DP release of --dp-epsilon E")
+                given = names[key]
+                epsilon_name = "--dp-epsilon E" if given.startswith("--") else "dp_epsilon"
+                raise ParameterError(f"{given} describes the DP release of {epsilon_name}")
         return None
     confidence = float(_given(settings, "dp_confidence", 0.99))
     if not 0 < confidence < 1:
         raise ParameterError(
-            f"--dp-confidence must lie strictly between 0 and 1 (got {confidence:g})"
+            f"{names['dp_confidence']} must lie strictly between 0 and 1 (got {confidence:g})"
         )
     try:
         return beside_dp(
@@ -100,9 +106,9 @@ def _beside_dp(
             workers=workers,
         )
     except OptionError as error:  # epsilon's or delta's range
-        raise ParameterError(error.worded(f"--dp-{error.option}")) from None
+        raise ParameterError(error.worded(names.get(f"dp_{error.option}", error.option))) from None
     except ParameterError as error:
-        raise ParameterError(f"--dp-epsilon: {error}") from None
+        raise ParameterError(f"{names['dp_epsilon']}: {error}") from None
 
 
 def _given(settings: TableSettings, key: str, default: object) -> Any:
