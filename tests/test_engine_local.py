@@ -13,7 +13,7 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 import anonaudit
@@ -453,6 +453,41 @@ def test_the_quote_check_searches_a_window_at_a_time(
     # The same file without the space: its quotes agree, DuckDB may read it.
     path.write_bytes((head + filler + '"z"\n').encode())
     assert CsvSource(path, CsvOptions()).duckdb_scan() is not None
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    pages=st.integers(0, 2),
+    lines=st.integers(-3, 3),
+    tail=st.text(alphabet='a, \t\f"\n\r', max_size=40),
+    long_line=st.booleans(),
+)
+@example(pages=1, lines=0, tail=' "z"\n', long_line=False)  # a line break ends a window
+@example(pages=1, lines=-1, tail='1,"z" \n', long_line=False)
+@example(pages=2, lines=0, tail='\n "z"', long_line=True)  # a line longer than a window
+def test_the_touching_quote_search_finds_what_a_regular_expression_on_the_whole_file_does(
+    tmp_path_factory: pytest.TempPathFactory, pages: int, lines: int, tail: str, long_line: bool
+) -> None:
+    """White space touching a quote, followed from each quote in windows of whole lines
+    (a page here), is found exactly where a regular expression over the whole file
+    finds it: at the file's start and end, after a line break ending a window, across a
+    line longer than a window, after a carriage return or a separator."""
+    import mmap
+    import re
+
+    import anonaudit.sources.csv as csv_source
+
+    size = max(pages * mmap.PAGESIZE + 4 * lines, 0)  # lines of 4 bytes end pages
+    body = ("a" * size if long_line else "a,b\n" * (size // 4)) + tail
+    assume(body)  # an empty file is not mapped: it is no CSV file
+    path = tmp_path_factory.mktemp("quotes") / "lines.csv"
+    path.write_bytes(body.encode())
+    pattern = re.compile(rb'(?:\A|[\r\n,])[ \t\f\v]+"|"[ \t\f\v]+(?:\Z|[\r\n,])')
+    with pytest.MonkeyPatch.context() as patch, path.open("rb") as handle:
+        patch.setattr(csv_source, "_SCAN_WINDOW", mmap.PAGESIZE)
+        with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            windowed = csv_source._touching_quote(data, b",")
+    assert windowed == (pattern.search(body.encode()) is not None)
 
 
 def test_several_csv_files_count_their_own_records(tmp_path: Path) -> None:

@@ -24,6 +24,7 @@ from collections.abc import Callable, Generator, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pacsv
 import pyarrow.fs as pafs
@@ -481,18 +482,72 @@ def _found(data: mmap.mmap, needle: bytes) -> bool:
 
     Windows overlap by ``len(needle) - 1`` bytes, so an occurrence across two is found;
     each window's pages are released from the process after its search
-    (``MADV_DONTNEED``: the file's pages stay in the page cache, the process no longer
-    maps them), where the system can.
+    (:func:`_release`).
     """
-    size, release = len(data), getattr(mmap, "MADV_DONTNEED", None)
+    size = len(data)
     for start in range(0, size, _SCAN_WINDOW):
         end = min(start + _SCAN_WINDOW + len(needle) - 1, size)
         found = data.find(needle, start, end) >= 0
-        if release is not None:
-            data.madvise(release, start, end - start)
+        _release(data, start, end)
         if found:
             return True
     return False
+
+
+def _touching_quote(data: mmap.mmap, sep: bytes) -> bool:
+    """Whether white space touches a quote from outside in ``data``: a run of spaces,
+    tabs, form or vertical feeds between a quote and a line break, ``sep`` (one byte) or
+    the file's start or end, as ``(\\A|[\\r\\n,])[ \\t\\f\\v]+"`` or its mirror.
+
+    Searched whole lines at a time (each window ends after a line break at least
+    :data:`_SCAN_WINDOW` bytes on, or at the file's end; the line break before it is
+    read with it), its pages released after (:func:`_release`). In a window, every
+    quote is found in one pass; only those with white space beside them are followed,
+    a byte at a time over the run (a regular expression took 25 ns a byte where a quote
+    and a space meet on every line).
+    """
+    space, edge = np.zeros(256, dtype=bool), np.zeros(256, dtype=bool)
+    space[list(b" \t\f\v")] = True
+    edge[[*b"\r\n", sep[0]]] = True
+    size, start = len(data), 0
+    while start < size:
+        end = data.find(b"\n", min(start + _SCAN_WINDOW, size) - 1)
+        end = size if end < 0 else end + 1
+        view = max(start - 1, 0)
+        window = np.frombuffer(data, dtype=np.uint8, count=end - view, offset=view)
+        quotes = np.flatnonzero(window == ord('"'))
+        found = False
+        for step in (-1, 1):  # the runs before the quotes, then after them
+            at = quotes + step
+            at = at[(at >= 0) & (at < len(window))]
+            at = at[space[window[at]]]
+            while len(at) and not found:
+                at += step
+                # Past either end of a window is past the file's: a window starts
+                # after a line break and ends with one unless it is the file's first or last.
+                outside = (at < 0) | (at >= len(window))
+                found = bool(outside.any()) or bool(edge[window[at[~outside]]].any())
+                at = at[~outside]
+                at = at[space[window[at]]]
+            if found:
+                break
+        del window, quotes, at
+        _release(data, start, end)
+        if found:
+            return True
+        start = end
+    return False
+
+
+def _release(data: mmap.mmap, start: int, end: int) -> None:
+    """Release the pages of ``data`` wholly within ``[start, end)`` from the process
+    (``MADV_DONTNEED``: the file's pages stay in the page cache, the process no longer
+    maps them), where the system can; the file's last page with the end."""
+    release = getattr(mmap, "MADV_DONTNEED", None)
+    first = -(-start // mmap.PAGESIZE) * mmap.PAGESIZE
+    last = end if end == len(data) else end // mmap.PAGESIZE * mmap.PAGESIZE
+    if release is not None and last > first:
+        data.madvise(release, first, last - first)
 
 
 def _quotes_agree(path: str, sep: str) -> bool:
@@ -518,11 +573,7 @@ def _quotes_agree(path: str, sep: str) -> bool:
                 pairs = [pair for c in spaces for pair in (c + b'"', b'"' + c)]
                 if not any(_found(data, pair) for pair in pairs):
                     return True
-                delimiter = re.escape(sep.encode())
-                before = rb"(?:\A|[\r\n" + delimiter + rb'])[ \t\f\v]+"'
-                after = rb'"[ \t\f\v]+(?:\Z|[\r\n' + delimiter + rb"])"
-                touching = re.compile(before + b"|" + after)
-                return touching.search(data) is None
+                return not _touching_quote(data, sep.encode())
     except (OSError, ValueError):
         return False
 
