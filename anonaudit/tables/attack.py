@@ -53,7 +53,7 @@ from scipy import sparse
 from anonaudit.errors import InputError
 from anonaudit.tables.system import TOLERANCE, Reduced, System, reduce
 
-__all__ = ["Certificate", "Interval", "attack", "attack_last", "highs", "no_proof"]
+__all__ = ["Certificate", "Interval", "attack", "attack_last", "highs", "no_proof", "program"]
 
 Sense = Literal["lower", "upper"]
 
@@ -388,12 +388,68 @@ def highs() -> Any:
     return h
 
 
+def program(
+    matrix: sparse.spmatrix,
+    row_lower: NDArray[np.float64],
+    row_upper: NDArray[np.float64],
+    cost: NDArray[np.float64],
+    *,
+    integer: int = 0,
+    options: dict[str, Any] | None = None,
+) -> Any:
+    """A quiet HiGHS instance (:func:`highs`) holding the program ``min cost @ x`` over
+    ``x >= 0`` with ``row_lower <= matrix @ x <= row_upper`` (bounds not finite are
+    HiGHS's infinity); the first ``integer`` columns take whole numbers.
+
+    Parameters
+    ----------
+    matrix : scipy.sparse matrix
+        The rows' coefficients, one column per variable.
+    row_lower, row_upper : numpy.ndarray
+        Each row's bounds.
+    cost : numpy.ndarray
+        The objective's coefficients, one per column.
+    integer : int
+        How many of the first columns are integer variables.
+    options : dict, optional
+        HiGHS options set before the model is passed (``output_flag`` is off).
+
+    Returns
+    -------
+    highspy.Highs
+    """
+    import highspy
+
+    a = sparse.csc_matrix(matrix)
+    rows, columns = a.shape
+    inf = highspy.kHighsInf
+    h = highs()
+    for name, value in {"output_flag": False, **(options or {})}.items():
+        h.setOptionValue(name, value)
+    lp = highspy.HighsLp()
+    lp.num_col_ = columns
+    lp.num_row_ = rows
+    lp.col_cost_ = np.asarray(cost, dtype=float)
+    lp.col_lower_ = np.zeros(columns)
+    lp.col_upper_ = np.full(columns, inf)
+    lp.row_lower_ = np.where(np.isfinite(row_lower), row_lower, -inf)
+    lp.row_upper_ = np.where(np.isfinite(row_upper), row_upper, inf)
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.start_ = a.indptr
+    lp.a_matrix_.index_ = a.indices
+    lp.a_matrix_.value_ = a.data
+    if integer:
+        lp.integrality_ = [highspy.HighsVarType.kInteger] * integer + [
+            highspy.HighsVarType.kContinuous
+        ] * (columns - integer)
+    h.passModel(lp)
+    return h
+
+
 class _Component:
     """One connected component's linear program, its objective changed per cell."""
 
     def __init__(self, block: _Block) -> None:
-        import highspy
-
         self.block = block
         self.by_row = block.matrix
         self.sub = self.by_row.tocsc()
@@ -401,25 +457,9 @@ class _Component:
         self.low, self.high = block.low, block.high
         self.integer = block.integer
         self.exact = block.exact
-        h = highs()
-        h.setOptionValue("output_flag", False)
-        h.setOptionValue("presolve", "off")
-        h.setOptionValue("simplex_strategy", 4)
-        inf = highspy.kHighsInf
         n = self.by_row.shape[1]
-        lp = highspy.HighsLp()
-        lp.num_col_ = n
-        lp.num_row_ = self.by_row.shape[0]
-        lp.col_cost_ = np.zeros(n)
-        lp.col_lower_ = np.zeros(n)
-        lp.col_upper_ = np.full(n, inf)
-        lp.row_lower_ = np.where(np.isfinite(self.low), self.low, -inf)
-        lp.row_upper_ = np.where(np.isfinite(self.high), self.high, inf)
-        lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-        lp.a_matrix_.start_ = self.sub.indptr
-        lp.a_matrix_.index_ = self.sub.indices
-        lp.a_matrix_.value_ = self.sub.data
-        h.passModel(lp)
+        options = {"presolve": "off", "simplex_strategy": 4}
+        h = program(self.sub, self.low, self.high, np.zeros(n), options=options)
         self.h = h
         self.seen_low = np.full(len(self.low), math.inf)
         self.seen_high = np.full(len(self.low), -math.inf)

@@ -55,7 +55,7 @@ from numpy.typing import NDArray
 
 from anonaudit.errors import InputError, OptionError, ParameterError, number, require
 from anonaudit.published import Dimension, PublishedTable, TableSet
-from anonaudit.tables.attack import attack_last, highs
+from anonaudit.tables.attack import attack_last, program
 from anonaudit.tables.system import TOLERANCE, System, build
 
 if TYPE_CHECKING:  # the DP companion and the class tables are imported by the runs using them
@@ -1367,33 +1367,18 @@ def _fit(system: System, real: NDArray[np.bool_]) -> tuple[NDArray[np.float64], 
     US Census Bureau's experiment ran against its own noisy measurements (Abowd et al.
     2023, section 4): the best an attacker can do without a certificate.
     """
-    import highspy
     from scipy import sparse
 
     a = system.matrix[np.flatnonzero(real)]
     y = system.lower[real]
     rows, cells = a.shape
     eye = sparse.identity(rows, format="csr")
-    matrix = sparse.vstack([sparse.hstack([a, -eye]), sparse.hstack([a, eye])]).tocsc()
-    inf = highspy.kHighsInf
-    h = highs()
-    h.setOptionValue("output_flag", False)
-    lp = highspy.HighsLp()
-    lp.num_col_ = cells + rows
-    lp.num_row_ = 2 * rows
-    lp.col_cost_ = np.concatenate([np.zeros(cells), np.ones(rows)])
-    lp.col_lower_ = np.zeros(cells + rows)
-    lp.col_upper_ = np.full(cells + rows, inf)
-    lp.row_lower_ = np.concatenate([np.full(rows, -inf), y])
-    lp.row_upper_ = np.concatenate([y, np.full(rows, inf)])
-    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-    lp.a_matrix_.start_ = matrix.indptr
-    lp.a_matrix_.index_ = matrix.indices
-    lp.a_matrix_.value_ = matrix.data
-    lp.integrality_ = [highspy.HighsVarType.kInteger] * cells + [
-        highspy.HighsVarType.kContinuous
-    ] * rows
-    h.passModel(lp)
+    matrix = sparse.vstack([sparse.hstack([a, -eye]), sparse.hstack([a, eye])])
+    infinite = np.full(rows, math.inf)
+    cost = np.concatenate([np.zeros(cells), np.ones(rows)])
+    h = program(
+        matrix, np.concatenate([-infinite, y]), np.concatenate([y, infinite]), cost, integer=cells
+    )
     h.run()
     x = np.maximum(0.0, np.round(np.asarray(h.getSolution().col_value[:cells])))
     return x, float(np.abs(a @ x - y).sum())
@@ -1434,29 +1419,10 @@ def _program(
 ) -> Any:
     """A HiGHS model over the cube's cells (not negative; whole numbers if ``integer``)
     within the ``real`` rows' intervals, of objective ``cost @ x`` (to be minimised)."""
-    import highspy
-
-    a = system.matrix[np.flatnonzero(real)].tocsc()
-    rows, cells = a.shape
-    inf = highspy.kHighsInf
-    h = highs()
-    h.setOptionValue("output_flag", False)
-    lp = highspy.HighsLp()
-    lp.num_col_ = cells
-    lp.num_row_ = rows
-    lp.col_cost_ = cost
-    lp.col_lower_ = np.zeros(cells)
-    lp.col_upper_ = np.full(cells, inf)
-    lp.row_lower_ = system.lower[real]
-    lp.row_upper_ = np.where(np.isfinite(system.upper[real]), system.upper[real], inf)
-    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-    lp.a_matrix_.start_ = a.indptr
-    lp.a_matrix_.index_ = a.indices
-    lp.a_matrix_.value_ = a.data
-    if integer:
-        lp.integrality_ = [highspy.HighsVarType.kInteger] * cells
-    h.passModel(lp)
-    return h
+    a = system.matrix[np.flatnonzero(real)]
+    return program(
+        a, system.lower[real], system.upper[real], cost, integer=a.shape[1] if integer else 0
+    )
 
 
 def _known_records(
