@@ -1246,8 +1246,8 @@ def _group(task: _Task) -> GroupReconstruction:
         _verify(system, real, low)
         solutions = 1
         tail = _tail_of_one(low)
-    elif task.count_budget and np.isfinite(high).all() and (low < high).sum() <= COUNT_CELLS:
-        counted = _count(system, real, low, high, task.count_budget)
+    else:
+        counted = _counted(system, real, low, high, task.count_budget)
         if counted is not None:
             solutions, histogram = counted
             present = histogram > 0
@@ -1308,10 +1308,23 @@ def _unique(tables: TableSet, count_budget: int) -> bool:
     low, high = _cube(system, np.flatnonzero(system.table == targets), lower, upper)
     if (low == high).all():
         return True
-    if not (count_budget and np.isfinite(high).all() and (low < high).sum() <= COUNT_CELLS):
-        return False
-    counted = _count(system, system.table != targets, low, high, count_budget)
+    counted = _counted(system, system.table != targets, low, high, count_budget)
     return counted is not None and counted[0] == 1
+
+
+def _counted(
+    system: System,
+    real: NDArray[np.bool_],
+    low: NDArray[np.float64],
+    high: NDArray[np.float64],
+    count_budget: int,
+) -> tuple[int, NDArray[np.int64]] | None:
+    """:func:`_count` of the tables within the cube cells' intervals ``low`` to
+    ``high``, where they are few enough to count: every interval finite, at most
+    :data:`COUNT_CELLS` cells open, a budget given; ``None`` otherwise or over it."""
+    if not (count_budget and np.isfinite(high).all() and (low < high).sum() <= COUNT_CELLS):
+        return None
+    return _count(system, real, low, high, count_budget)
 
 
 def _smallest(tables: TableSet, count_budget: int) -> tuple[int, ...]:
