@@ -23,7 +23,7 @@ estimated number of people in the population sharing the class's QI values (Bene
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -44,6 +44,7 @@ __all__ = [
     "sum_within_classes",
     "to_string_batch",
     "to_text_batch",
+    "whole_numbers",
 ]
 
 _COUNT = "__anonaudit_count__"
@@ -1489,14 +1490,18 @@ def _determined(key: NDArray[Any], bound: int, column: NDArray[Any]) -> bool:
     return bool(np.array_equal(column[some[key]], column))
 
 
-def to_text_batch(batch: pa.RecordBatch | pa.Table, columns: Sequence[str]) -> pa.RecordBatch:
+def to_text_batch(
+    batch: pa.RecordBatch | pa.Table, columns: Sequence[str], *, integers: Collection[str] = ()
+) -> pa.RecordBatch:
     """Return ``batch`` restricted to ``columns``, each as text (see :class:`Source`).
 
     String columns stay as they are; dictionary columns stay dictionaries, with their
     values turned into text; typed columns (numbers, dates, ...) become dictionaries
     too, so that only their distinct values are turned into text. Nulls stay nulls.
     Numbers become their shortest decimal text, so a Parquet integer 2134 and a CSV cell
-    ``2134`` agree.
+    ``2134`` agree. The columns named in ``integers`` that hold whole numbers
+    (:func:`whole_numbers`) stay as they are: their text is their decimal form, taken
+    by a reader that wants it later (``pyarrow.compute.cast`` to string, as here).
     """
     arrays = []
     for name in columns:
@@ -1505,6 +1510,8 @@ def to_text_batch(batch: pa.RecordBatch | pa.Table, columns: Sequence[str]) -> p
             array = array.combine_chunks()
         if pa.types.is_large_string(array.type) or pa.types.is_string_view(array.type):
             array = array.cast(pa.string())
+        elif name in integers and whole_numbers(array.type):
+            pass
         elif not pa.types.is_string(array.type):
             if not pa.types.is_dictionary(array.type):
                 array = pc.dictionary_encode(array)
@@ -1513,6 +1520,11 @@ def to_text_batch(batch: pa.RecordBatch | pa.Table, columns: Sequence[str]) -> p
             )
         arrays.append(array)
     return pa.RecordBatch.from_arrays(arrays, names=list(columns))
+
+
+def whole_numbers(kind: pa.DataType) -> bool:
+    """Whether ``kind`` is an integer type that ``int64`` holds (not ``uint64``)."""
+    return bool(pa.types.is_integer(kind)) and kind != pa.uint64()
 
 
 def to_string_batch(batch: pa.RecordBatch | pa.Table, columns: Sequence[str]) -> pa.RecordBatch:

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import itertools
 import logging
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 import pytest
@@ -181,10 +183,10 @@ def test_parquet_files_counted_by_their_codes_give_duckdbs_table(
     counted = []
     original = local._held_coded
 
-    def spy(batches: Any) -> Any:
-        held, countable = original(batches)
+    def spy(batches: Any, columns: Any) -> Any:
+        held, countable, typed = original(batches, columns)
         counted.append(countable)
-        return held, countable
+        return held, countable, typed
 
     monkeypatch.setattr(local, "_held_coded", spy)
     table = anonaudit.load(tmp_path, Roles(["zip", "age", "ward"], ["sa"]))
@@ -567,6 +569,67 @@ def test_the_aggregation_spills_to_disk_under_a_small_memory_limit(
     assert limits() == Limits()  # in force for that load only
     assert result.rows == rows and len(result) == rows
     assert int(result.counts.max()) == 1
+
+
+@pytest.mark.parametrize("limit", [None, "256MB"])
+def test_whole_numbers_of_one_parquet_file_are_grouped_as_such(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, limit: str | None
+) -> None:
+    # A unique integer id (codes do not pay) in one Parquet file reaches DuckDB as
+    # integers, of whatever width, nulls and negatives included; with a memory limit
+    # too (no codes held). The class table holds their text, as the reader makes it.
+    rng = np.random.default_rng(5)
+    n = 30_000
+    small = rng.integers(0, 200, n).astype(np.uint8)
+    table = pa.table(
+        {
+            "id": pa.array(rng.permutation(n) - n // 2, pa.int64()),
+            "small": pa.array(small, mask=small > 190),
+            "big": pa.array(rng.integers(2**31, 2**32 - 1, n, dtype=np.uint32)),
+            "sa": pa.array(rng.choice(["flu", "cold", None], n).tolist()),
+        }
+    )
+    path = tmp_path / "ids.parquet"
+    pq.write_table(table, path, row_group_size=8_000)
+    reached: list[pa.Schema] = []
+    original = local.group_counts
+
+    def spy(batches: Any, columns: Any, **kwargs: Any) -> Any:
+        batches = iter(batches)
+        first = next(batches)
+        reached.append(first.schema)
+        return original(itertools.chain([first], batches), columns, **kwargs)
+
+    monkeypatch.setattr(local, "group_counts", spy)
+    roles = Roles(["id", "small", "big"], ["sa"])
+    loaded = anonaudit.load(path, roles, engine=anonaudit.EngineOptions(memory_limit=limit))
+    assert [reached[0].field(name).type for name in ("id", "small", "big")] == [
+        pa.int64(),
+        pa.uint8(),
+        pa.uint32(),
+    ]
+    expected = table.group_by(["id", "small", "big", "sa"]).aggregate([([], "count_all")])
+    text = [pc.cast(expected.column(name), pa.string()) for name in ("id", "small", "big")]
+    assert _rows(loaded) == sorted(
+        zip(
+            *(column.to_pylist() for column in text),
+            expected.column("sa").to_pylist(),
+            expected.column("count_all").to_pylist(),
+            strict=True,
+        ),
+        key=str,
+    )
+    # The same file in a folder of two, typed differently: read as text, the same table.
+    folder = tmp_path / "lake"
+    folder.mkdir()
+    pq.write_table(table.slice(0, n // 2), folder / "a.parquet")
+    narrow = table.slice(n // 2).set_column(
+        0, "id", table.column("id").slice(n // 2).cast(pa.int32())
+    )
+    pq.write_table(narrow, folder / "b.parquet")
+    reached.clear()
+    assert _rows(anonaudit.load(folder, roles)) == _rows(loaded)
+    assert reached and all(pa.types.is_dictionary(s.field("id").type) for s in reached)
 
 
 def test_memory_limit_and_temp_dir_are_checked(tmp_path: Path) -> None:

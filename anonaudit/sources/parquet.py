@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -76,8 +76,11 @@ class ParquetSource:
             self._sha256 = local_sha256(self.path)
         return self._sha256
 
-    def batches(self, columns: Sequence[str]) -> Iterator[pa.RecordBatch]:
-        """Stream ``columns`` as text record batches."""
+    def batches(
+        self, columns: Sequence[str], *, integers: Collection[str] = ()
+    ) -> Iterator[pa.RecordBatch]:
+        """Stream ``columns`` as text record batches; those named in ``integers`` that
+        hold whole numbers stay as they are (:func:`~anonaudit.classtable.to_text_batch`)."""
         if self._rows == 0:
             raise MalformedFileError(f"{self.path}: the file has no rows")
         require_flat(self._schema, columns, str(self.path))
@@ -88,7 +91,7 @@ class ParquetSource:
             check_row_groups(file.metadata, columns, str(self.path))
             for batch in file.iter_batches(batch_size=_BATCH_ROWS, columns=list(columns)):
                 check_decoded(batch, columns, str(self.path))
-                yield to_text_batch(batch, columns)
+                yield to_text_batch(batch, columns, integers=integers)
         except OSError as exc:
             raise damaged_pages(str(self.path), exc) or MalformedFileError(
                 f"{self.path}: cannot read: {exc}"

@@ -13,7 +13,7 @@ storage.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -133,8 +133,12 @@ class FragmentSource:
             self._sha256 = local_sha256(self._path)
         return self._sha256
 
-    def batches(self, columns: Sequence[str]) -> Iterator[pa.RecordBatch]:
-        """Stream ``columns`` of this file's selected rows as text batches."""
+    def batches(
+        self, columns: Sequence[str], *, integers: Collection[str] = ()
+    ) -> Iterator[pa.RecordBatch]:
+        """Stream ``columns`` of this file's selected rows as text batches; a Parquet
+        file's columns named in ``integers`` that hold whole numbers stay as they are
+        (:func:`~anonaudit.classtable.to_text_batch`)."""
         import pyarrow.dataset as ds
 
         require_flat(self._schema, columns, self.info.name)
@@ -159,7 +163,7 @@ class FragmentSource:
                 batch_size=_BATCH_ROWS,
             ):
                 check_decoded(batch, columns, self.info.name)
-                yield to_text_batch(batch, columns)
+                yield to_text_batch(batch, columns, integers=integers)
         except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as exc:
             raise MalformedFileError(f"{self.info.name}: cannot read: {first_line(exc)}") from None
         except OSError as exc:
