@@ -619,17 +619,26 @@ def test_whole_numbers_of_one_parquet_file_are_grouped_as_such(
         ),
         key=str,
     )
-    # The same file in a folder of two, typed differently: read as text, the same table.
+    # The same records in a folder of two files, the id as int64 in one and int32 in the
+    # other: integers too, the same table.
     folder = tmp_path / "lake"
     folder.mkdir()
     pq.write_table(table.slice(0, n // 2), folder / "a.parquet")
-    narrow = table.slice(n // 2).set_column(
-        0, "id", table.column("id").slice(n // 2).cast(pa.int32())
-    )
-    pq.write_table(narrow, folder / "b.parquet")
+    narrow = table.column("id").slice(n // 2).cast(pa.int32())
+    pq.write_table(table.slice(n // 2).set_column(0, "id", narrow), folder / "b.parquet")
     reached.clear()
     assert _rows(anonaudit.load(folder, roles)) == _rows(loaded)
-    assert reached and all(pa.types.is_dictionary(s.field("id").type) for s in reached)
+    assert reached and reached[0].field("id").type == pa.int64()
+    # A uint64 id (beyond int64) is read as text, as every other type.
+    wide = table.set_column(
+        0, "id", pa.array(rng.permutation(n).astype(np.uint64) + np.uint64(2**63))
+    )
+    pq.write_table(wide, tmp_path / "wide.parquet")
+    reached.clear()
+    unsigned = anonaudit.load(tmp_path / "wide.parquet", roles)
+    assert str(2**63) in {row[0] for row in _rows(unsigned)} and len(unsigned) == n
+    assert reached and pa.types.is_dictionary(reached[0].field("id").type)
+    assert reached[0].field("small").type == pa.uint8()
 
 
 def test_memory_limit_and_temp_dir_are_checked(tmp_path: Path) -> None:

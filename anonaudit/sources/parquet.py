@@ -76,6 +76,11 @@ class ParquetSource:
             self._sha256 = local_sha256(self.path)
         return self._sha256
 
+    def read_type(self, name: str) -> pa.DataType | None:
+        """The type column ``name`` is read as (before any text), ``None`` if none."""
+        index = self._schema.get_field_index(name)
+        return None if index < 0 else self._schema.field(index).type
+
     def batches(
         self, columns: Sequence[str], *, integers: Collection[str] = ()
     ) -> Iterator[pa.RecordBatch]:

@@ -169,6 +169,13 @@ class FragmentSource:
         except OSError as exc:
             raise damaged_pages(self.info.name, exc) or storage_error(self.info.name, exc) from None
 
+    def read_type(self, name: str) -> pa.DataType | None:
+        """The type column ``name`` is read as (before any text), ``None`` if none: a
+        CSV file's values are text."""
+        if self._csv is not None or self._schema.get_field_index(name) < 0:
+            return None
+        return self._read_schema([name]).field(name).type
+
     def _read_schema(self, columns: Sequence[str]) -> pa.Schema:
         """The dataset's schema, with the file's own type for each of ``columns`` it has.
 
