@@ -1247,7 +1247,7 @@ def _group(task: _Task) -> GroupReconstruction:
         solutions = 1
         tail = _tail_of_one(low)
     else:
-        counted = _counted(system, real, low, high, task.count_budget)
+        counted = _count(system, real, low, high, task.count_budget)
         if counted is not None:
             solutions, histogram = counted
             present = histogram > 0
@@ -1308,23 +1308,8 @@ def _unique(tables: TableSet, count_budget: int) -> bool:
     low, high = _cube(system, np.flatnonzero(system.table == targets), lower, upper)
     if (low == high).all():
         return True
-    counted = _counted(system, system.table != targets, low, high, count_budget)
+    counted = _count(system, system.table != targets, low, high, count_budget)
     return counted is not None and counted[0] == 1
-
-
-def _counted(
-    system: System,
-    real: NDArray[np.bool_],
-    low: NDArray[np.float64],
-    high: NDArray[np.float64],
-    count_budget: int,
-) -> tuple[int, NDArray[np.int64]] | None:
-    """:func:`_count` of the tables within the cube cells' intervals ``low`` to
-    ``high``, where they are few enough to count: every interval finite, at most
-    :data:`COUNT_CELLS` cells open, a budget given; ``None`` otherwise or over it."""
-    if not (count_budget and np.isfinite(high).all() and (low < high).sum() <= COUNT_CELLS):
-        return None
-    return _count(system, real, low, high, count_budget)
 
 
 def _smallest(tables: TableSet, count_budget: int) -> tuple[int, ...]:
@@ -1581,12 +1566,16 @@ def _count(
 ) -> tuple[int, NDArray[np.int64]] | None:
     """Every integer table within the cube bounds that agrees with every published
     cell, by depth-first search; the number of them and, per cube cell, how many give it
-    each value. ``None`` when more than ``budget`` partial tables would be visited.
+    each value. ``None`` when more than ``budget`` partial tables would be visited, or
+    when they are too many to try: no budget, a cell unbounded, more than
+    :data:`COUNT_CELLS` cells open.
 
     The cells are assigned in an order that completes published cells early; a cell's
     values are those that leave each of its published cells reachable by the cells
     still open (their bounds summed), so that a published cell is checked exactly when
     its last cell is assigned."""
+    if not (budget and np.isfinite(high).all() and (low < high).sum() <= COUNT_CELLS):
+        return None
     free = np.flatnonzero(low < high)
     fixed = np.where(low == high, low, 0.0)
     a = system.matrix[np.flatnonzero(real)]
