@@ -97,7 +97,7 @@ class SourceStats:
     sha256: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class _CodedKeys:
     """Text key columns held as codes: each column's values and each row's code into them.
 

@@ -183,8 +183,8 @@ def test_parquet_files_counted_by_their_codes_give_duckdbs_table(
     counted = []
     original = local._held_coded
 
-    def spy(batches: Any, columns: Any) -> Any:
-        held, countable, typed = original(batches, columns)
+    def spy(batches: Any, columns: Any, integers: Any) -> Any:
+        held, countable, typed = original(batches, columns, integers)
         counted.append(countable)
         return held, countable, typed
 
@@ -467,6 +467,7 @@ def test_the_quote_check_searches_a_window_at_a_time(
 @example(pages=1, lines=0, tail=' "z"\n', long_line=False)  # a line break ends a window
 @example(pages=1, lines=-1, tail='1,"z" \n', long_line=False)
 @example(pages=2, lines=0, tail='\n "z"', long_line=True)  # a line longer than a window
+@example(pages=1, lines=0, tail='\r "z"\r', long_line=True)  # lines ended by \r alone
 def test_the_touching_quote_search_finds_what_a_regular_expression_on_the_whole_file_does(
     tmp_path_factory: pytest.TempPathFactory, pages: int, lines: int, tail: str, long_line: bool
 ) -> None:
@@ -487,6 +488,7 @@ def test_the_touching_quote_search_finds_what_a_regular_expression_on_the_whole_
     pattern = re.compile(rb'(?:\A|[\r\n,])[ \t\f\v]+"|"[ \t\f\v]+(?:\Z|[\r\n,])')
     with pytest.MonkeyPatch.context() as patch, path.open("rb") as handle:
         patch.setattr(csv_source, "_SCAN_WINDOW", mmap.PAGESIZE)
+        patch.setattr(csv_source, "_QUOTE_WINDOW", mmap.PAGESIZE)
         with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
             windowed = csv_source._touching_quote(data, b",")
     assert windowed == (pattern.search(body.encode()) is not None)

@@ -369,7 +369,10 @@ def test_beside_dp_releases_a_class_table_over_every_combination(tmp_path: Path)
 @pytest.mark.parametrize(
     ("policy", "said"),
     [
-        ("dp_delta = 1e-6", "[tables] dp_delta describes the DP release of dp_epsilon\n"),
+        (
+            "dp_delta = 1e-6",
+            "[tables] dp_delta describes the DP release of [tables] dp_epsilon\n",
+        ),
         ("dp_epsilon = 0", "[tables] dp_epsilon must be a number of 1e-06 or more"),
         ("dp_epsilon = 1\ndp_delta = 2", "[tables] dp_delta must be 0 or lie in [1e-100, 1)"),
         ("dp_epsilon = 1\ndp_confidence = 1", "[tables] dp_confidence must lie strictly"),

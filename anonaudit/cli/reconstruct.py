@@ -87,7 +87,7 @@ def _beside_dp(
         for key in ("dp_delta", "dp_mechanism", "dp_confidence"):
             if settings.get(key) is not None:
                 given = names[key]
-                epsilon_name = "--dp-epsilon E" if given.startswith("--") else "dp_epsilon"
+                epsilon_name = "--dp-epsilon E" if given.startswith("--") else "[tables] dp_epsilon"
                 raise ParameterError(f"{given} describes the DP release of {epsilon_name}")
         return None
     confidence = float(_given(settings, "dp_confidence", 0.99))

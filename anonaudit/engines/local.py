@@ -262,7 +262,9 @@ def build_class_table(
 
     batches = stream()
     bounded = numbers or limits().memory_limit is not None  # a limit: DuckDB may spill
-    held, countable, typed = ([], False, True) if bounded else _held_coded(batches, columns)
+    held, countable, typed = (
+        ([], False, True) if bounded else _held_coded(batches, columns, integers)
+    )
     if not typed:  # the batches held are text: so must the rest be
         batches = (to_text_batch(batch, columns) for batch in batches)
     if countable:
@@ -313,7 +315,9 @@ def _integers(
 
 
 def _parquet(part: Source) -> ParquetSource | FragmentSource | None:
-    """``part`` if it is a Parquet file, which may give whole numbers as such."""
+    """``part`` if it is a file that may give whole numbers as such (a Parquet file, or
+    a dataset's file, whose :meth:`read_type` says how it reads each column: never as
+    whole numbers from a CSV file)."""
     from anonaudit.sources.parquet import ParquetSource
     from anonaudit.sources.parts import FragmentSource
 
@@ -321,7 +325,7 @@ def _parquet(part: Source) -> ParquetSource | FragmentSource | None:
 
 
 def _held_coded(
-    batches: Iterator[pa.RecordBatch], columns: Sequence[str]
+    batches: Iterator[pa.RecordBatch], columns: Sequence[str], integers: Sequence[str] = ()
 ) -> tuple[list[pa.RecordBatch], bool, bool]:
     """Read ``batches`` while they can be counted by their codes, and hold them.
 
@@ -335,9 +339,9 @@ def _held_coded(
     (:func:`_codes_pay`), a batch with a plain text column or many values, or more than
     that to hold, ends the holding.
 
-    Whole numbers a Parquet file gives as such (:func:`_integers`) are held as text
-    codes too, as every column of a batch, here; when the first batch ends the holding,
-    it is given back as it came, and so may the rest be.
+    Whole numbers a Parquet file gives as such (``integers``: :func:`_integers`) are
+    held as text codes too; when the first batch ends the holding, it is given back as
+    it came, and so may the rest be.
 
     Returns
     -------
@@ -353,7 +357,7 @@ def _held_coded(
     held: list[pa.RecordBatch] = []
     size = 0
     for read in batches:
-        batch = to_text_batch(read, columns)
+        batch = to_text_batch(read, columns) if integers else read
         held.append(batch)
         size += 4 * batch.num_rows * batch.num_columns
         if (
@@ -368,9 +372,9 @@ def _held_coded(
             )
             or (len(held) == 1 and not _codes_pay(batch))
         ):
-            return ([read], False, True) if len(held) == 1 else (held, False, False)
+            return ([read], False, True) if len(held) == 1 else (held, False, not integers)
         held[-1] = _narrow(batch)
-    return held, bool(held), False
+    return held, bool(held), not integers
 
 
 def _codes_pay(sample: pa.RecordBatch) -> bool:
@@ -425,9 +429,13 @@ def _with_identifiers(table: ClassTable, suspects: Sequence[str]) -> ClassTable:
     """
     if not suspects or len(table) < 2:
         return table
+    # A table counted by codes knows each QI's number of values: unique or not is told.
+    unknown = [name for name in suspects if ("group", name) not in table._encodings]
+    if len(unknown) < len(suspects):
+        return table
     connection = connect()
     try:
-        for name in suspects:
+        for name in unknown:
             if _unique(connection, table.keys.column(name)):
                 table._know_unique(name)
                 break
@@ -750,8 +758,8 @@ def numbered_batches(
     lines = 0
     wanted = [*columns, *numbers]
     parquet = _parquet(part) if integers else None
-    read = part.batches(wanted) if parquet is None else parquet.batches(wanted, integers=integers)
-    for batch in read:
+    given = part.batches(wanted) if parquet is None else parquet.batches(wanted, integers=integers)
+    for batch in given:
         read = batch.num_rows
         for name, kind in numbers.items():
             batch = _with_numbers(batch, name, kind, part.info.name, lines)
@@ -913,7 +921,9 @@ def group_counts(
     ----------
     batches : iterable of pyarrow.RecordBatch
         Text batches (:class:`~anonaudit.sources.base.Source`) holding ``columns``; a
-        column may be a string array in one batch and a dictionary in another.
+        column may be a string array in one batch and a dictionary in another, or whole
+        numbers in every batch (a Parquet file's: :func:`_integers`), counted as such
+        and returned as their text.
     columns : sequence of str
         The grouping columns.
     weight : str, optional
@@ -1029,7 +1039,8 @@ class _Codes:
 
 
 class _Coding:
-    """How a stream's text columns reach DuckDB: as integer codes, or as strings.
+    """How a stream's columns reach DuckDB: as integer codes, as strings, or (whole
+    numbers a Parquet file gave as such: :func:`_integers`) as ``int64``.
 
     A column that arrives as a dictionary much smaller than its batch (Parquet text, a
     partition key, a typed column) is grouped by integer codes: DuckDB hashes int32s

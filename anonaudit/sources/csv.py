@@ -28,6 +28,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pacsv
 import pyarrow.fs as pafs
+from numpy.typing import NDArray
 
 from anonaudit.errors import ColumnError, MalformedFileError, ParameterError, SourceNotFoundError
 from anonaudit.files import from_decimal_comma
@@ -477,6 +478,11 @@ def _largest_block() -> int:
 _SCAN_WINDOW = 64 * 1024**2
 
 
+#: :func:`_touching_quote` searches windows of at least this many bytes: it holds a byte
+#: and, per quote, 8 bytes more for each byte of a window.
+_QUOTE_WINDOW = 8 * 1024**2
+
+
 def _found(data: mmap.mmap, needle: bytes) -> bool:
     """Whether ``needle`` occurs in ``data``, searched a window at a time.
 
@@ -500,42 +506,64 @@ def _touching_quote(data: mmap.mmap, sep: bytes) -> bool:
     the file's start or end, as ``(\\A|[\\r\\n,])[ \\t\\f\\v]+"`` or its mirror.
 
     Searched whole lines at a time (each window ends after a line break at least
-    :data:`_SCAN_WINDOW` bytes on, or at the file's end; the line break before it is
-    read with it), its pages released after (:func:`_release`). In a window, every
-    quote is found in one pass; only those with white space beside them are followed,
-    a byte at a time over the run (a regular expression took 25 ns a byte where a quote
-    and a space meet on every line).
+    :data:`_QUOTE_WINDOW` bytes on, or at the file's end; the line break before it is
+    read with it), its pages released after (:func:`_release`), by :func:`_touching_in`
+    (a regular expression took 25 ns a byte where a quote and a space meet on every
+    line).
     """
     space, edge = np.zeros(256, dtype=bool), np.zeros(256, dtype=bool)
     space[list(b" \t\f\v")] = True
     edge[[*b"\r\n", sep[0]]] = True
     size, start = len(data), 0
     while start < size:
-        end = data.find(b"\n", min(start + _SCAN_WINDOW, size) - 1)
-        end = size if end < 0 else end + 1
+        end = _line_end(data, min(start + _QUOTE_WINDOW, size) - 1)
         view = max(start - 1, 0)
         window = np.frombuffer(data, dtype=np.uint8, count=end - view, offset=view)
-        quotes = np.flatnonzero(window == ord('"'))
-        found = False
-        for step in (-1, 1):  # the runs before the quotes, then after them
-            at = quotes + step
-            at = at[(at >= 0) & (at < len(window))]
-            at = at[space[window[at]]]
-            while len(at) and not found:
-                at += step
-                # Past either end of a window is past the file's: a window starts
-                # after a line break and ends with one unless it is the file's first or last.
-                outside = (at < 0) | (at >= len(window))
-                found = bool(outside.any()) or bool(edge[window[at[~outside]]].any())
-                at = at[~outside]
-                at = at[space[window[at]]]
-            if found:
-                break
-        del window, quotes, at
+        try:
+            found = _touching_in(window, space, edge)
+        finally:
+            del window  # no view of the map may outlive it (closing it would fail)
         _release(data, start, end)
         if found:
             return True
         start = end
+    return False
+
+
+def _line_end(data: mmap.mmap, start: int) -> int:
+    """Where the first line break at or after ``start`` ends (``\n`` or ``\r``), or the
+    end of ``data``; searched :data:`_SCAN_WINDOW` bytes at a time, so that no page
+    beyond the break is read."""
+    size = len(data)
+    while start < size:
+        stop = min(start + _SCAN_WINDOW, size)
+        ends = [data.find(b"\n", start, stop), data.find(b"\r", start, stop)]
+        if max(ends) >= 0:
+            return min(at for at in ends if at >= 0) + 1
+        start = stop
+    return size
+
+
+def _touching_in(
+    window: NDArray[np.uint8], space: NDArray[np.bool_], edge: NDArray[np.bool_]
+) -> bool:
+    """Whether white space (the bytes marked in ``space``) joins a quote of ``window``
+    to an ``edge`` byte or one of the window's ends: every quote found in one pass, and
+    only those with white space beside them followed, a byte at a time over the run.
+    Past either end of a window is past the file's: a window starts after a line break
+    and ends with one unless it is the file's first or last."""
+    quotes = np.flatnonzero(window == ord('"'))
+    for step in (-1, 1):  # the runs before the quotes, then after them
+        at = quotes + step
+        at = at[(at >= 0) & (at < len(window))]
+        at = at[space[window[at]]]
+        while len(at):
+            at += step
+            outside = (at < 0) | (at >= len(window))
+            if outside.any() or edge[window[at[~outside]]].any():
+                return True
+            at = at[~outside]
+            at = at[space[window[at]]]
     return False
 
 
@@ -556,8 +584,8 @@ def _quotes_agree(path: str, sep: str) -> bool:
     A file without a quote qualifies at once; otherwise its header line must hold an
     even number of quotes and no white space may touch a quote from outside. Single
     bytes are found at memory speed (``memchr``), pairs such as ``' "'`` ten times more
-    slowly: pairs are searched only for the white space the file has, and the regular
-    expression only when such a pair occurs at all.
+    slowly: pairs are searched only for the white space the file has, and where such a
+    pair occurs at all, its context (:func:`_touching_quote`).
     """
     try:
         with open(path, "rb") as handle:
@@ -566,8 +594,7 @@ def _quotes_agree(path: str, sep: str) -> bool:
             with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
                 if not _found(data, b'"'):
                     return True
-                end = data.find(b"\n")
-                if data[: end if end >= 0 else len(data)].count(b'"') % 2:
+                if data[: _line_end(data, 0)].count(b'"') % 2:  # the header line's
                     return False
                 spaces = [bytes([c]) for c in b" \t\f\v" if _found(data, bytes([c]))]
                 pairs = [pair for c in spaces for pair in (c + b'"', b'"' + c)]
