@@ -128,6 +128,13 @@ class _CodedKeys:
             found = pc.index(values, value).as_py()
         return None if found < 0 else np.asarray(self.codes[at] == found)
 
+    def codes_of(self, name: str, rows: NDArray[Any] | None) -> tuple[pa.Array, NDArray[Any]]:
+        """Column ``name``'s values and the codes of the rows marked in ``rows`` (a
+        boolean mask; ``None``: every row)."""
+        at = self.names.index(name)
+        codes = self.codes[at]
+        return self.values[at], codes if rows is None else codes[rows]
+
     def at(self, name: str, rows: NDArray[Any]) -> pa.Array:
         """Column ``name``'s values at the rows numbered ``rows``."""
         at = self.names.index(name)
@@ -716,24 +723,33 @@ class ClassTable(_LazyKeys):
             return self, 0
         return self.subset(~starred), int(self.counts[starred].sum())
 
+    def _coded(self) -> tuple[_CodedKeys, NDArray[Any] | None] | None:
+        """The keys this table's are pending on, while they are codes (:class:`_CodedKeys`),
+        and the mask of its rows among theirs (``None``: all of them); else ``None``."""
+        pending = self.__dict__.get("_pending_keys")
+        if pending is None or not isinstance(pending[0], _CodedKeys):
+            return None
+        source, rows = pending
+        return source, None if len(rows) == len(self) else rows
+
     def _values_at(self, name: str, rows: NDArray[Any]) -> pa.Array:
         """Column ``name``'s values at the rows numbered ``rows``, read from the codes
         while the keys are not taken as text (:class:`_CodedKeys`)."""
-        pending = self.__dict__.get("_pending_keys")
-        if pending is not None and isinstance(pending[0], _CodedKeys):
-            source, kept = pending
-            return source.at(name, rows if len(kept) == len(self) else np.flatnonzero(kept)[rows])
+        coded = self._coded()
+        if coded is not None:
+            source, kept = coded
+            return source.at(name, rows if kept is None else np.flatnonzero(kept)[rows])
         return self.keys.column(name).take(pa.array(rows)).combine_chunks()
 
     def _equal(self, name: str, value: str | None) -> NDArray[Any] | None:
         """Which rows hold ``value`` (``None``: null) in column ``name``, a boolean mask;
         ``None`` when no row does. Read from the codes while the keys are not taken as
         text (:class:`_CodedKeys`)."""
-        pending = self.__dict__.get("_pending_keys")
-        if pending is not None and isinstance(pending[0], _CodedKeys):
-            source, rows = pending
+        coded = self._coded()
+        if coded is not None:
+            source, rows = coded
             equal = source.equal(name, value)
-            if equal is not None and len(equal) != len(self):
+            if equal is not None and rows is not None:
                 equal = equal[rows]
         else:
             column = self.keys.column(name)
@@ -924,6 +940,19 @@ class ClassTable(_LazyKeys):
         cache = self._encodings
         missing = [key for key in dict.fromkeys(keys) if key not in cache]
         if not missing:
+            return [cache[key] for key in keys]
+        coded = self._coded()
+        if coded is not None:  # a subset of a table counted by codes: its codes, renumbered
+            source, rows = coded
+            for kind, name in missing:
+                values, codes = source.codes_of(name, rows)
+                present, codes = _renumbered(codes, len(values))
+                if kind == "sorted":  # the values are sorted already (_translated)
+                    kept = values if present is None else values.filter(pa.array(present))
+                    cache[kind, name] = (tuple(kept.to_pylist()), codes)
+                else:
+                    width = len(values) if present is None else int(present.sum())
+                    cache[kind, name] = (max(width, 1), codes)
             return [cache[key] for key in keys]
         table = self.keys  # read once: a subset's are filtered on first read
 
@@ -1200,11 +1229,20 @@ def _compact(
     values: tuple[str | None, ...], codes: NDArray[Any]
 ) -> tuple[tuple[str | None, ...], NDArray[Any]]:
     """``values`` and ``codes`` without the values no code refers to (as :func:`_encode`)."""
-    present = np.bincount(codes, minlength=len(values)) > 0
-    if present.all():
+    present, codes = _renumbered(codes, len(values))
+    if present is None:
         return values, codes
+    return tuple(v for v, p in zip(values, present, strict=True) if p), codes
+
+
+def _renumbered(codes: NDArray[Any], width: int) -> tuple[NDArray[Any] | None, NDArray[Any]]:
+    """Which of ``width`` values some code of ``codes`` refers to (``None``: all of
+    them), and the codes renumbered over those values, in order."""
+    present = np.bincount(codes, minlength=width) > 0
+    if present.all():
+        return None, codes
     renumber = np.cumsum(present) - 1
-    return tuple(v for v, p in zip(values, present, strict=True) if p), renumber[codes]
+    return present, renumber[codes]
 
 
 def _group_codes(column: pa.ChunkedArray) -> tuple[int, NDArray[Any]]:

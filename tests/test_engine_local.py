@@ -390,8 +390,15 @@ def test_a_coded_tables_keys_are_taken_as_text_only_when_read(
         taken.append(len(rows))
         return real(self, rows)
 
+    # A subset made before the classes are known (records with a null QI dropped) finds
+    # its classes, distributions and distinct values from the codes too.
+    third = ClassTable.from_coded(coded, quasi_identifiers=columns[:2], sensitive=columns[2:])
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(type(table.__dict__["_pending_keys"][0]), "table", counted)
+        known = third.without_null_quasi_identifiers()
+        known_classes = (known.classes.sizes.tolist(), known.classes.index.tolist())
+        known_counts = known.sensitive_counts("s")
+        known_distinct = [known.distinct(name) for name in columns[:2]]
         nulls = table.null_counts()
         kept, suppressed = table.without_suppressed("*")
         every = np.arange(len(table))
@@ -406,6 +413,17 @@ def test_a_coded_tables_keys_are_taken_as_text_only_when_read(
         assert report.k_anonymity.classes == len(audited.classes) > 0
         assert not taken
     assert table.keys.to_pylist() == fresh.keys.to_pylist()
+    expected = fresh.without_null_quasi_identifiers()
+    expected = ClassTable(
+        expected.quasi_identifiers, expected.sensitive, expected.keys, expected.counts
+    )
+    assert known_classes == (expected.classes.sizes.tolist(), expected.classes.index.tolist())
+    assert known_distinct == [expected.distinct(name) for name in columns[:2]]
+    theirs_counts = expected.sensitive_counts("s")
+    assert known_counts.values == theirs_counts.values
+    for field in ("class_ids", "codes", "counts", "totals"):
+        assert getattr(known_counts, field).tolist() == getattr(theirs_counts, field).tolist()
+    assert known.keys.to_pylist() == expected.keys.to_pylist()
     assert nulls == fresh.null_counts()
     theirs, their_suppressed = fresh.without_suppressed("*")
     assert suppressed == their_suppressed and _rows(kept) == _rows(theirs)
