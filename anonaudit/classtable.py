@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 
 import numpy as np
 import pandas as pd
@@ -175,6 +175,14 @@ class _LazyKeys:
             if name == "keys" and "_pending_keys" in self.__dict__:
                 return self._materialize_keys()
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    @classmethod
+    def _pending(cls, keys: tuple[pa.Table | _CodedKeys, NDArray[Any]], **fields: Any) -> Self:
+        """An instance of ``fields`` without keys: they are ``keys`` (a table, or keys
+        held as codes, and a mask of its rows), taken the first time they are read."""
+        instance = object.__new__(cls)
+        instance.__dict__.update(fields, _pending_keys=keys)
+        return instance
 
     def _materialize_keys(self) -> pa.Table:
         """Filter the pending keys from the first table's, once, and keep them."""
@@ -572,17 +580,16 @@ class ClassTable(_LazyKeys):
             if not present.all():
                 dictionaries[i] = dictionaries[i].filter(pa.array(present))
                 per_group[i] = (np.cumsum(present) - 1)[group]
-        table = object.__new__(cls)  # the keys taken as text when read: see _LazyKeys
-        table.__dict__.update(
+        table = cls._pending(
+            (
+                _CodedKeys(tuple(columns), tuple(dictionaries), tuple(per_group)),
+                np.ones(len(counts), dtype=bool),
+            ),
             quasi_identifiers=tuple(quasi_identifiers),
             sensitive=tuple(sensitive),
             counts=counts,
             sources=sources,
             weights=None,
-            _pending_keys=(
-                _CodedKeys(tuple(columns), tuple(dictionaries), tuple(per_group)),
-                np.ones(len(counts), dtype=bool),
-            ),
         )
         known = table._encodings
         for name, dictionary, group in zip(columns, dictionaries, per_group, strict=True):
@@ -805,14 +812,13 @@ class ClassTable(_LazyKeys):
         ``known``, when this table's classes are: those classes, which of them have a
         row kept, each kept row's class, and whether every class is kept whole.
         """
-        table = object.__new__(ClassTable)  # no keys yet: see _LazyKeys
-        table.__dict__.update(
+        table = ClassTable._pending(
+            self._pending_rows(keep, rows),
             quasi_identifiers=self.quasi_identifiers,
             sensitive=self.sensitive,
             counts=self.counts[rows],
             sources=self.sources,
             weights=None if self.weights is None else self.weights[rows],
-            _pending_keys=self._pending_rows(keep, rows),
         )
         cached = self.__dict__
         if "_nulls" in cached or "_pending_keys" not in cached:
@@ -860,12 +866,8 @@ class ClassTable(_LazyKeys):
                 if self.weights is None
                 else np.bincount(index, weights=self.weights, minlength=len(ids))
             )
-        classes = object.__new__(Classes)  # keys taken when read: see _LazyKeys
-        classes.__dict__.update(
-            index=index,
-            sizes=sizes,
-            weights=weights,
-            _pending_keys=parent._pending_rows(present, ids),
+        classes = Classes._pending(
+            parent._pending_rows(present, ids), index=index, sizes=sizes, weights=weights
         )
         if "rank" in parent.__dict__:  # the kept classes' order by QI values
             order = np.argsort(parent.rank[ids], kind="stable")
@@ -1090,14 +1092,8 @@ class ClassTable(_LazyKeys):
         mask of those rows and their numbers, ascending), taken when first read: see
         _LazyKeys."""
         source, rows = self._pending_rows(*first)
-        classes = object.__new__(Classes)
-        classes.__dict__.update(
-            index=index,
-            sizes=sizes,
-            weights=weights,
-            _pending_keys=(source.select(list(self.quasi_identifiers)), rows),
-        )
-        return classes
+        keys = (source.select(list(self.quasi_identifiers)), rows)
+        return Classes._pending(keys, index=index, sizes=sizes, weights=weights)
 
     def sensitive_counts(self, name: str) -> SensitiveCounts:
         """The distribution of sensitive column ``name`` in every class."""
