@@ -512,6 +512,34 @@ def test_the_touching_quote_search_finds_what_a_regular_expression_on_the_whole_
     assert windowed == (pattern.search(body.encode()) is not None)
 
 
+@pytest.mark.parametrize("where", ["header", "record"])
+def test_a_line_too_long_to_search_keeps_the_file_from_duckdb(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    """A line longer than the quote check looks at (a hostile file of one huge line):
+    the check reads no more of it than that and says no, so the streaming reader (whose
+    errors name lines) reads the file; it is audited all the same."""
+    import mmap
+
+    import anonaudit.sources.csv as csv_source
+
+    monkeypatch.setattr(csv_source, "_SCAN_WINDOW", mmap.PAGESIZE)
+    monkeypatch.setattr(csv_source, "_QUOTE_WINDOW", mmap.PAGESIZE)
+    monkeypatch.setattr(csv_source, "_LONGEST_LINE", 4 * mmap.PAGESIZE)
+    long = "x" * (5 * mmap.PAGESIZE)
+    if where == "header":
+        text = f'a,"b {long}"\n1,2\n1,2\n'
+        columns = ["a", f"b {long}"]
+    else:
+        text = f'a,b\n1,"x "" y"\n1,"{long}"\n'
+        columns = ["a", "b"]
+    path = tmp_path / "long.csv"
+    path.write_text(text, encoding="utf-8")
+    assert CsvSource(path, CsvOptions()).duckdb_scan() is None
+    table = anonaudit.load(path, Roles(columns[:1], columns[1:]))
+    assert table.rows == 2
+
+
 def test_several_csv_files_count_their_own_records(tmp_path: Path) -> None:
     first, second = tmp_path / "a.csv", tmp_path / "b.csv"
     first.write_text("q,s\n1,x\n1,y\n2,x\n", encoding="utf-8")

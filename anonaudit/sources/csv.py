@@ -478,6 +478,8 @@ def _largest_block() -> int:
 _SCAN_WINDOW = 64 * 1024**2
 
 
+#: A line longer than this is not searched for quotes: DuckDB is not given the file.
+_LONGEST_LINE = 64 * 1024**2
 #: :func:`_touching_quote` searches windows of at least this many bytes: it holds a byte
 #: and, per quote, 8 bytes more for each byte of a window.
 _QUOTE_WINDOW = 8 * 1024**2
@@ -509,7 +511,8 @@ def _touching_quote(data: mmap.mmap, sep: bytes) -> bool:
     :data:`_QUOTE_WINDOW` bytes on, or at the file's end; the line break before it is
     read with it), its pages released after (:func:`_release`), by :func:`_touching_in`
     (a regular expression took 25 ns a byte where a quote and a space meet on every
-    line).
+    line). A line longer than :data:`_LONGEST_LINE` counts as touching: DuckDB is not
+    given the file, and a hostile line costs no more memory than that.
     """
     space, edge = np.zeros(256, dtype=bool), np.zeros(256, dtype=bool)
     space[list(b" \t\f\v")] = True
@@ -517,6 +520,8 @@ def _touching_quote(data: mmap.mmap, sep: bytes) -> bool:
     size, start = len(data), 0
     while start < size:
         end = _line_end(data, min(start + _QUOTE_WINDOW, size) - 1)
+        if end is None:  # a line too long to look at: the reader that streams it reads it
+            return True
         view = max(start - 1, 0)
         window = np.frombuffer(data, dtype=np.uint8, count=end - view, offset=view)
         try:
@@ -530,18 +535,20 @@ def _touching_quote(data: mmap.mmap, sep: bytes) -> bool:
     return False
 
 
-def _line_end(data: mmap.mmap, start: int) -> int:
-    """Where the first line break at or after ``start`` ends (``\n`` or ``\r``), or the
-    end of ``data``; searched :data:`_SCAN_WINDOW` bytes at a time, so that no page
-    beyond the break is read."""
+def _line_end(data: mmap.mmap, start: int) -> int | None:
+    """Where the first line break at or after ``start`` ends (``\\n`` or ``\\r``), or the
+    end of ``data``; ``None`` when none comes within :data:`_LONGEST_LINE` bytes (a line
+    that long is no reason to read it whole here). Searched :data:`_SCAN_WINDOW` bytes at
+    a time, so that no page beyond the break is read."""
     size = len(data)
-    while start < size:
-        stop = min(start + _SCAN_WINDOW, size)
+    limit = min(start + _LONGEST_LINE, size)
+    while start < limit:
+        stop = min(start + _SCAN_WINDOW, limit)
         ends = [data.find(b"\n", start, stop), data.find(b"\r", start, stop)]
         if max(ends) >= 0:
             return min(at for at in ends if at >= 0) + 1
         start = stop
-    return size
+    return size if limit == size else None
 
 
 def _touching_in(
@@ -594,7 +601,8 @@ def _quotes_agree(path: str, sep: str) -> bool:
             with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
                 if not _found(data, b'"'):
                     return True
-                if data[: _line_end(data, 0)].count(b'"') % 2:  # the header line's
+                header = _line_end(data, 0)
+                if header is None or data[:header].count(b'"') % 2:  # the header line's
                     return False
                 spaces = [bytes([c]) for c in b" \t\f\v" if _found(data, bytes([c]))]
                 pairs = [pair for c in spaces for pair in (c + b'"', b'"' + c)]
