@@ -144,14 +144,17 @@ def test_a_planted_fault_halving_the_noise_is_caught(
     accounting still states the claim, and the lower bound lands above the claim.
 
     80,000 releases a dataset: with 20,000, the replace case's bound (ε 0.3 claimed, 0.6
-    drawn) fell to 0.45 or below in 4 runs of 40 (0.18 once: the half that picks the
-    event picked a poor one); with 80,000 it lay between 0.52 and 0.57 in 20 runs."""
+    drawn) fell below the claim once in 40 runs (0.18: the half that picks the event
+    picked a poor one). With 80,000 it lay between 0.42 and 0.58 in 61 runs: above the
+    claim every time, but not always 1.5 times it, as the other cases are (they reach at
+    least 1.66 for a claim of 1)."""
     monkeypatch.setattr(RELEASE, "add_noise", halved_noise)
     made = release(table(), options)
     assert made.cost.epsilon == options.epsilon  # the accounting does not notice
     found = self_audit(made, options, samples=80_000)
     assert found.refuted
-    assert found.epsilon_lower.value > 1.5 * options.epsilon
+    margin = 1.0 if options.unit.neighbouring == "replace" else 1.5
+    assert found.epsilon_lower.value > margin * options.epsilon
 
 
 def test_a_planted_threshold_fault_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
