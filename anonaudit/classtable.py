@@ -51,7 +51,7 @@ _COUNT = "__anonaudit_count__"
 _WEIGHT = "__anonaudit_weight__"
 #: Tables of at least this many rows encode their columns in parallel, one per core.
 _PARALLEL_ROWS = 100_000
-# _first_appearances: each prefix of codes searched is this many times the last.
+# _distinct_values: each prefix of codes searched is this many times the last.
 _PREFIX_GROWTH = 16
 #: Where :meth:`SensitiveCounts.class_local` keeps its arrays (in the instance's dict).
 _CLASS_LOCAL = "_class_local_arrays"
@@ -981,26 +981,22 @@ class ClassTable(_LazyKeys):
             return int(cached[0])
         return int(pc.count_distinct(self.keys.column(name), mode="all").as_py())
 
-    def _first_appearances(self, name: str, n: int) -> NDArray[Any] | None:
-        """The rows where the first ``n`` distinct values of column ``name`` first appear.
+    def _distinct_values(self, name: str) -> pa.Array | pa.ChunkedArray:
+        """Each distinct value of column ``name`` once (null included), in no set order.
 
-        In order: the rows of ``pc.unique(column)[:n]`` (nulls included), found from the
-        codes the classes or the SA distributions were computed with (:attr:`_encodings`),
-        so the column's values are not hashed again.
-
-        Parameters
-        ----------
-        name : str
-            A column of :attr:`keys`.
-        n : int
-            How many distinct values are wanted (at least 0).
-
-        Returns
-        -------
-        numpy.ndarray or None
-            Ascending row numbers (at most ``n``); ``None`` when no codes of ``name``
-            are known.
+        Read from the codes the table knows (:class:`_CodedKeys`, or the codes the
+        classes or the SA distributions were computed with: :attr:`_encodings`), at the
+        row where each first appears (found in a prefix of the rows when it holds them
+        all), so the column is not hashed again; a column whose values differ in every
+        row is returned as it is, not copied.
         """
+        coded = self._coded()
+        if coded is not None:
+            source, rows = coded
+            values, codes = source.codes_of(name, rows)
+            if rows is None:  # every value of the dictionary is some row's
+                return values
+            return values.filter(pa.array(np.bincount(codes, minlength=len(values)) > 0))
         known = self.__dict__.get("_encodings", {})
         if ("group", name) in known:
             width, codes = known["group", name]
@@ -1008,19 +1004,19 @@ class ClassTable(_LazyKeys):
             values, codes = known["sorted", name]
             width = len(values)
         else:
-            return None
+            return pc.unique(self.keys.column(name))
         if width == len(codes):  # a value of its own in every row
-            return np.arange(min(n, len(codes)), dtype=np.int64)
-        # The first n values, or every value there is, are likely in a short prefix: a
-        # prefix that holds them has their first rows. Prefixes grow up to a sixteenth
-        # of the rows (what a search that fails costs), then every row is read.
-        wanted, prefix = min(n, int(width)), 2 * max(n, 1)
+            return self.keys.column(name)
+        # A few values are likely all in a short prefix: a prefix that holds them has
+        # their first rows. Prefixes grow up to a sixteenth of the rows (what a search
+        # that fails costs), then every row is read.
+        prefix = 2 * max(int(width), 1)
         while prefix <= len(codes) // _PREFIX_GROWTH:
             where = np.unique(codes[:prefix], return_index=True)[1]
-            if len(where) >= wanted:
-                return np.sort(where)[:n].astype(np.int64, copy=False)
+            if len(where) >= width:
+                return self._values_at(name, np.sort(where))
             prefix *= _PREFIX_GROWTH
-        return _first_rows(codes, int(width))[:n]
+        return self._values_at(name, _first_rows(codes, int(width)))
 
     def _encoded(self, *names: str) -> list[tuple[tuple[str | None, ...], NDArray[Any]]]:
         """The :func:`_encode` (sorted values, codes) of columns ``names``, once each."""

@@ -2,7 +2,8 @@
 
 Each shortcut taken for speed (issue 13) must give the same result, bit for bit, as the
 computation it replaces: grouping codes by direct addressing (:func:`_combine`), the
-rows where values first appear (:func:`_first_rows`, the identifiers' distinct values),
+rows where values first appear (:func:`_first_rows`, the identifiers' distinct values,
+sampled by hash the same whatever built the table),
 the SA distributions' sort, the equal-distance EMD without copies, and the class-local
 measures a subset takes from the table it was cut from. The references here are the
 plain computations (``pandas.factorize``, ``pyarrow.compute.unique``, a fresh class
@@ -11,6 +12,7 @@ table of the same records); no test is timed.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 
@@ -28,7 +30,7 @@ import anonaudit.classtable as classtable
 from anonaudit.classtable import ClassTable, SensitiveCounts, _combine, _first_rows, _sum_sorted
 from anonaudit.measures.disclosure import attribute_disclosure
 from anonaudit.measures.emd import Distributions, equal_distance
-from anonaudit.measures.identifiers import _first_distinct, _table_distinct, find_identifiers
+from anonaudit.measures.identifiers import _table_distinct, find_identifiers, value_hashes
 from anonaudit.measures.l_diversity import class_entropy, l_diversity, recursive_c
 from anonaudit.measures.t_closeness import t_closeness
 
@@ -283,35 +285,84 @@ def test_kept_classes_keys_are_taken_when_read(drawn, data) -> None:
 # --------------------------------------------------------------------------- identifiers
 
 
-@SETTINGS
-@given(st.lists(st.sampled_from(["a", "b", "c", "d", "e", None]), min_size=1, max_size=40))
-def test_first_distinct_is_the_unique_prefix(values) -> None:
-    column = pa.chunked_array([pa.array(values, pa.string())])
-    for n in (1, 2, 3, 10):
-        expected = pc.unique(column).slice(0, n)
-        assert _first_distinct(column, n).equals(expected)
+def _sample_of(column: pa.ChunkedArray | pa.Array, n: int) -> list[str | None]:
+    """The identifiers' sample of a column, from its definition: every distinct value
+    when there are at most ``n`` (sorted here: their order is not set), else the ``n``
+    of smallest hash, in order of hash."""
+    distinct = pc.unique(column)
+    if len(distinct) <= n:
+        return sorted(distinct.to_pylist(), key=lambda v: (v is None, v or ""))
+    hashes = value_hashes(distinct)
+    order = np.argsort(hashes, kind="stable")[:n]
+    return distinct.take(pa.array(order)).to_pylist()
+
+
+def _sample(table: ClassTable, column: str, n: int) -> list[str | None]:
+    found = _table_distinct(table, column, n).to_pylist()
+    every = table.distinct(column) <= n
+    return sorted(found, key=lambda v: (v is None, v or "")) if every else found
 
 
 @SETTINGS
 @given(_records(("x", "y", "z", None)), st.sampled_from([1, 2, 3, 5, 100]))
-def test_table_distinct_from_codes_is_the_unique_prefix(drawn, n) -> None:
-    """From the grouping codes (QIs), the sorted codes (SA), or none: the first ``n``
-    distinct values of the column, in order of first appearance."""
+def test_table_distinct_from_codes_is_the_sample_of_the_values(drawn, n) -> None:
+    """From the grouping codes (QIs), the sorted codes (SA), or none: every distinct
+    value of the column, or the ``n`` of smallest hash."""
     records, counts = drawn
     table = class_table(records, ["q1", "q2"], ["s"], counts=counts)
     uncached = _fresh(table)
     table.classes  # noqa: B018
     table.sensitive_counts("s")
     for column in ("q1", "q2", "s"):
-        expected = pc.unique(table.keys.column(column)).slice(0, n)
-        assert _table_distinct(table, column, n).equals(expected)
-        assert _table_distinct(uncached, column, n).equals(expected)
+        expected = _sample_of(table.keys.column(column), n)
+        assert _sample(table, column, n) == expected
+        assert _sample(uncached, column, n) == expected
     # A subset carries compacted sorted codes of the SA (and no grouping codes).
     keep = np.arange(len(table)) % 2 == 0
     part = table.subset(keep)
     for column in ("q1", "q2", "s"):
-        expected = pc.unique(part.keys.column(column)).slice(0, n)
-        assert _table_distinct(part, column, n).equals(expected)
+        assert _sample(part, column, n) == _sample_of(part.keys.column(column), n)
+
+
+@SETTINGS
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["a", "b", "c", "d", "e", "f", None]), st.sampled_from("uv")),
+        min_size=1,
+        max_size=60,
+    ),
+    st.randoms(use_true_random=False),
+    st.sampled_from([1, 2, 4, 100]),
+)
+def test_table_distinct_is_the_same_whatever_built_the_table(records, random, n) -> None:
+    """The same records counted from text and by codes, in two orders (the engines'
+    rows come in different orders): the same sample, of a table and of its subsets."""
+    shuffled = list(records)
+    random.shuffle(shuffled)
+    frame = pd.DataFrame(shuffled, columns=["q", "s"]).assign(count=1)
+    text = ClassTable.from_frame(frame, quasi_identifiers=["q"], sensitive=["s"])
+    coded = ClassTable.from_coded(
+        pa.table(
+            {
+                name: pa.array([r[i] for r in records]).dictionary_encode()
+                for i, name in enumerate(["q", "s"])
+            }
+        ),
+        quasi_identifiers=["q"],
+        sensitive=["s"],
+    )
+    for table in (text, coded):
+        table.classes  # noqa: B018
+    for column in ("q", "s"):
+        assert _sample(text, column, n) == _sample(coded, column, n)
+        assert _sample(text, column, n) == _sample_of(
+            pa.array([r[0 if column == "q" else 1] for r in records]), n
+        )
+    for table in (text, coded):
+        present = table.without_null_quasi_identifiers()
+        assert _sample(present, "q", n) == _sample_of(
+            pa.array([r[0] for r in records if r[0] is not None], pa.string()), n
+        )
 
 
 def test_table_distinct_of_a_column_unique_per_row() -> None:
@@ -320,22 +371,10 @@ def test_table_distinct_of_a_column_unique_per_row() -> None:
     table = ClassTable.from_frame(frame, quasi_identifiers=["pid", "zip"])
     table._know_unique("pid")
     table.classes  # noqa: B018
+    given, own = table._distinct_values("pid"), table.keys.column("pid")
+    assert given.chunk(0).buffers()[2].address == own.chunk(0).buffers()[2].address  # no copy
     for n in (1, 7, 300, 1000):
-        expected = pc.unique(table.keys.column("pid")).slice(0, n)
-        assert _table_distinct(table, "pid", n).equals(expected)
-
-
-def test_table_distinct_past_the_prefix() -> None:
-    """Many distinct values: the first ``n`` are found in a prefix of codes, or after it."""
-    rng = np.random.default_rng(11)
-    early = [f"v{i}" for i in rng.integers(0, 50, size=200)]  # few values, then many
-    late = [f"w{i}" for i in range(400)]
-    frame = pd.DataFrame({"q": early + late, "count": 1})
-    table = ClassTable.from_frame(frame, quasi_identifiers=["q"])
-    table.classes  # noqa: B018
-    for n in (5, 30, 60, 150, 1000):
-        expected = pc.unique(table.keys.column("q")).slice(0, n)
-        assert _table_distinct(table, "q", n).equals(expected)
+        assert _sample(table, "pid", n) == _sample_of(table.keys.column("pid"), n)
 
 
 @pytest.mark.parametrize("late", [False, True])
@@ -351,8 +390,43 @@ def test_table_distinct_of_few_values_all_in_a_prefix(late: bool) -> None:
     table.classes  # noqa: B018
     assert len(table) == 2_000
     for n in (2, 5, 30):
-        expected = pc.unique(table.keys.column("q")).slice(0, n)
-        assert _table_distinct(table, "q", n).equals(expected)
+        assert _sample(table, "q", n) == _sample_of(table.keys.column("q"), n)
+
+
+@SETTINGS
+@given(
+    st.lists(st.one_of(st.none(), st.text(max_size=6), st.text(min_size=250, max_size=300))),
+    st.integers(1, 5),
+)
+def test_value_hashes_depend_on_the_value_alone(values, pieces) -> None:
+    """Each value's hash is the same alone, in any array, chunked or sliced, as
+    ``string``, ``large_string`` or a dictionary; equal values hash equal."""
+    array = pa.array(values, pa.string())
+    hashes = value_hashes(array)
+    assert hashes.dtype == np.uint64 and len(hashes) == len(values)
+    alone = [int(value_hashes(pa.array([v], pa.string()))[0]) for v in values]
+    assert hashes.tolist() == alone
+    cuts = sorted({0, len(values), *(len(values) * k // pieces for k in range(pieces))})
+    chunked = pa.chunked_array(
+        [array.slice(a, b - a) for a, b in itertools.pairwise(cuts)], pa.string()
+    )
+    assert value_hashes(chunked).tolist() == alone
+    assert value_hashes(array.cast(pa.large_string())).tolist() == alone
+    assert value_hashes(array.dictionary_encode()).tolist() == alone
+    for i, j in itertools.combinations(range(len(values)), 2):
+        if (values[i] or "") == (values[j] or ""):
+            assert alone[i] == alone[j]
+
+
+def test_value_hashes_tell_values_apart() -> None:
+    """No two of 200,000 short values, nor of values alike but for one byte or their
+    length, share a hash; a value is read to its 256th byte (and its length)."""
+    values = [f"v{i}" for i in range(100_000)] + [f"{i:08d}@example.org" for i in range(100_000)]
+    assert len(set(value_hashes(pa.array(values)).tolist())) == len(values)
+    alike = ["", "a", "aa", "ab", "ba", "a" * 255 + "b", "a" * 256, "a" * 257]
+    assert len(set(value_hashes(pa.array(alike)).tolist())) == len(alike)
+    past = value_hashes(pa.array(["x" * 256 + "a", "x" * 256 + "b"]))
+    assert past[0] == past[1]
 
 
 def test_find_identifiers_alike_with_and_without_codes() -> None:

@@ -48,7 +48,9 @@ H. P. Luhn, "Computer for verifying numbers", US patent 2,950,048 (1960).
 
 from __future__ import annotations
 
+import functools
 import ipaddress
+import itertools
 import os
 import re
 import stat
@@ -59,6 +61,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+from numpy.typing import NDArray
 
 from anonaudit.measures._common_names import GIVEN_NAMES, SURNAMES
 from anonaudit.sources import is_spark_frame, open_inputs
@@ -99,6 +102,11 @@ UNIQUE_SHARE = 0.9
 _MIN_ROWS = 100
 #: Distinct values of a column looked at by :func:`by_values`.
 _MAX_VALUES = 10_000
+#: :func:`value_hashes` reads this many bytes of a value (and its length), and values
+#: of about this many bytes at a time.
+_HASHED_BYTES = 256
+_HASH_BYTES = 1 << 20
+_FNV_PRIME = 0x100000001B3
 #: :func:`_matching` keeps its answers for calls on at most this many values, for the
 #: values of at most :data:`_KEPT_LENGTH` characters, up to :data:`_MOST_KEPT` a pattern.
 _FEW_VALUES = 256
@@ -993,8 +1001,9 @@ def find_identifiers(
     ----------
     table : ClassTable
         The audited class table: its QI and SA columns are judged from it (their
-        distinct values; distinct values per record, for QIs only: an SA is expected to
-        repeat), nulls and null markers (:data:`NULL_MARKERS`) aside.
+        distinct values, or a sample of 10,000 chosen by the values alone:
+        :func:`_table_distinct`; distinct values per record, for QIs only: an SA is
+        expected to repeat), nulls and null markers (:data:`NULL_MARKERS`) aside.
     sources : sequence of Source
         The inputs (:func:`anonaudit.sources.open_inputs`); the first ``sample_rows``
         records of their other columns are read once more and judged on that sample
@@ -1014,9 +1023,9 @@ def find_identifiers(
     names = by_name(roles)
     found = []
     for column, role in roles.items():
-        first = _table_distinct(table, column, _MAX_VALUES)
-        values = present(first)
-        unique = _table_unique(table, column, first) if role == "quasi-identifier" else None
+        sample = _table_distinct(table, column, _MAX_VALUES)
+        values = present(sample)
+        unique = _table_unique(table, column, sample) if role == "quasi-identifier" else None
         judged = _judge(column, role, names.get(column), values, unique)
         if judged is not None:
             found.append(judged)
@@ -1028,17 +1037,17 @@ def find_identifiers(
     return tuple(found)
 
 
-def _table_unique(table: ClassTable, column: str, first: pa.Array) -> tuple[int, int]:
+def _table_unique(table: ClassTable, column: str, sample: pa.Array) -> tuple[int, int]:
     """The distinct values and the records of the class table's ``column``, without its
     nulls and null markers (:data:`NULL_MARKERS`; looked for in the whole column only
-    when its ``first`` distinct values hold one)."""
+    when its ``sample`` of distinct values, :func:`_table_distinct`, holds one)."""
     distinct, rows = table.distinct(column), table.rows
     nulls = table.null_counts().get(column, 0)
     if nulls:
         distinct, rows = distinct - 1, rows - nulls
-    first = _as_string(first).drop_null()
+    sample = _as_string(sample).drop_null()
     if not pc.any(
-        pc.is_in(pc.utf8_lower(pc.utf8_trim_whitespace(first)), value_set=_NULL_ARRAY)
+        pc.is_in(pc.utf8_lower(pc.utf8_trim_whitespace(sample)), value_set=_NULL_ARRAY)
     ).as_py():
         return distinct, rows
     keys = _as_string(table.keys.column(column).combine_chunks())
@@ -1057,10 +1066,15 @@ def _as_string(array: pa.Array) -> pa.Array:
 
 
 def _table_distinct(table: ClassTable, column: str, n: int) -> pa.Array:
-    """The first ``n`` distinct values of the class table's ``column``, as
-    :func:`_first_distinct` finds them, but taken at the rows where they first appear
-    when the table knows the column's codes already (its classes or SA distributions
-    were computed with them): then the column is not hashed at all.
+    """At most ``n`` distinct values of the class table's ``column``, chosen by the
+    values alone: every one when there are at most ``n``, else the ``n`` of smallest
+    :func:`value_hashes` (ties kept), in order of hash.
+
+    Whatever built the table (CSV text grouped by DuckDB, a Parquet file or a small
+    CSV file counted by codes, a memory limit), its rows' order differs but this sample
+    does not: the first values in the table's order were a sample of the engine's (of
+    the values that sort first, for a table counted by codes), and a column half of
+    e-mail addresses was judged one of e-mail addresses on one path and not on another.
 
     Parameters
     ----------
@@ -1069,35 +1083,87 @@ def _table_distinct(table: ClassTable, column: str, n: int) -> pa.Array:
     column : str
         One of its columns.
     n : int
-        How many distinct values to return, at most.
+        How many distinct values are wanted (at least 1).
 
     Returns
     -------
     pyarrow.Array
-        ``pc.unique(table.keys.column(column))[:n]``: nulls included, in order of first
-        appearance.
+        Distinct values, null included when it is one of them.
     """
-    rows = table._first_appearances(column, n)
-    if rows is None:
-        return _first_distinct(table.keys.column(column), n)
-    return table._values_at(column, rows)
+    values = table._distinct_values(column)
+    if len(values) <= n:
+        return values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
+    hashes = value_hashes(values)
+    chosen = np.flatnonzero(hashes <= np.partition(hashes, n - 1)[n - 1])
+    chosen = chosen[np.argsort(hashes[chosen], kind="stable")]
+    taken = values.take(pa.array(chosen))
+    return taken.combine_chunks() if isinstance(taken, pa.ChunkedArray) else taken
 
 
-def _first_distinct(column: pa.ChunkedArray, n: int) -> pa.Array:
-    """The first ``n`` distinct values of ``column`` (nulls included), in order of first
-    appearance: ``pc.unique(column)[:n]``, from a prefix of ``2 n`` rows when it holds
-    them (a column of millions of distinct values is not hashed whole), else from the
-    whole column (hashed once more, not in growing prefixes).
+def value_hashes(values: pa.Array | pa.ChunkedArray) -> NDArray[np.uint64]:
+    """A 64-bit hash of each value's text that depends on the value alone: not on its
+    position, the engine that read it or the run.
 
-    >>> _first_distinct(pa.chunked_array([["a", "b", "a", None, "c"]]), 3).to_pylist()
-    ['a', 'b', None]
+    A polynomial in the value's first :data:`_HASHED_BYTES` UTF-8 bytes (base the 64-bit
+    FNV prime) modulo 2^64, plus its length in bytes times 2^64 / golden ratio, mixed by
+    the finalizer of SplitMix64 (Steele, Lea and Flood, "Fast splittable pseudorandom
+    number generators", OOPSLA 2014). For sampling values evenly, not for security.
+    Null hashes as the empty text; values of other types as their text.
+
+    >>> h = value_hashes(pa.array(["a@b.org", "zz1", "a@b.org", None, ""]))
+    >>> bool(h[0] == h[2]), bool(h[0] != h[1]), bool(h[3] == h[4])
+    (True, True, True)
     """
-    rows = len(column)
-    if rows > 2 * n:
-        found = pc.unique(column.slice(0, 2 * n))
-        if len(found) >= n:
-            return found.slice(0, n)
-    return pc.unique(column).slice(0, n)
+    chunks = values.chunks if isinstance(values, pa.ChunkedArray) else [values]
+    hashes = [np.zeros(0, dtype=np.uint64)]
+    for chunk in chunks:
+        text = pc.fill_null(_as_string(chunk), "")
+        length = pc.binary_length(text).to_numpy()
+        head = text.cast(pa.binary())
+        if len(length) and length.max() > _HASHED_BYTES:
+            head = pc.binary_slice(head, 0, _HASHED_BYTES)
+        offsets_buffer, data_buffer = head.buffers()[1:3]
+        assert offsets_buffer is not None  # a binary array has offsets
+        offsets = np.frombuffer(offsets_buffer, dtype=np.int32)
+        offsets = offsets[head.offset : head.offset + len(head) + 1].astype(np.int64)
+        data = np.zeros(0, np.uint8)
+        if data_buffer is not None:
+            data = np.frombuffer(data_buffer, dtype=np.uint8)
+        # Values of at most _HASH_BYTES bytes at a time: the bytes' terms summed over the
+        # batch, each value's sum taken back to its own first byte by the inverse of the
+        # power there (the prime is odd: invertible modulo 2^64).
+        ends = np.searchsorted(offsets, np.arange(0, offsets[-1], _HASH_BYTES)[1:], "right")
+        bounds = np.unique(np.r_[0, ends - 1, len(head)])
+        powers, inverses = _powers()
+        for first, last in itertools.pairwise(bounds):
+            at = offsets[first : last + 1] - offsets[first]
+            sums = np.zeros(at[-1] + 1, dtype=np.uint64)  # wraps modulo 2^64
+            terms = data[offsets[first] : offsets[last]] * powers[: at[-1]]
+            np.cumsum(terms, out=sums[1:])
+            polynomial = (sums[at[1:]] - sums[at[:-1]]) * inverses[at[:-1]]
+            hashes.append(_mixed(polynomial, length[first:last]))
+    return np.concatenate(hashes)
+
+
+@functools.cache
+def _powers() -> tuple[NDArray[np.uint64], NDArray[np.uint64]]:
+    """The powers of the 64-bit FNV prime modulo 2^64, and of its inverse, from 0 to the
+    bytes of a batch of :func:`value_hashes` (:data:`_HASH_BYTES`, and part of a value)."""
+    powers = []
+    for base in (_FNV_PRIME, pow(_FNV_PRIME, -1, 2**64)):
+        factors = np.full(_HASH_BYTES + _HASHED_BYTES + 1, base, dtype=np.uint64)
+        factors[0] = 1
+        powers.append(np.cumprod(factors, dtype=np.uint64))
+    return powers[0], powers[1]
+
+
+def _mixed(polynomial: NDArray[np.uint64], length: NDArray[Any]) -> NDArray[np.uint64]:
+    """SplitMix64's finalizer of ``polynomial + length * 0x9E3779B97F4A7C15`` (mod 2^64)."""
+    z = polynomial + length.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    mixed: NDArray[np.uint64] = z ^ (z >> np.uint64(31))
+    return mixed
 
 
 def _columns(sources: Sequence[Source]) -> list[str]:
