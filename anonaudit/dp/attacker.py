@@ -285,6 +285,34 @@ def informed_dp(
     )
 
 
+def released_prior(
+    release: Release, sensitive: str, *, domain: PublicDomain | None
+) -> NDArray[Any]:
+    """The distribution of ``sensitive`` over the records ``release`` counts: the prior of
+    :func:`informed_dp`'s attacker, at whose largest value the ε-DP posterior bound is
+    stated. A public-domain release leaves out the records outside its domain; the
+    others count every record of the table.
+
+    Parameters
+    ----------
+    release : Release
+        The DP release.
+    sensitive : str
+        The SA.
+    domain : PublicDomain or None
+        The public domain the release covered, if any.
+
+    Returns
+    -------
+    numpy.ndarray
+        One share per value of the SA (its sorted values; the domain's, for a
+        public-domain release).
+    """
+    if release.mechanism == "randomized-response" or release.domain == "observed":
+        return release.original.sensitive_counts(sensitive).prior()
+    return _public_cells(release, sensitive, domain).code_prior
+
+
 def _public_cells(release: Release, sensitive: str, domain: PublicDomain | None) -> _Cells:
     """Every cell of the domain in the classes that hold records; hypotheses: SA tuples."""
     if domain is None:

@@ -20,6 +20,7 @@ import numpy as np
 
 from anonaudit.classtable import ClassTable
 from anonaudit.dp.accounting import Accounting, account
+from anonaudit.dp.attacker import released_prior
 from anonaudit.dp.bounding import BoundedTable, resolve_unit
 from anonaudit.dp.contrast import (
     AttackerContrast,
@@ -206,7 +207,12 @@ def companion(
         utility=utility(result),
         measures=reader_measures(result),
         contrast={
-            sa: contrast(result.original, sa, epsilon=result.value_epsilon)
+            sa: contrast(
+                result.original,
+                sa,
+                epsilon=result.value_epsilon,
+                dp_prior=released_prior(result, sa, domain=domain),
+            )
             for sa in result.original.sensitive
         },
         curve=posterior_curve(result.value_epsilon),

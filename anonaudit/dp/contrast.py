@@ -183,7 +183,12 @@ class SensitiveContrast:
 
 
 def contrast(
-    table: ClassTable, sensitive: str, *, epsilon: float, max_points: int = 2000
+    table: ClassTable,
+    sensitive: str,
+    *,
+    epsilon: float,
+    dp_prior: NDArray[Any] | None = None,
+    max_points: int = 2000,
 ) -> SensitiveContrast:
     """Compare what the syntactic release of ``table`` reveals about ``sensitive`` with ε-DP.
 
@@ -195,6 +200,12 @@ def contrast(
         The SA.
     epsilon : float
         The ε of the DP release.
+    dp_prior : numpy.ndarray, optional
+        The SA's distribution over the records the DP release counts
+        (:func:`~anonaudit.dp.attacker.released_prior`; by default the table's): the
+        ε-DP bound (:attr:`SensitiveContrast.dp_posterior_bound`) is stated at its
+        largest value, as a public-domain release leaves out the records outside its
+        domain and its attacker's prior is over the others.
     max_points : int
         Scatter points kept (the most leaking classes).
 
@@ -226,7 +237,9 @@ def contrast(
         sensitive=sensitive,
         epsilon=epsilon,
         max_posterior=float(posterior.max()),
-        dp_posterior_bound=float(posterior_bound(prior.max(), epsilon)),
+        dp_posterior_bound=float(
+            posterior_bound((prior if dp_prior is None else dp_prior).max(), epsilon)
+        ),
         max_pml=float(pml.max()),
         min_entropy=float(max(0.0, entropy.min())),
         disclosed_classes=int(disclosed.sum()),
