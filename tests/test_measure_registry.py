@@ -491,7 +491,9 @@ def test_the_criteria_list_what_the_measures_and_analyses_declare(
     )
     unasked = {c.key: c for c in criteria(audit(RECORDS, roles))}
     assert "records at k" not in unasked["singling_out"].measures
-    assert unasked["singling_out"].not_checked == ("no k: records at k not counted",)
+    assert unasked["singling_out"].not_checked[0] == "no k: records at k not counted"
+    assert unasked["singling_out"].not_checked[1].startswith("no threshold on the classes")
+    assert unasked["singling_out"].passed is None  # the identifier check alone judges nothing
     assert unasked["linkability"].not_checked[0].startswith("no auxiliary table was given")
 
 

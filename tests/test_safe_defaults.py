@@ -394,3 +394,22 @@ def test_a_margin_row_added_by_arithmetic_is_found(counts: list[int], name: str)
     )
     table = anonaudit.ClassTable.from_frame(frame, quasi_identifiers=["g", "s"], count="n")
     assert name in {m.value for m in margin_values(table) if m.column == "g"}
+
+
+@pytest.mark.parametrize(
+    ("thresholds", "passed"), [([], None), (["-k", "2"], False), (["-k", "1"], True)]
+)
+def test_singling_out_is_not_passed_on_the_identifier_check_alone(
+    tmp_path: Path, thresholds: list[str], passed: bool | None
+) -> None:
+    """Every record unique and no threshold on the classes: singling out is not judged
+    (it said "pass" from the identifier check alone, beside "nothing was judged")."""
+    data = tmp_path / "uniq.csv"
+    data.write_text("sex,age,diag\nF,31,flu\nM,32,cold\nF,33,hiv\nM,34,flu\n")
+    out = tmp_path / "r.json"
+    argv = ["audit", str(data), "--qi", "sex,age", "--sensitive", "diag", "--json", str(out)]
+    assert main([*argv, *thresholds]) == (1 if passed is False else 0)
+    singling_out = json.loads(out.read_text())["criteria"]["singling_out"]
+    assert singling_out["passed"] is passed
+    unjudged = [s for s in singling_out["not_checked"] if "no threshold on the classes" in s]
+    assert bool(unjudged) == (passed is None)

@@ -55,8 +55,14 @@ class Criterion:
 
     @property
     def passed(self) -> bool | None:
-        """Whether every judged threshold passed; ``None`` when none was judged."""
-        return None if not self.verdicts else all(ok for _, ok in self.verdicts)
+        """Whether every judged threshold passed; ``None`` when none was judged, or only
+        that no undeclared direct identifier is left (as for the audit's own verdict,
+        :attr:`~anonaudit.results.Reported.passed`: it alone does not say that one
+        person's records cannot be isolated)."""
+        if not all(ok for _, ok in self.verdicts):
+            return False
+        judged = [name for name, _ in self.verdicts if name != Judged.DIRECT_IDENTIFIERS.value]
+        return True if judged else None
 
 
 def criteria(report: Reported) -> tuple[Criterion, ...]:
@@ -94,6 +100,12 @@ def criteria(report: Reported) -> tuple[Criterion, ...]:
         backing["linkability"] += [f"differencing of {sa}" for sa in history.differencing]
         backing["inference"] += composed
         not_checked["linkability"] += history.not_checked
+    direct = Judged.DIRECT_IDENTIFIERS.value
+    if not any(name in verdicts for name in backing["singling_out"] if name != direct):
+        not_checked["singling_out"].append(
+            "no threshold on the classes was set (-k, --max-risk): whether one person's "
+            "records can be isolated by their quasi-identifiers was not judged"
+        )
     if not report.sensitive:
         not_checked["inference"].append(
             "no sensitive attribute was declared: inference was not assessed (--sensitive)"
