@@ -363,7 +363,7 @@ def read_lines(path: str | os.PathLike[str], option: str, noun: str) -> list[str
     """
     name = os.fspath(path)
     try:
-        lines = Path(name).read_text(encoding="utf-8").splitlines()
+        lines = Path(name).read_text(encoding="utf-8-sig").splitlines()  # BOM left out
     except FileNotFoundError:
         raise SourceNotFoundError(
             f"{option} @{name}: no such {noun} file; check the path"

@@ -27,7 +27,7 @@ def _read_rows(path: Path, sep: str | None) -> list[list[str]]:
     if not path.exists():
         raise SourceNotFoundError(f"{path}: no such file; check the path")
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a byte-order mark is not a value
     except UnicodeDecodeError as exc:
         raise HierarchyError(f"{path}: not valid UTF-8 ({exc.reason})") from None
     lines = [line for line in text.splitlines() if line.strip()]

@@ -541,3 +541,28 @@ def test_api_rejects_what_it_cannot_read(tmp_path: Path) -> None:
     duplicated = pd.DataFrame([["1", "2"]], columns=["zip", "zip"])
     with pytest.raises(ColumnError, match="'zip' appears twice"):
         anonaudit.audit(duplicated, Roles(["zip"]))
+
+
+def test_side_files_saved_with_a_byte_order_mark_read_as_without(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A BOM at the start of a ``COL=@FILE`` list, a hierarchy or a policy file is not
+    part of its first value (helper's report: a public domain read ``"\\ufeffF"``, and
+    every F record was left out of the DP release without an error)."""
+    bom = b"\xef\xbb\xbf"
+    data = write(tmp_path / "d.csv", b"sex,age,d\nF,30,flu\nF,30,cold\nM,30,hiv\nM,30,flu\n")
+    domain = write(tmp_path / "dom.txt", bom + b"F\nM\n")
+    out = tmp_path / "r.csv"
+    argv = ["dp", str(data), "--qi", "sex", "--sensitive", "d", "--epsilon", "1", "--quiet"]
+    argv += ["--public-domain", f"sex=@{domain}", "--public-domain", "d=cold,flu,hiv"]
+    assert main([*argv, "--out", str(out)]) == 0
+    released = pd.read_csv(out, keep_default_na=False)
+    assert set(released["sex"]) == {"F", "M"}  # every cell of the domain, none "\ufeffF"
+    hierarchy = write(tmp_path / "h.csv", bom + b"flu;resp;*\ncold;resp;*\nhiv;other;*\n")
+    order = write(tmp_path / "order.txt", bom + b"cold\nflu\nhiv\n")
+    policy = write(tmp_path / "p.toml", bom + b"[thresholds]\nk = 1\n")
+    audit = ["audit", str(data), "--qi", "sex,age", "--sensitive", "d", "--quiet"]
+    assert main([*audit, "-t", "0.5", "--hierarchy", f"d={hierarchy}"]) == 0
+    assert main([*audit, "-t", "0.5", "--order", f"d=@{order}"]) == 0
+    assert main([*audit, "--config", str(policy)]) == 0
+    assert capsys.readouterr().err == ""

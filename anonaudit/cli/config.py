@@ -385,7 +385,7 @@ def read_config(path: str | Path) -> AuditConfig:
     if not path.exists():
         raise SourceNotFoundError(f"{path}: no such policy file")
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(path.read_text(encoding="utf-8-sig"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise InputError(f"{path}: not valid TOML: {exc}") from None
     try:

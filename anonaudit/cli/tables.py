@@ -111,7 +111,7 @@ def table_settings(args: argparse.Namespace) -> tuple[TableSettings, dict[str, s
     if args.config:
         path = Path(args.config)
         try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
+            data = tomllib.loads(path.read_text(encoding="utf-8-sig"))
         except FileNotFoundError:
             raise InputError(f"{printable(str(path))}: no such policy file") from None
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
