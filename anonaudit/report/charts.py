@@ -128,8 +128,16 @@ def _text_width(text: str, size: float) -> float:
     """A generous width of ``text`` at font ``size``: 0.62 em a character (system sans
     fonts average about 0.5 em over digits and lower case), 0.8 em for capitals and wide
     signs, so that a label laid out with it is never clipped."""
-    wide = sum(c.isupper() or c in "MW%@—–…" for c in text)
-    return size * (0.62 * (len(text) - wide) + 0.8 * wide)
+    return _width(len(text), sum(map(_wide, text)), size)
+
+
+def _wide(character: str) -> bool:
+    return character.isupper() or character in "MW%@—–…"
+
+
+def _width(characters: int, wide: int, size: float) -> float:
+    """:func:`_text_width` of ``characters`` characters, ``wide`` of them wide."""
+    return size * (0.62 * (characters - wide) + 0.8 * wide)
 
 
 def _number(value: float) -> str:
@@ -151,10 +159,22 @@ def _wrap(text: str, width: float, size: float) -> list[str]:
         if lines and _text_width(joined, size) <= width:
             lines[-1] = joined
             continue
-        while _text_width(word, size) > width and len(word) > 2:
-            word = word[:-2] + "…"
-        lines.append(word)
+        lines.append(_cut(word, width, size))
     return lines
+
+
+def _cut(word: str, width: float, size: float) -> str:
+    """``word``, or its longest start (of at least one character, at most all but two)
+    that fits ``width`` with an ellipsis after it: found in one pass over the word (a
+    value of 50,000 characters, shown with --show-values, took 53 s cut a character at
+    a time, each cut measured again)."""
+    wide = list(itertools.accumulate(map(_wide, word), initial=0))
+    if len(word) <= 2 or _width(len(word), wide[-1], size) <= width:
+        return word
+    keep = len(word) - 2
+    while keep > 1 and _width(keep + 1, wide[keep] + 1, size) > width:
+        keep -= 1
+    return word[:keep] + "…"
 
 
 def _count(value: float) -> str:
