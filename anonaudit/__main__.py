@@ -1,7 +1,5 @@
 """``python -m anonaudit``."""
 
-import sys
+from anonaudit.cli import entry
 
-from anonaudit.cli import main
-
-sys.exit(main())
+entry()
