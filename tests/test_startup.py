@@ -39,7 +39,7 @@ HEAVY = (
 
 #: Writes the modules loaded at exit to the file named by the first argument.
 _RECORD = """
-import atexit, json, sys
+import atexit, json, os, sys
 out = sys.argv.pop(1)
 
 def record():
@@ -47,6 +47,15 @@ def record():
         json.dump(sorted(sys.modules), stream)
 
 atexit.register(record)
+_exit = os._exit
+
+
+def recorded_exit(code):  # the command ends with os._exit, skipping atexit
+    record()
+    _exit(code)
+
+
+os._exit = recorded_exit
 """
 #: Runs the arguments as ``python -m anonaudit`` would.
 _COMMAND = (
