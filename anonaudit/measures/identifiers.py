@@ -1091,13 +1091,11 @@ def _table_distinct(table: ClassTable, column: str, n: int) -> pa.Array:
         Distinct values, null included when it is one of them.
     """
     values = table._distinct_values(column)
-    if len(values) <= n:
-        return values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
-    hashes = value_hashes(values)
-    chosen = np.flatnonzero(hashes <= np.partition(hashes, n - 1)[n - 1])
-    chosen = chosen[np.argsort(hashes[chosen], kind="stable")]
-    taken = values.take(pa.array(chosen))
-    return taken.combine_chunks() if isinstance(taken, pa.ChunkedArray) else taken
+    if len(values) > n:
+        hashes = value_hashes(values)
+        chosen = np.flatnonzero(hashes <= np.partition(hashes, n - 1)[n - 1])
+        values = values.take(pa.array(chosen[np.argsort(hashes[chosen], kind="stable")]))
+    return values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
 
 
 def value_hashes(values: pa.Array | pa.ChunkedArray) -> NDArray[np.uint64]:
