@@ -7,9 +7,11 @@ dies on every attempt, an unreadable file or an unreachable scheduler is a clear
 
 from __future__ import annotations
 
+import gc
 import io
 import json
 import os
+import re
 import signal
 import threading
 import time
@@ -246,3 +248,25 @@ def test_a_client_whose_loop_starts_late_is_made_again() -> None:
     assert late.made == 2
     with pytest.raises(EngineError, match=r"could not start its event loop within 10 s"):
         dask_engine._client("tcp://127.0.0.1:1", type("Distributed", (), {"Client": _LateLoop(2)}))
+
+
+@pytest.mark.parametrize("address", ["garbage", "tcp://127.0.0.1:{port}"])
+def test_a_client_that_failed_to_start_is_collected_at_once(address: str) -> None:
+    """A failed client left to the garbage collector could be collected inside the next
+    client's start, under ``LoopRunner``'s class-wide lock that its ``__del__`` takes
+    again: the process hung (CI, after the unreachable scheduler's test). None is left."""
+    distributed = need("distributed")
+    address = address.format(port=free_port())
+    gc.collect()
+    gc.disable()
+    try:
+        with pytest.raises(EngineError, match=re.escape(address)):
+            dask_engine._client(address, distributed)
+        left = [
+            kept
+            for kept in gc.get_objects()
+            if isinstance(kept, distributed.Client) and kept._start_arg == address
+        ]
+    finally:
+        gc.enable()
+    assert left == []

@@ -26,6 +26,7 @@ part must add up to the merged table's, or the engine refuses the result.
 
 from __future__ import annotations
 
+import gc
 import logging
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -213,26 +214,38 @@ def _client(scheduler: str, distributed: Any, attempts: int = 2) -> Any:
     distributed starts the client's event loop in a thread and gives it 10 s; on a
     saturated machine it may not start in time (``distributed.utils.LoopRunner`` then
     fails an ``assert``): that is tried ``attempts`` times, then reported as an error.
+
+    A client whose start failed is garbage in a reference cycle, its event loop still
+    running; it is collected here, before the error is raised. Left to the collector, it
+    could be collected inside the next client's start, which holds ``LoopRunner``'s
+    class-wide lock: its ``__del__`` stops its loop, takes that lock again and the
+    process hangs for ever (distributed 2026.8; the Dask tests hung CI so, after a test
+    of an unreachable scheduler).
     """
+    error: EngineError | None
     try:
         return distributed.Client(scheduler, timeout="10s")
     except (ValueError, TypeError) as exc:  # not an address: "missing port number", ...
-        raise EngineError(
+        error = EngineError(
             f"--scheduler {scheduler}: not a Dask scheduler address ({exc}); give one "
             "such as tcp://host:8786"
-        ) from None
+        )
     except (OSError, TimeoutError) as exc:
-        raise EngineError(
+        error = EngineError(
             f"cannot reach the Dask scheduler at {scheduler} ({exc}); check --scheduler "
             "and that the scheduler is running"
-        ) from None
+        )
     except AssertionError:  # the event loop's thread did not start within 10 s
-        if attempts > 1:
-            return _client(scheduler, distributed, attempts - 1)
-        raise EngineError(
-            f"the Dask client for {scheduler} could not start its event loop within 10 s; "
-            "the machine is overloaded: run again"
-        ) from None
+        error = None
+        if attempts <= 1:
+            error = EngineError(
+                f"the Dask client for {scheduler} could not start its event loop within "
+                "10 s; the machine is overloaded: run again"
+            )
+    gc.collect()  # the failed client, its exception gone (see above)
+    if error is None:
+        return _client(scheduler, distributed, attempts - 1)
+    raise error
 
 
 def _dask() -> tuple[Any, Any]:
