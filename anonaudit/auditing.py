@@ -181,6 +181,14 @@ def _audited(
     # The inputs opened once more for bounded reads: the margins of a frequency table
     # (before anything is measured) and the direct identifiers (after).
     sources = sample_sources(source, **reading.keywords())
+    if table.rows == 0:  # not "null in every row" (as a QI of no records would say)
+        names = ", ".join(stats.name for stats in table.sources) or "the input"
+        raise InputError(
+            f"{names}: every count in --count {roles.count} is 0, so the table holds no "
+            "records; check the count column"
+            if roles.count is not None
+            else f"{names}: holds no records; nothing to audit"
+        )
     if roles.count is not None:
         _refuse_margins(table, sources, roles)
     # ARX's convention, as advise --out writes it: a record starred in every QI is

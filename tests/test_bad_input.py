@@ -353,6 +353,23 @@ def test_config_value_of_the_wrong_type(tmp_path: Path, capsys: pytest.CaptureFi
     expect(line, re.escape(str(config)), r"'inputs'", r"wrong type")
 
 
+@pytest.mark.parametrize(
+    ("thresholds", "said"),
+    [
+        ("k = 0", r"\[thresholds\] k must be at least 1 \(got 0\)"),
+        ("t = 3", r"\[thresholds\] t must lie between 0 and 1 \(got 3\)"),
+        ("recursive = [0, 2]", r"\[thresholds\] recursive \(c,l\) needs c > 0"),
+    ],
+)
+def test_a_threshold_out_of_range_in_a_policy_file_names_the_file_and_key(
+    data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], thresholds: str, said: str
+) -> None:
+    """Not ``-k must be at least 1``: the user typed no ``-k``."""
+    config = write(tmp_path / "policy.toml", f"[thresholds]\n{thresholds}\n")
+    line = error_line(capsys, str(data), "--qi", "zip", "--config", str(config))
+    expect(line, "^anonaudit: error: " + re.escape(f"{config}: ") + said)
+
+
 # -- --debug ----------------------------------------------------------------------------
 
 

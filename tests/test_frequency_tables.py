@@ -9,6 +9,7 @@ the file, the column and the value).
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -100,13 +101,14 @@ def test_frequency_table_on_the_command_line_and_in_a_policy(
     ("cell", "said"),
     [
         ("", "count column 'n' is empty in row 2; every row needs a count (or drop --count)"),
-        ("2.5", "count column 'n' holds '2.5'; counts must be whole numbers, 0 or more"),
-        ("-1", "count column 'n' holds '-1'; counts must be whole numbers, 0 or more"),
+        ("2.5", "count column 'n' holds '2.5' in row 2; counts must be whole numbers, 0 or more"),
+        ("-1", "count column 'n' holds '-1' in row 2; counts must be whole numbers, 0 or more"),
         (
             "many",
-            "count column 'n' holds 'many', not a number; counts must be whole numbers, 0 or more",
+            "count column 'n' holds 'many' in row 2, not a number; counts must be whole numbers, "
+            "0 or more",
         ),
-        ("inf", "count column 'n' holds 'inf'; counts must be whole numbers, 0 or more"),
+        ("inf", "count column 'n' holds 'inf' in row 2; counts must be whole numbers, 0 or more"),
     ],
 )
 def test_a_bad_count_is_named(
@@ -117,6 +119,30 @@ def test_a_bad_count_is_named(
     assert main(["audit", str(path), "--qi", "q", "--count", "n"]) == 2
     err = capsys.readouterr().err.strip()
     assert err == f"anonaudit: error: {path}: {said}"
+
+
+def test_a_bad_count_past_the_first_block_is_named_by_its_row(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "f.csv"
+    rows = "".join(f"a{i % 7},x,{i % 5}\n" for i in range(300_000))
+    path.write_text(f"q,s,n\n{rows}b,y,2.5\nc,y,oops\n", encoding="utf-8")
+    assert main(["audit", str(path), "--qi", "q", "--count", "n"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"anonaudit: error: {path}: count column 'n' holds ")
+    assert re.search(r"holds '(2\.5' in row 300,001|oops' in row 300,002, not a number);", err)
+
+
+def test_counts_all_zero_say_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Not "the QI is null in every row" (what a table of no records said before)."""
+    path = tmp_path / "f.csv"
+    path.write_text("q,s,n\na,x,0\nb,y,0\n", encoding="utf-8")
+    assert main(["audit", str(path), "--qi", "q", "--sensitive", "s", "--count", "n"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == (
+        f"anonaudit: error: {path}: every count in --count n is 0, so the table holds no "
+        "records; check the count column"
+    )
 
 
 def test_whole_counts_written_as_decimals_are_read(tmp_path: Path) -> None:

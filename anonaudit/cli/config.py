@@ -85,7 +85,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from anonaudit.errors import InputError, SourceNotFoundError
+from anonaudit.errors import InputError, OptionError, ParameterError, SourceNotFoundError
 from anonaudit.measures.generalization import is_builtin
 from anonaudit.settings.catalog import DP_OPTIONS, OPTIONS, Option, by_key
 from anonaudit.settings.names import DISTANCE_INPUTS
@@ -431,6 +431,12 @@ def _settings(data: dict[str, Any], path: Path) -> AuditConfig:
     config.storage_options = {k: str(v) for k, v in config.storage_options.items()}
     if "file" in config.ledger:
         config.ledger = config.ledger | {"file": str(base / config.ledger["file"])}
+    try:  # a threshold out of its range is the file's, named by its key
+        config.policy()
+    except OptionError as exc:
+        raise InputError(f"{path}: {exc.worded(f'[thresholds] {exc.option}')}") from None
+    except ParameterError as exc:
+        raise InputError(f"{path}: [thresholds] {exc}") from None
     return config
 
 

@@ -795,16 +795,21 @@ def _with_numbers(
         values = pc.cast(pc.utf8_trim_whitespace(text), pa.float64())
     except pa.ArrowInvalid:
         bad = next(v for v in pc.unique(text).to_pylist() if not _is_number(v))
+        row = pc.index(text, bad).as_py()
         raise InputError(
-            f"{where}: {noun} column {name!r} holds {bad!r}, not a number; {rule}"
+            f"{where}: {noun} column {name!r} holds {bad!r} in {numbers.row} "
+            f"{start + row + 1:,}, not a number; {rule}"
         ) from None
     bad_mask = pc.or_(pc.invert(pc.is_finite(values)), pc.less(values, 0.0))
     if pa.types.is_integer(numbers.type):  # whole numbers, also written "3.0"
         bad_mask = pc.or_(bad_mask, pc.not_equal(values, pc.floor(values)))
         bad_mask = pc.or_(bad_mask, pc.greater(values, float(2**62)))
     if pc.any(bad_mask).as_py():
-        bad = text.filter(bad_mask)[0].as_py()
-        raise InputError(f"{where}: {noun} column {name!r} holds {bad!r}; {rule}")
+        row = pc.index(bad_mask, True).as_py()
+        raise InputError(
+            f"{where}: {noun} column {name!r} holds {text[row].as_py()!r} in {numbers.row} "
+            f"{start + row + 1:,}; {rule}"
+        )
     if pa.types.is_integer(numbers.type):  # exactly: floats are exact only up to 2^53
         try:
             values = pc.cast(pc.utf8_trim_whitespace(text), numbers.type)
