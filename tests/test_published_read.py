@@ -499,6 +499,16 @@ def test_bad_microdata_are_refused(tmp_path: Path, micro: str, fragment: str) ->
             "w.csv: no column named 'count'; the columns are: region, n",
         ),
         ("region,sex\nN,F\n", TableOptions(), "no column holds numbers to read as the table's"),
+        (  # the guess is the last column of numbers: its bad cell is named, not "no column"
+            "region,sex,n\nN,F,4\nN,M,x12\n",
+            TableOptions(),
+            "w.csv: line 3, column 'n': 'x12' is neither a number nor a suppression marker",
+        ),
+        (  # not the year, an earlier column of numbers, read as the values: it passed so
+            "year,sex,count\n2020,F,12\n2020,M,x\n2021,F,1O\n2021,M,7\n",
+            TableOptions(),
+            "w.csv: line 4, column 'count': '1O' is neither a number nor a suppression marker",
+        ),
         ("region,sex,n\nN,,1\n", TableOptions(), "w.csv: line 2, column 'sex': the code is blank"),
         ("r,A,B\nS,1,2\n,1,2\n", TableOptions(), "w.csv: line 3: the row has no code"),
         (

@@ -372,7 +372,9 @@ def test_the_tables_are_read_as_anonaudit_tables_reads_them(
     first.write_text("\n".join(lines) + "\n")
     argv = ["reconstruct", *map(str, files), "--group", "block"]
     assert main(argv) == 2
-    assert "no column holds numbers" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "line 2, column 'count': 'S' is neither a number nor a suppression marker" in err
+    assert "declare the marker with --marker" in err
     assert main([*argv, "--marker", "S", "--json", "-"]) == 1
     tables = json.loads(capsys.readouterr().out)["tables"]
     assert [t["suppressed"] for t in tables] == [1, 0, 0, 0]

@@ -575,11 +575,13 @@ def _long(rows: list[tuple[int, list[str]]], name: str, options: TableOptions) -
             )
     value = options.value
     if value is None:
+        # The last column holding a number; each of its cells is read below, so a cell
+        # that is neither a number nor a marker is named, rather than the guess falling
+        # on an earlier column of numbers (a year) or on none.
         numeric = [
             column
             for j, column in enumerate(header)
             if column not in options.dimensions
-            and all(_is_value(cells[j], options) for _, cells in body)
             and any(
                 _number(cells[j].strip(), decimal_comma=options.decimal_comma) is not None
                 for _, cells in body
