@@ -108,9 +108,12 @@ def test_advise_out_refuses_to_keep_an_identifier_not_allowed(
     out = tmp_path / "out.csv"
     args = ["advise", str(data), "--qi", "sex,age,insurance", "--sensitive", "chcond", "-k", "5"]
     args += ["--hierarchy", "age=prefix:1", "--out", str(out), "--keep", "email"]
-    assert main(args) == 2
-    assert "--allow-identifier email" in capsys.readouterr().err
-    assert not out.exists()
+    json_report = tmp_path / "advice.json"
+    assert main([*args, "--json", str(json_report)]) == 2
+    printed = capsys.readouterr()
+    assert printed.err.count("\n") == 1 and "--allow-identifier email" in printed.err
+    assert printed.out == ""  # refused before the advice is printed or written
+    assert not out.exists() and not json_report.exists()
     assert main([*args, "--allow-identifier", "email"]) == 0
     with out.open(newline="") as f:
         assert next(csv.reader(f)) == ["email", "sex", "age", "insurance", "chcond"]

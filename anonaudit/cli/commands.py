@@ -495,6 +495,15 @@ def run_advise(args: argparse.Namespace, command: str) -> int:
     advice = report.advice
     if advice is None:  # audit_config(advise=True) always searches
         raise AssertionError("the audit returned no advice")
+    chosen, kept = None, [*config.sensitive, *(c for item in args.keep for c in columns(item))]
+    if args.out and advice.transformations:  # refused before anything is printed or written
+        choose = args.choose or 1
+        if not 1 <= choose <= len(advice.transformations):
+            raise ParameterError(
+                f"--choose {choose}: pick one of the {len(advice.transformations)} listed"
+            )
+        chosen = advice.transformations[choose - 1]
+        _refuse_identifiers(report, kept)
     document = {"schema_version": SCHEMA_VERSION, "anonaudit_version": __version__}
     document |= advice_to_dict(advice)
     if config.json == "-":
@@ -505,16 +514,8 @@ def run_advise(args: argparse.Namespace, command: str) -> int:
         print(printable_lines(advice_summary(advice)))
     if config.html:  # the audit of the input, as `anonaudit audit` reports it, with the advice
         save_html(report, config.html, redact=config.redact, command=command)
-    if args.out and advice.transformations:
-        choose = args.choose or 1
-        if not 1 <= choose <= len(advice.transformations):
-            raise ParameterError(
-                f"--choose {choose}: pick one of the {len(advice.transformations)} listed"
-            )
-        chosen = advice.transformations[choose - 1]
+    if chosen is not None:
         sources = open_config_inputs(config)
-        kept = [*config.sensitive, *(c for item in args.keep for c in columns(item))]
-        _refuse_identifiers(report, kept)
         written = write_transformed(
             sources,
             args.out,
