@@ -232,6 +232,25 @@ def test_full_disk_is_exit_2_naming_the_path(
     assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
 
 
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full")
+@pytest.mark.parametrize("argv", [["--version"], ["--help"], ["audit", "--help"]])
+def test_help_or_version_to_a_full_disk_is_exit_2(argv: list[str]) -> None:
+    """argparse ignores a failed write of its help or version: it exited 0."""
+    with open("/dev/full", "w", encoding="utf-8") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "anonaudit", *argv],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == (
+        "anonaudit: error: cannot write the output: [Errno 28] No space left on device\n"
+    )
+
+
 @pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only folders")
 def test_read_only_folder_is_exit_2_and_keeps_the_old_file(
     data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]

@@ -20,7 +20,7 @@ import sys
 import tempfile
 import traceback
 from collections.abc import Callable, Sequence
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from anonaudit import __version__
 from anonaudit.errors import AnonauditError, ParameterError
@@ -33,6 +33,9 @@ from anonaudit.settings.names import (
     SIDECAR_SUFFIX,
 )
 from anonaudit.settings.policy import threshold_fields
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
 
 __all__ = [
     "EXIT_ERROR",
@@ -89,6 +92,12 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> Any:  # argparse exits 2 already; keep it one line
         self.exit(EXIT_ERROR, f"anonaudit: error: {message} (see --help)\n")
+
+    def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
+        """Write ``message`` (help, version, usage) and let a failed write raise: argparse
+        ignores it, and ``anonaudit --version > /dev/full`` exited 0."""
+        if message:
+            (file or sys.stderr).write(message)
 
 
 def columns(text: str) -> list[str]:
@@ -590,6 +599,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = _parser().parse_args(argv)
     except SystemExit as exit_:  # --help, --version, usage errors: argparse already printed
         return int(exit_.code or 0)
+    except BrokenPipeError:  # --help | head
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
+    except OSError as exc:  # --help or --version written to a full disk
+        with contextlib.suppress(OSError):
+            print(f"anonaudit: error: cannot write the output: {exc}", file=sys.stderr)
+        return EXIT_ERROR
     command = shlex.join(["anonaudit", *(sys.argv[1:] if argv is None else argv)])
     try:
         module, name = COMMANDS[args.command].split(":")
