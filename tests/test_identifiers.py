@@ -533,6 +533,29 @@ def test_numbers_that_count_are_not_judged_unique_but_numbers_that_identify_are(
         assert found is not None and found.kind == "unique", codes[:3]
 
 
+def test_record_numbers_with_gaps_or_steps_in_record_order_identify(tmp_path: Path) -> None:
+    """Taken for amounts before (they span more than twice as many numbers as they are):
+    a file's record numbers with gaps passed the verdict undeclared."""
+    rng = np.random.default_rng(3)
+    gaps = [str(v) for v in 50_000 + np.cumsum(rng.integers(1, 6, 2000))]
+    steps = [str(v) for v in range(90_000, 90_000 - 7 * 2000, -7)]  # falling, in steps of 7
+    for numbers in (gaps, steps):
+        found = judge_column("c", numbers)
+        assert found is not None and found.kind == "unique"
+        assert found.reasons[-1] == "its whole numbers rise record by record, as record numbers do"
+    amounts = [gaps[i] for i in rng.permutation(len(gaps))]  # the same numbers, shuffled
+    assert judge_column("c", amounts) is None
+    data = tmp_path / "visits.csv"
+    ages = rng.integers(20, 60, len(gaps))
+    rows = [
+        f"{n},{a},{'FM'[i % 2]},{('flu', 'cold')[i % 3 % 2]}"
+        for i, (n, a) in enumerate(zip(gaps, ages, strict=True))
+    ]
+    data.write_text("ref,age,sex,dx\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    report = anonaudit.audit(str(data), Roles(["age", "sex"], ["dx"]))
+    assert [i.column for i in report.undeclared_identifiers] == ["ref"]
+
+
 _NUMBERISH = st.from_regex(r"[-+ ]?[0-9]{1,20}([ .,/:-][0-9]{1,6}){0,4}", fullmatch=True)
 
 

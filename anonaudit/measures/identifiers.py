@@ -909,10 +909,12 @@ def _judge(
         kind = kind or _name_kind(name_reason)
     if text is not None:
         reasons.append(f"free text containing {text}")
-    if unique is not None and counted is not None and not _unlike_identifiers(counted):
-        reason = by_uniqueness(*unique)
-        if reason is not None:
+    reason = by_uniqueness(*unique) if unique is not None and counted is not None else None
+    if reason is not None and counted is not None:
+        rising = _in_record_order(values)
+        if rising or not _unlike_identifiers(counted):
             reasons.append(reason)
+            reasons += ["its whole numbers rise record by record, as record numbers do"] * rising
             kind = kind or "unique"
     if not reasons:
         return None
@@ -927,6 +929,18 @@ def _unlike_identifiers(counted: tuple[pa.Array, pa.Array, int]) -> bool:
     if _share(_full(values, _MEASURE), counts, total) >= MATCH_SHARE:
         return True
     return _counts(values) or _free_text(values, counts)
+
+
+def _in_record_order(values: pa.Array) -> bool:
+    """Whether ``values``, one per record in the order read, are whole numbers that rise
+    (or fall) strictly from record to record: record numbers as a file lists them, gaps
+    or steps between (``50002, 50005, 50009, ...``), which :func:`_counts` would take
+    for amounts. Amounts and measurements of records in any other order do not run so.
+    A sample of distinct values (not in record order) almost never does either."""
+    if len(values) < _MIN_ROWS or not pc.all(_full(values, r"[-+]?\d{1,18}")).as_py():
+        return False
+    steps = np.diff(pc.replace_substring_regex(values, r"^\+", "").cast(pa.int64()).to_numpy())
+    return bool((steps > 0).all() or (steps < 0).all())
 
 
 def _counts(values: pa.Array) -> bool:
