@@ -194,7 +194,12 @@ def test_weighted_and_unweighted_tables_do_not_merge() -> None:
 
 @pytest.mark.parametrize(
     ("value", "shown"),
-    [("abc", "'abc', not a number"), ("-2", "'-2'"), ("inf", "'inf'"), ("", "empty in record 2")],
+    [
+        ("abc", "'abc' in record 2, not a number"),
+        ("-2", "'-2' in record 2"),
+        ("inf", "'inf' in record 2"),
+        ("", "empty in record 2"),
+    ],
 )
 def test_a_bad_weight_names_the_column_the_value_and_the_file(
     tmp_path: Path, value: str, shown: str
