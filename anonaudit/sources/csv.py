@@ -10,8 +10,10 @@ messages name the line.
 
 from __future__ import annotations
 
+import atexit
 import csv as _csv
 import functools
+import gc
 import hashlib
 import io
 import mmap
@@ -20,6 +22,7 @@ import re
 import stat
 import threading
 import time
+import weakref
 from collections.abc import Callable, Generator, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Protocol
@@ -366,9 +369,9 @@ class CsvSource:
         if not self._plain:
             return None
         try:
-            with (
+            with (  # pyarrow's own stream: its reading ahead never needs Python
                 self._open() as raw,
-                self._reader(_WatchedStream(raw), columns, size) as reader,
+                self._reader(raw, columns, size) as reader,
             ):
                 return reader.read_next_batch()
         except (pa.ArrowException, OSError, UnicodeDecodeError, StopIteration):
@@ -394,7 +397,7 @@ class CsvSource:
         )
 
     def _reader(
-        self, stream: _WatchedStream, columns: Sequence[str], block: int
+        self, stream: _WatchedStream | pa.NativeFile, columns: Sequence[str], block: int
     ) -> pacsv.CSVStreamingReader:
         """pyarrow's streaming reader of ``stream``: the caller closes it (``with``)."""
         return pacsv.open_csv(stream, **self._options(columns, block, pa.string(), threads=False))
@@ -709,7 +712,9 @@ class _WatchedStream(io.RawIOBase):
     pyarrow's reader reads ahead on a thread of its own, and a read may still be under
     way when the reader is closed on an error: :meth:`end` ends further reads at once
     and waits (a bounded time) for that one, so that no pyarrow thread is still in
-    Python when the interpreter exits (which aborts it).
+    Python when the interpreter exits (which aborts it). A reader closed early by its
+    consumer (a sample of the first records) lets go of the stream on that thread too,
+    once its last read ends: :func:`_let_go_at_exit` waits for that at exit.
     """
 
     def __init__(self, raw: Any) -> None:
@@ -768,8 +773,40 @@ class _WatchedStream(io.RawIOBase):
                     break
 
     def close(self) -> None:
+        if self.closed:
+            return
         self._raw.close()
         super().close()
+        _HELD.add(self)  # closed: only pyarrow's thread may still hold it
+
+
+#: The streams made for pyarrow's readers, closed and not yet let go of
+#: (:func:`_let_go_at_exit`).
+_HELD: weakref.WeakSet[_WatchedStream] = weakref.WeakSet()
+_LET_GO_WAIT = 10.0  # seconds the interpreter's exit waits for pyarrow to let go
+
+
+@atexit.register
+def _let_go_at_exit() -> None:
+    """Wait, at the interpreter's exit, until pyarrow's reading-ahead threads let go of
+    every stream made for a reader (a bounded time).
+
+    A reader closed before the end of its file (the identifier check's sample of the
+    first records, at the end of an audit) leaves a read ahead under way on pyarrow's
+    I/O thread; that thread lets go of the Python stream when the read ends. If that
+    happens while the interpreter is being torn down, the thread cannot take the GIL,
+    is unwound, and the process aborts (``terminate called without an active
+    exception``, exit status 134) after the program's work is done. ``atexit`` runs
+    before the tear-down, the interpreter whole: waiting here, the GIL released, lets
+    the thread finish. Only closed streams are waited for (anonaudit closes each once
+    its reader is closed), so a reader the program itself left open is not.
+    """
+    if not _HELD:
+        return
+    gc.collect()  # a stream kept only by a reference cycle (an error's traceback)
+    deadline = time.monotonic() + _LET_GO_WAIT
+    while _HELD and time.monotonic() < deadline:
+        time.sleep(0.002)
 
 
 class Readable(Protocol):
