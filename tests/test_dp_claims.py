@@ -468,3 +468,43 @@ def test_published_tables_release_meets_its_epsilon_over_every_cell_a_person_is_
     e = event(at_or_above_one(with_person), at_or_above_one(without))
     assert not e.refutes(epsilon)
     assert e.refutes(0.85 * epsilon)
+
+
+def test_published_tables_release_meets_its_epsilon_with_the_exact_cells_a_person_is_in() -> None:
+    """Two tables of different people (ages a1 and A in one, b1 and B in the other, in
+    each of 100,000 groups): a person is in two cells, not the four the bound added
+    (each table's most), and the release is calibrated on two. The tight event for a
+    person at a1 meets ε and refutes 0.85 ε: were two too few cells, ε would fail."""
+    from anonaudit.published import Dimension, PublishedTable, TableSet
+    from anonaudit.tables.reconstruct import release_tables
+
+    n = 100_000
+    groups = np.array([f"g{i}" for i in range(n)])
+    age = Dimension("age", {"A": "T", "B": "T", "a1": "A", "a2": "A", "b1": "B"}, "T")
+    dimensions = {"g": Dimension.flat("g", list(groups)), "age": age}
+
+    def table(name: str, ages: tuple[str, str], values: np.ndarray) -> PublishedTable:
+        codes = (np.repeat(groups, 2), np.tile(np.array(ages), n))
+        state, shown = np.full(2 * n, "published"), values.astype(int).astype(str)
+        return PublishedTable(
+            name, "count", ("g", "age"), codes, values, values.copy(), state, shown
+        )
+
+    def tables(person: int) -> TableSet:
+        """Every group holds ``person`` people of age a1 and nobody else."""
+        young = table("young", ("a1", "A"), np.full(2 * n, float(person)))
+        old = table("old", ("b1", "B"), np.zeros(2 * n))
+        return TableSet((young, old), dimensions)
+
+    epsilon = 1.0
+    with_person = release_tables(tables(1), epsilon=epsilon)
+    without = release_tables(tables(0), epsilon=epsilon)
+    assert with_person.cells_per_person == 2 and with_person.noise.scale == pytest.approx(2.0)
+
+    def at_or_above_one(r: object) -> np.ndarray:
+        young = r.tables.tables[0].lower.reshape(n, 2)  # type: ignore[attr-defined]
+        return (young[:, 0] >= 1) & (young[:, 1] >= 1)
+
+    e = event(at_or_above_one(with_person), at_or_above_one(without))
+    assert not e.refutes(epsilon)
+    assert e.refutes(0.85 * epsilon)

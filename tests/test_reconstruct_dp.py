@@ -10,6 +10,7 @@ two-table screen's answers agree with a brute force over every table of small cu
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 
@@ -20,11 +21,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_reconstruct import SMALL, compositions, write
 
+import anonaudit.tables.reconstruct as reconstruct_module
 from anonaudit.cli import main
 from anonaudit.dp.mechanisms import NoiseDistribution
 from anonaudit.errors import InputError, OptionError, ParameterError
-from anonaudit.published import PublishedTable, TableSet
+from anonaudit.published import Dimension, PublishedTable, TableSet
 from anonaudit.tables.reconstruct import (
+    _cells_bound,
+    _cells_per_person,
     _fit,
     _system,
     _two_tables,
@@ -390,3 +394,96 @@ def test_dp_values_from_a_policy_file_are_named_by_their_key(
     assert main(["reconstruct", *files, "--config", str(config)]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"anonaudit: error: {said}") and err.count("\n") == 1
+
+
+# -- the cells a person is counted in (the release's L1 sensitivity) -------------------
+
+
+def _counts(name: str, names: tuple[str, ...], cells: list[tuple[str, ...]]) -> PublishedTable:
+    """A count table of ``cells`` (tuples of codes), each of count 1."""
+    codes = tuple(np.array([cell[a] for cell in cells]) for a in range(len(names)))
+    ones = np.ones(len(cells))
+    return PublishedTable(
+        name, "count", names, codes, ones, ones.copy(), np.full(len(cells), "published"),
+        np.full(len(cells), "1"),
+    )  # fmt: skip
+
+
+def _brute_force(tables: TableSet) -> int:
+    """The most cells one combination of leaves (a person) lies in, each counted."""
+    names = sorted(tables.dimensions)
+    most = 0
+    for person in itertools.product(*(tables.dimensions[n].leaves for n in names)):
+        leaf = dict(zip(names, person, strict=True))
+        counted = 0
+        for table in tables.tables:
+            dims = [tables.dimensions[d] for d in table.dimensions]
+            for i in range(len(table)):
+                counted += all(
+                    dims[a].leaves.index(leaf[d]) in dims[a].leaves_under(str(table.codes[a][i]))
+                    for a, d in enumerate(table.dimensions)
+                )
+        most = max(most, counted)
+    return most
+
+
+@st.composite
+def _table_sets(draw: st.DrawFn) -> TableSet:
+    """Up to three dimensions of two levels, and up to three tables over some of them,
+    each of some of its cells (sparse, codes of every level)."""
+    dimensions = {}
+    for d in range(draw(st.integers(1, 3))):
+        parents: dict[str, str] = {}
+        for g in range(draw(st.integers(1, 3))):
+            parents[f"g{d}{g}"] = "T"
+            for leaf in range(draw(st.integers(1, 3))):
+                parents[f"l{d}{g}{leaf}"] = f"g{d}{g}"
+        dimensions[f"d{d}"] = Dimension(f"d{d}", parents, "T")
+    tables = []
+    for t in range(draw(st.integers(1, 3))):
+        names = tuple(
+            draw(st.lists(st.sampled_from(sorted(dimensions)), min_size=1, max_size=3, unique=True))
+        )
+        every = list(itertools.product(*(dimensions[n].codes for n in names)))
+        cells = draw(st.lists(st.sampled_from(every), min_size=1, max_size=12, unique=True))
+        tables.append(_counts(f"t{t}", names, cells))
+    return TableSet(tuple(tables), dimensions)
+
+
+@settings(max_examples=80, deadline=None)
+@given(_table_sets())
+def test_the_cells_a_person_is_in_are_counted_exactly(tables: TableSet) -> None:
+    """Equal to counting every person's cells, and never more than the bound the
+    release used before (each table's most added; a product per table)."""
+    exact = _cells_per_person(tables)
+    assert exact == _brute_force(tables)
+    assert exact <= sum(_cells_bound(table, tables) for table in tables.tables)
+
+
+def test_two_tables_of_different_people_count_one_table_s_cells() -> None:
+    """Cells of ages a1 and A in one table, b1 and B in another: nobody is in more than
+    two of them. The bound added each table's most: 4, twice the noise needed."""
+    age = Dimension("age", {"A": "T", "B": "T", "a1": "A", "a2": "A", "b1": "B"}, "T")
+    tables = TableSet(
+        (
+            _counts("young", ("age",), [("a1",), ("A",)]),
+            _counts("old", ("age",), [("b1",), ("B",)]),
+        ),
+        {"age": age},
+    )
+    release = release_tables(tables, epsilon=1.0, rng=np.random.default_rng(0))
+    assert release.cells_per_person == 2 and release.noise.scale == pytest.approx(2.0)
+    assert sum(_cells_bound(table, tables) for table in tables.tables) == 4
+
+
+def test_too_many_combinations_fall_back_to_a_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    age = Dimension("age", {"A": "T", "B": "T", "a1": "A", "a2": "A", "b1": "B"}, "T")
+    tables = TableSet(
+        (
+            _counts("young", ("age",), [("a1",), ("A",)]),
+            _counts("old", ("age",), [("b1",), ("B",)]),
+        ),
+        {"age": age},
+    )
+    monkeypatch.setattr(reconstruct_module, "_EXACT_COMBINATIONS", 2)
+    assert _cells_per_person(tables) == 4  # at least the truth, 2

@@ -724,21 +724,89 @@ def _require_exact(table: PublishedTable, why: str) -> None:
         )
 
 
+#: The most leaf combinations whose cells are counted one by one (int32 each, 64 MiB):
+#: beyond, :func:`_cells_per_person` adds each table's most instead (an upper bound).
+_EXACT_COMBINATIONS = 16 * 1024**2
+
+
 def _cells_per_person(tables: TableSet) -> int:
-    """The most cells one person is counted in, over every table: per table, the
-    product over its dimensions of the most of its codes one leaf lies under (exact for
-    a table of every combination of its codes; at least the truth otherwise)."""
-    total = 0
-    for table in tables.tables:
-        cells = 1
-        for name, codes in zip(table.dimensions, table.codes, strict=True):
-            dimension = tables.dimensions[name]
-            covers = np.zeros(len(dimension.leaves), dtype=np.int64)
-            for code in np.unique(codes.astype(str)).tolist():
-                covers[list(dimension.leaves_under(code))] += 1
-            cells *= int(covers.max(initial=0))
-        total += cells
-    return total
+    """The most cells one person is counted in, over every table: the L1 sensitivity of
+    the tables as one query (a person added or removed changes each of their cells by 1).
+
+    A person is one leaf of each dimension; a cell counts them when each of its codes
+    lies over their leaf. Each table's cells are counted over the combinations of its
+    dimensions' leaves (:func:`_covered`), the tables' counts added over the leaves of
+    every dimension, and the most taken: exact, for any table design (sparse tables,
+    codes overlapping, tables whose busiest leaves differ). When the combinations of
+    every dimension are more than :data:`_EXACT_COMBINATIONS`, each table's most is
+    added instead, and when one table's are, the product over its dimensions of the
+    most codes a leaf lies under: both at least the truth, so the noise is never too
+    small.
+    """
+    names = list(dict.fromkeys(name for table in tables.tables for name in table.dimensions))
+    leaves = {name: len(tables.dimensions[name].leaves) for name in names}
+    counted = [_covered(table, tables) for table in tables.tables]
+    exact = [cells for cells in counted if cells is not None]
+    if len(exact) < len(counted) or math.prod(leaves.values()) > _EXACT_COMBINATIONS:
+        return sum(
+            int(cells.max(initial=0)) if cells is not None else _cells_bound(table, tables)
+            for cells, table in zip(counted, tables.tables, strict=True)
+        )
+    total = np.zeros([leaves[name] for name in names], dtype=np.int32)
+    for table, cells in zip(tables.tables, exact, strict=True):
+        # the table's axes in the order of ``names``, the others broadcast
+        order = sorted(range(len(table.dimensions)), key=lambda a: names.index(table.dimensions[a]))
+        shape = [leaves[name] if name in table.dimensions else 1 for name in names]
+        total += np.transpose(cells, order).reshape(shape)
+    return int(total.max(initial=0))
+
+
+def _covered(table: PublishedTable, tables: TableSet) -> NDArray[np.int32] | None:
+    """How many of ``table``'s cells count each combination of its dimensions' leaves
+    (axes in the order of ``table.dimensions``), or ``None`` when the combinations (or
+    those of codes and leaves on the way) are more than :data:`_EXACT_COMBINATIONS`.
+
+    The cells, an array over the table's codes (1 where a cell is published), are
+    multiplied along each dimension by which leaves each code lies over.
+    """
+    from scipy import sparse
+
+    positions, covers = [], []
+    for name, codes in zip(table.dimensions, table.codes, strict=True):
+        dimension = tables.dimensions[name]
+        listed, position = np.unique(codes.astype(str), return_inverse=True)
+        under = [dimension.leaves_under(code) for code in listed.tolist()]
+        rows = np.repeat(np.arange(len(listed)), [len(leaves) for leaves in under])
+        columns = np.fromiter(itertools.chain.from_iterable(under), np.int64, len(rows))
+        over = sparse.csr_array(
+            (np.ones(len(rows), np.int32), (rows, columns)),
+            shape=(len(listed), len(dimension.leaves)),
+        )
+        positions.append(position)
+        covers.append(over)
+    if math.prod(max(over.shape) for over in covers) > _EXACT_COMBINATIONS:
+        return None
+    cells = np.zeros([over.shape[0] for over in covers], dtype=np.int32)
+    cells[tuple(positions)] = 1  # a table gives each cell once (the reader refuses twice)
+    for axis, over in enumerate(covers):
+        last = np.moveaxis(cells, axis, -1)
+        counted = np.asarray(last.reshape(-1, over.shape[0]) @ over, dtype=np.int32)
+        cells = np.moveaxis(counted.reshape(*last.shape[:-1], over.shape[1]), -1, axis)
+    return cells
+
+
+def _cells_bound(table: PublishedTable, tables: TableSet) -> int:
+    """At least the most cells of ``table`` one person is counted in: the product over
+    its dimensions of the most of its codes one leaf lies under (exact for a table of
+    every combination of its codes)."""
+    cells = 1
+    for name, codes in zip(table.dimensions, table.codes, strict=True):
+        dimension = tables.dimensions[name]
+        covers = np.zeros(len(dimension.leaves), dtype=np.int64)
+        for code in np.unique(codes.astype(str)).tolist():
+            covers[list(dimension.leaves_under(code))] += 1
+        cells *= int(covers.max(initial=0))
+    return cells
 
 
 @dataclass(frozen=True)
