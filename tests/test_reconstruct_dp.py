@@ -476,6 +476,14 @@ def test_two_tables_of_different_people_count_one_table_s_cells() -> None:
     assert sum(_cells_bound(table, tables) for table in tables.tables) == 4
 
 
+def test_a_cell_given_twice_counts_twice() -> None:
+    """The reader refuses a cell given twice; a table made in Python may hold one, and
+    both copies are released with their noise: a person in it is in both."""
+    age = Dimension.flat("age", ["a", "b"])
+    tables = TableSet((_counts("t", ("age",), [("a",), ("a",), ("Total",)]),), {"age": age})
+    assert _cells_per_person(tables) == _brute_force(tables) == 3
+
+
 def test_too_many_combinations_fall_back_to_a_bound(monkeypatch: pytest.MonkeyPatch) -> None:
     age = Dimension("age", {"A": "T", "B": "T", "a1": "A", "a2": "A", "b1": "B"}, "T")
     tables = TableSet(

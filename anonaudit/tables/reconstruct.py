@@ -787,7 +787,7 @@ def _covered(table: PublishedTable, tables: TableSet) -> NDArray[np.int32] | Non
     if math.prod(max(over.shape) for over in covers) > _EXACT_COMBINATIONS:
         return None
     cells = np.zeros([over.shape[0] for over in covers], dtype=np.int32)
-    cells[tuple(positions)] = 1  # a table gives each cell once (the reader refuses twice)
+    np.add.at(cells, tuple(positions), 1)  # a cell given twice (by the API) counts twice
     for axis, over in enumerate(covers):
         last = np.moveaxis(cells, axis, -1)
         counted = np.asarray(last.reshape(-1, over.shape[0]) @ over, dtype=np.int32)
