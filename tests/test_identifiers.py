@@ -556,6 +556,18 @@ def test_record_numbers_with_gaps_or_steps_in_record_order_identify(tmp_path: Pa
     assert [i.column for i in report.undeclared_identifiers] == ["ref"]
 
 
+def test_a_declared_qi_of_amounts_is_not_taken_for_record_numbers(tmp_path: Path) -> None:
+    """A QI is judged on the class table's distinct values, in sorted order: amounts of
+    one width then rise too, and were taken for record numbers (the helper's review)."""
+    rng = np.random.default_rng(5)
+    incomes = rng.choice(np.arange(20_000, 60_000), 300, replace=False)
+    data = tmp_path / "people.csv"
+    rows = [f"{v},{'FM'[i % 2]},{('flu', 'cold')[i % 2]}" for i, v in enumerate(incomes)]
+    data.write_text("income,sex,dx\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    report = anonaudit.audit(str(data), Roles(["income", "sex"], ["dx"]))
+    assert not any("record by record" in r for i in report.identifiers for r in i.reasons)
+
+
 _NUMBERISH = st.from_regex(r"[-+ ]?[0-9]{1,20}([ .,/:-][0-9]{1,6}){0,4}", fullmatch=True)
 
 

@@ -886,9 +886,13 @@ def _judge(
     name_reason: str | None,
     values: pa.Array,
     unique: tuple[int, int] | None,
+    *,
+    in_record_order: bool,
 ) -> Identifier | None:
     """The :class:`Identifier` of ``column`` from its ``values`` (:func:`present`) and
-    its distinct values and records (``None``: not judged), or ``None``."""
+    its distinct values and records (``None``: not judged), or ``None``.
+    ``in_record_order``: the values are records in the order read (:func:`judge_column`),
+    not a class table's distinct values (sorted, which would look like record numbers)."""
     reasons: list[str] = []
     kind: str | None = None
     counted = _counted(values.slice(0, _MAX_VALUES)) if len(values) else None
@@ -911,7 +915,7 @@ def _judge(
         reasons.append(f"free text containing {text}")
     reason = by_uniqueness(*unique) if unique is not None and counted is not None else None
     if reason is not None and counted is not None:
-        rising = _in_record_order(values)
+        rising = in_record_order and _in_record_order(values)
         if rising or not _unlike_identifiers(counted):
             reasons.append(reason)
             reasons += ["its whole numbers rise record by record, as record numbers do"] * rising
@@ -999,7 +1003,9 @@ def judge_column(
     """
     text = present(values)
     unique = (len(pc.unique(text)), len(text))
-    return _judge(column, declared_role, by_name([column]).get(column), text, unique)
+    return _judge(
+        column, declared_role, by_name([column]).get(column), text, unique, in_record_order=True
+    )
 
 
 def find_identifiers(
@@ -1040,7 +1046,7 @@ def find_identifiers(
         sample = _table_distinct(table, column, _MAX_VALUES)
         values = present(sample)
         unique = _table_unique(table, column, sample) if role == "quasi-identifier" else None
-        judged = _judge(column, role, names.get(column), values, unique)
+        judged = _judge(column, role, names.get(column), values, unique, in_record_order=False)
         if judged is not None:
             found.append(judged)
     others = [c for c in _columns(sources) if c not in roles and c not in ignore]
