@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -482,6 +483,46 @@ def test_a_cell_given_twice_counts_twice() -> None:
     age = Dimension.flat("age", ["a", "b"])
     tables = TableSet((_counts("t", ("age",), [("a",), ("a",), ("Total",)]),), {"age": age})
     assert _cells_per_person(tables) == _brute_force(tables) == 3
+
+
+def test_edge_designs_are_counted_at_least_as_they_are() -> None:
+    """The helper's review: a table of no dimensions counts everyone in each of its
+    cells (it counted 1 for two); one of no cells counts nobody (it crashed)."""
+    age = Dimension.flat("age", ["a", "b"])
+    total = PublishedTable(
+        "total", "count", (), (), np.array([3.0, 3.0]), np.array([3.0, 3.0]),
+        np.full(2, "published"), np.full(2, "3"),
+    )  # fmt: skip
+    empty = PublishedTable(
+        "empty", "count", ("age",), (np.array([], dtype=str),), np.zeros(0), np.zeros(0),
+        np.full(0, "published"), np.full(0, "0"),
+    )  # fmt: skip
+    by_age = _counts("by_age", ("age",), [("a",), ("Total",)])
+    tables = TableSet((total, empty, by_age), {"age": age})
+    assert _cells_per_person(tables) == _brute_force(tables) == 4
+    assert _cells_bound(total, tables) == 2 and _cells_bound(empty, tables) == 0
+
+
+def test_the_bound_counts_a_cell_given_twice(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Beyond the combinations counted one by one, the bound of a table with a cell
+    given twice counted it once: 1 cell for a person in 2 (the helper's review)."""
+    age = Dimension.flat("age", ["a", "b"])
+    tables = TableSet((_counts("t", ("age",), [("a",), ("a",)]),), {"age": age})
+    monkeypatch.setattr(reconstruct_module, "_EXACT_COMBINATIONS", 1)
+    assert _cells_per_person(tables) == 2
+
+
+def test_a_release_of_several_populations_or_a_dimension_twice_is_refused() -> None:
+    """A person is one leaf in each dimension only within one population (a woman in
+    2020 may be a man in 2021), so several are refused, as reconstruct refuses them."""
+    sex = Dimension.flat("sex", ["F", "M"])
+    y2020 = replace(_counts("y2020", ("sex",), [("F",)]), population="2020")
+    y2021 = replace(_counts("y2021", ("sex",), [("M",)]), population="2021")
+    with pytest.raises(InputError, match="several populations"):
+        release_tables(TableSet((y2020, y2021), {"sex": sex}), epsilon=1.0)
+    twice = _counts("twice", ("sex", "sex"), [("F", "F"), ("M", "Total")])
+    with pytest.raises(InputError, match="twice: names a dimension twice"):
+        release_tables(TableSet((twice,), {"sex": sex}), epsilon=1.0)
 
 
 def test_too_many_combinations_fall_back_to_a_bound(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -40,6 +40,7 @@ Deterministic: the same tables and seed give the same result, with any ``workers
 
 from __future__ import annotations
 
+import collections
 import functools
 import itertools
 import math
@@ -682,9 +683,15 @@ def release_tables(
             f"the tables' counts are released with {' or '.join(DISCRETE)} noise "
             f"(got {mechanism!r})"
         )
+    if len(tables.populations) > 1:  # a person would be one leaf in each: not counted so
+        raise InputError(
+            "the tables count several populations; release the tables of one population at a time"
+        )
     for table in tables.tables:
         if table.kind != "count":
             raise InputError(f"{table.name}: a table of sums; only counts are released here")
+        if len(set(table.dimensions)) < len(table.dimensions):
+            raise InputError(f"{table.name}: names a dimension twice; name each once")
         _require_exact(
             table,
             "a DP release adds noise to every cell's true count: give the tables before "
@@ -771,6 +778,8 @@ def _covered(table: PublishedTable, tables: TableSet) -> NDArray[np.int32] | Non
     """
     from scipy import sparse
 
+    if not table.dimensions:  # every cell counts everyone
+        return np.array(len(table), dtype=np.int32)
     positions, covers = [], []
     for name, codes in zip(table.dimensions, table.codes, strict=True):
         dimension = tables.dimensions[name]
@@ -790,7 +799,8 @@ def _covered(table: PublishedTable, tables: TableSet) -> NDArray[np.int32] | Non
     np.add.at(cells, tuple(positions), 1)  # a cell given twice (by the API) counts twice
     for axis, over in enumerate(covers):
         last = np.moveaxis(cells, axis, -1)
-        counted = np.asarray(last.reshape(-1, over.shape[0]) @ over, dtype=np.int32)
+        flat = last.reshape(math.prod(last.shape[:-1]), over.shape[0])
+        counted = np.asarray(flat @ over, dtype=np.int32)
         cells = np.moveaxis(counted.reshape(*last.shape[:-1], over.shape[1]), -1, axis)
     return cells
 
@@ -798,8 +808,11 @@ def _covered(table: PublishedTable, tables: TableSet) -> NDArray[np.int32] | Non
 def _cells_bound(table: PublishedTable, tables: TableSet) -> int:
     """At least the most cells of ``table`` one person is counted in: the product over
     its dimensions of the most of its codes one leaf lies under (exact for a table of
-    every combination of its codes)."""
-    cells = 1
+    every combination of its codes), times the most times one cell is given."""
+    if not len(table) or not table.dimensions:  # every cell then counts everyone
+        return len(table)
+    given = collections.Counter(zip(*(c.astype(str).tolist() for c in table.codes), strict=True))
+    cells = max(given.values())  # the most times one cell is given
     for name, codes in zip(table.dimensions, table.codes, strict=True):
         dimension = tables.dimensions[name]
         covers = np.zeros(len(dimension.leaves), dtype=np.int64)
