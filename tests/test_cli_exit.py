@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import weakref
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -82,3 +83,23 @@ def test_a_program_that_stops_reading_early_and_exits_does_not_abort(tmp_path: P
     )
     assert done.returncode == 0, done.stderr[-500:]
     assert int(done.stdout) > 0
+
+
+def test_a_stream_kept_by_an_error_is_not_waited_for_at_exit(tmp_path: Path) -> None:
+    """The error's traceback keeps the stream (and its reader) to the tear-down, where the
+    main thread lets go of both: the exit waited its whole bound for it (10 s more
+    after a malformed file; the helper's review). The reads of such a stream are ended
+    when the error is raised, and the exit waits for none but streams not ended."""
+    import anonaudit.sources.csv as csv_source
+    from anonaudit.errors import MalformedFileError
+    from anonaudit.sources import open_source
+
+    path = tmp_path / "bad.csv"
+    path.write_text("a,b\n1,2\n3,4,5\n", encoding="utf-8")
+    before = weakref.WeakSet(csv_source._HELD)  # other tests' streams, if any are left
+    with pytest.raises(MalformedFileError) as caught:
+        list(open_source(path).batches(["a"]))
+    held = [stream for stream in csv_source._HELD if stream not in before]
+    assert held, "the traceback keeps the stream"  # (caught is alive)
+    assert all(stream.ended for stream in held)
+    assert "line 3" in str(caught.value)

@@ -258,6 +258,11 @@ class CsvSource:
                     f"record in blocks of {block / 1024**2:g} MiB; check for a quote never "
                     "closed or a field too long, or run where more memory is free"
                 ) from None
+            except GeneratorExit:  # stopped early: the read ahead is waited for at exit
+                raise
+            except BaseException:  # its traceback may keep the stream: its reads end here
+                failed = True
+                raise
             finally:
                 read.close()  # closes pyarrow's reader (a consumer may stop early) ...
                 if failed:
@@ -756,6 +761,11 @@ class _WatchedStream(io.RawIOBase):
         """The last bytes read: the last two reads (at least one block)."""
         return b"".join(self._chunks)
 
+    @property
+    def ended(self) -> bool:
+        """Whether :meth:`end` was called (no read under way then, none after)."""
+        return self._ending
+
     def end(self) -> None:
         """End further reads at once, and wait (a bounded time) for any under way.
 
@@ -798,14 +808,17 @@ def _let_go_at_exit() -> None:
     is unwound, and the process aborts (``terminate called without an active
     exception``, exit status 134) after the program's work is done. ``atexit`` runs
     before the tear-down, the interpreter whole: waiting here, the GIL released, lets
-    the thread finish. Only closed streams are waited for (anonaudit closes each once
-    its reader is closed), so a reader the program itself left open is not.
+    the thread finish. Only streams closed and not ended are waited for: anonaudit
+    closes each once its reader is closed, so a reader the program itself left open is
+    not; and a stream ended on an error (:meth:`_WatchedStream.end`, its reads over) may
+    be kept by the error's traceback with its reader, both then let go at the tear-down
+    on the main thread (it was waited for the whole bound).
     """
     if not _HELD:
         return
-    gc.collect()  # a stream kept only by a reference cycle (an error's traceback)
+    gc.collect()  # a stream kept only by a reference cycle
     deadline = time.monotonic() + _LET_GO_WAIT
-    while _HELD and time.monotonic() < deadline:
+    while any(not stream.ended for stream in _HELD) and time.monotonic() < deadline:
         time.sleep(0.002)
 
 
