@@ -251,6 +251,13 @@ def test_help_or_version_to_a_full_disk_is_exit_2(argv: list[str]) -> None:
     )
 
 
+def test_a_usage_error_without_stderr_is_exit_2(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A process with no stderr (``pythonw``): argparse ignored the failed write of the
+    usage error; the parser's own write must not raise either (the helper's review)."""
+    monkeypatch.setattr(sys, "stderr", None)
+    assert main(["audit", "--no-such-option"]) == 2
+
+
 @pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only folders")
 def test_read_only_folder_is_exit_2_and_keeps_the_old_file(
     data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]

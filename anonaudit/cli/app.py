@@ -96,8 +96,9 @@ class _Parser(argparse.ArgumentParser):
     def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
         """Write ``message`` (help, version, usage) and let a failed write raise: argparse
         ignores it, and ``anonaudit --version > /dev/full`` exited 0."""
-        if message:
-            (file or sys.stderr).write(message)
+        stream = file or sys.stderr
+        if message and stream is not None:  # no stderr at all (pythonw): nothing to write to
+            stream.write(message)
 
 
 def columns(text: str) -> list[str]:
