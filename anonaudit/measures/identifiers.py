@@ -941,10 +941,19 @@ def _in_record_order(values: pa.Array) -> bool:
     or steps between (``50002, 50005, 50009, ...``), which :func:`_counts` would take
     for amounts. Amounts and measurements of records in any other order do not run so.
     A sample of distinct values (not in record order) almost never does either."""
-    if len(values) < _MIN_ROWS or not pc.all(_full(values, r"[-+]?\d{1,18}")).as_py():
+    numbers = _whole_numbers(values) if len(values) >= _MIN_ROWS else None
+    if numbers is None:
         return False
-    steps = np.diff(pc.replace_substring_regex(values, r"^\+", "").cast(pa.int64()).to_numpy())
+    steps = np.diff(numbers.to_numpy())
     return bool((steps > 0).all() or (steps < 0).all())
+
+
+def _whole_numbers(values: pa.Array) -> pa.Array | None:
+    """``values`` as int64 when every one is a whole number of up to 18 digits (a sign
+    allowed), else ``None``."""
+    if not len(values) or not pc.all(_full(values, r"[-+]?\d{1,18}")).as_py():
+        return None
+    return pc.replace_substring_regex(values, r"^\+", "").cast(pa.int64())
 
 
 def _counts(values: pa.Array) -> bool:
@@ -953,12 +962,12 @@ def _counts(values: pa.Array) -> bool:
     lengths or, all of one length, spread over less than half the numbers of that
     length. An identifying number runs in sequence (``1`` to ``5190``), spreads over
     its whole width (``88213409``) or is padded with zeros (``00412345``)."""
-    integers = _full(values, r"[-+]?\d{1,18}")
-    if not len(values) or not pc.all(integers).as_py():
+    whole = _whole_numbers(values)
+    if whole is None:
         return False
     if pc.any(_full(values, r"0\d+")).as_py():
         return False  # zeros in front: a code of fixed width (``00412345``)
-    numbers = pc.min_max(pc.replace_substring_regex(values, r"^\+", "").cast(pa.int64()))
+    numbers = pc.min_max(whole)
     low, high = numbers["min"].as_py(), numbers["max"].as_py()
     if high - low + 1 <= 2 * len(values):
         return False

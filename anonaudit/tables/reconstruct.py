@@ -776,23 +776,9 @@ def _covered(table: PublishedTable, tables: TableSet) -> NDArray[np.int32] | Non
     The cells, an array over the table's codes (1 where a cell is published), are
     multiplied along each dimension by which leaves each code lies over.
     """
-    from scipy import sparse
-
     if not table.dimensions:  # every cell counts everyone
         return np.array(len(table), dtype=np.int32)
-    positions, covers = [], []
-    for name, codes in zip(table.dimensions, table.codes, strict=True):
-        dimension = tables.dimensions[name]
-        listed, position = np.unique(codes.astype(str), return_inverse=True)
-        under = [dimension.leaves_under(code) for code in listed.tolist()]
-        rows = np.repeat(np.arange(len(listed)), [len(leaves) for leaves in under])
-        columns = np.fromiter(itertools.chain.from_iterable(under), np.int64, len(rows))
-        over = sparse.csr_array(
-            (np.ones(len(rows), np.int32), (rows, columns)),
-            shape=(len(listed), len(dimension.leaves)),
-        )
-        positions.append(position)
-        covers.append(over)
+    positions, covers = zip(*(_over(table, name, tables) for name in table.dimensions), strict=True)
     if math.prod(max(over.shape) for over in covers) > _EXACT_COMBINATIONS:
         return None
     cells = np.zeros([over.shape[0] for over in covers], dtype=np.int32)
@@ -805,6 +791,24 @@ def _covered(table: PublishedTable, tables: TableSet) -> NDArray[np.int32] | Non
     return cells
 
 
+def _over(table: PublishedTable, name: str, tables: TableSet) -> tuple[NDArray[np.intp], Any]:
+    """Each cell's position among ``table``'s distinct codes of dimension ``name``, and
+    which leaves each of those codes lies over (a sparse 0/1 matrix, codes by leaves)."""
+    from scipy import sparse
+
+    dimension = tables.dimensions[name]
+    codes = table.codes[table.dimensions.index(name)]
+    listed, position = np.unique(codes.astype(str), return_inverse=True)
+    under = [dimension.leaves_under(code) for code in listed.tolist()]
+    rows = np.repeat(np.arange(len(listed)), [len(leaves) for leaves in under])
+    columns = np.fromiter(itertools.chain.from_iterable(under), np.int64, len(rows))
+    over = sparse.csr_array(
+        (np.ones(len(rows), np.int32), (rows, columns)),
+        shape=(len(listed), len(dimension.leaves)),
+    )
+    return position, over
+
+
 def _cells_bound(table: PublishedTable, tables: TableSet) -> int:
     """At least the most cells of ``table`` one person is counted in: the product over
     its dimensions of the most of its codes one leaf lies under (exact for a table of
@@ -813,12 +817,9 @@ def _cells_bound(table: PublishedTable, tables: TableSet) -> int:
         return len(table)
     given = collections.Counter(zip(*(c.astype(str).tolist() for c in table.codes), strict=True))
     cells = max(given.values())  # the most times one cell is given
-    for name, codes in zip(table.dimensions, table.codes, strict=True):
-        dimension = tables.dimensions[name]
-        covers = np.zeros(len(dimension.leaves), dtype=np.int64)
-        for code in np.unique(codes.astype(str)).tolist():
-            covers[list(dimension.leaves_under(code))] += 1
-        cells *= int(covers.max(initial=0))
+    for name in table.dimensions:
+        _, over = _over(table, name, tables)
+        cells *= int(over.sum(axis=0).max(initial=0))
     return cells
 
 
